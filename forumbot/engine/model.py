@@ -1,0 +1,206 @@
+"""The engine's value types: roles, actions, players, game state, a day's input and its outcome.
+
+Every model is a frozen pydantic model, so a test builds a state in a line and nothing downstream can
+change a resolved day by accident. The vocabulary (role, action, cause and winner ids) is RULES.md's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal[
+    "civilian",
+    "mafia",
+    "commissar",
+    "sheriff",
+    "doctor",
+    "reanimator",
+    "hetaera",
+    "maniac",
+    "lawyer",
+    "yakuza",
+    "ninja",
+]
+ROLES: tuple[Role, ...] = (
+    "civilian",
+    "mafia",
+    "commissar",
+    "sheriff",
+    "doctor",
+    "reanimator",
+    "hetaera",
+    "maniac",
+    "lawyer",
+    "yakuza",
+    "ninja",
+)
+
+Action = Literal["vote", "kill", "check", "heal", "sleep", "assault", "special"]
+ACTIONS: tuple[Action, ...] = ("vote", "kill", "check", "heal", "sleep", "assault", "special")
+
+Cause = Literal["executed", "mafia", "yakuza", "maniac", "sheriff", "inactive"]
+# When several causes would kill one player at once, the first of these is recorded (RULES.md).
+CAUSE_PRIORITY: tuple[Cause, ...] = ("executed", "mafia", "yakuza", "maniac", "sheriff", "inactive")
+
+Winner = Literal["none", "town", "mafia", "yakuza", "maniac", "draw"]
+WINNERS: tuple[Winner, ...] = ("none", "town", "mafia", "yakuza", "maniac", "draw")
+
+Faction = Literal["town", "mafia", "yakuza", "maniac"]
+FACTION_OF: dict[Role, Faction] = {
+    "civilian": "town",
+    "commissar": "town",
+    "sheriff": "town",
+    "doctor": "town",
+    "reanimator": "town",
+    "hetaera": "town",
+    "mafia": "mafia",
+    "lawyer": "mafia",
+    "maniac": "maniac",
+    "yakuza": "yakuza",
+    "ninja": "yakuza",
+}
+
+# What a checker is told: a role id (kozanostra), `mafia`/`maniac`/`not_mafia` (gameru-3.3, salon), or `miss`.
+CheckResult = str
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Player(Frozen):
+    nick: str
+    role: Role
+    boss: bool = False
+    alive: bool = True
+    death_day: int | None = None
+    death_cause: Cause | None = None
+
+    @property
+    def faction(self) -> Faction:
+        return FACTION_OF[self.role]
+
+    @property
+    def is_mafia(self) -> bool:
+        return self.role == "mafia"
+
+
+class GameState(Frozen):
+    """Everything the rules need to resolve the next day; `day` is the day to be resolved next."""
+
+    variant: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    seed: int = 0
+    day: int = 1
+    players: tuple[Player, ...]
+    # Each actor's valid targets of the previous night, per action: the "same target two nights
+    # running" rule compares with these whether or not the order succeeded.
+    last_targets: dict[str, dict[str, tuple[str, ...]]] = Field(default_factory=dict)
+    # Consecutive days with no post and no order, per living player (gameru-3.3 inactivity).
+    silent_streak: dict[str, int] = Field(default_factory=dict)
+    # Day at whose start a dead sheriff (or maniac) is replaced.
+    sheriff_due: int | None = None
+    maniac_due: int | None = None
+    winner: Winner = "none"
+
+    def player(self, nick: str) -> Player | None:
+        for p in self.players:
+            if p.nick == nick:
+                return p
+        return None
+
+    def living(self) -> tuple[Player, ...]:
+        return tuple(p for p in self.players if p.alive)
+
+    def nicks(self) -> tuple[str, ...]:
+        return tuple(p.nick for p in self.players)
+
+    def with_players(self, players: Iterable[Player]) -> GameState:
+        return self.model_copy(update={"players": tuple(players)})
+
+
+class Vote(Frozen):
+    """One vote as written, in time order within the day: the voter names one target (two on double days)."""
+
+    voter: str
+    targets: tuple[str, ...]
+    time: datetime | None = None
+    ref: str | None = None  # where it came from (a post permalink), for the audit
+
+
+class Order(Frozen):
+    """One order as sent (a PM line), in time order within the day."""
+
+    actor: str
+    action: Action
+    targets: tuple[str, ...]
+    time: datetime | None = None
+    ref: str | None = None
+
+
+class DayInput(Frozen):
+    votes: tuple[Vote, ...] = ()
+    orders: tuple[Order, ...] = ()
+    # Players with no activity at all this day (no post in the day thread and no order).
+    silent: frozenset[str] = frozenset()
+    # Posts in the day thread per player, for the audit of seed 003's three-posts rule (optional).
+    posts: dict[str, int] = Field(default_factory=dict)
+
+
+EventKind = Literal[
+    "executed",
+    "killed",
+    "attacked",
+    "saved",
+    "blocked",
+    "missed",
+    "abstained",
+    "checked",
+    "inherited",
+    "new_sheriff",
+    "new_maniac",
+    "new_boss",
+    "inactive",
+    "no_execution",
+    "void",
+    "audit",
+]
+
+
+class Event(Frozen):
+    """One thing that happened (or did not) during the resolution, in the order it happened."""
+
+    kind: EventKind
+    actor: str | None = None
+    target: str | None = None
+    role: Role | None = None
+    cause: Cause | None = None
+    detail: str = ""
+
+
+class VoidEntry(Frozen):
+    """A vote or order that was not counted, and why (shown to the host in the audit)."""
+
+    kind: Literal["vote", "order"]
+    actor: str
+    action: Action
+    targets: tuple[str, ...]
+    reason: str
+    ref: str | None = None
+
+
+class DayOutcome(Frozen):
+    day: int
+    deaths: dict[str, Cause]
+    checks: dict[str, CheckResult | list[CheckResult]]
+    winner: Winner
+    executed: tuple[str, ...] = ()
+    tally: dict[str, int] = Field(default_factory=dict)
+    counted_votes: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    events: tuple[Event, ...] = ()
+    void: tuple[VoidEntry, ...] = ()
+    state: GameState

@@ -1,0 +1,68 @@
+"""forumbot's exceptions, one tree. Only `cli.py` turns them into exit codes and messages.
+
+    ForumbotError
+    ├── ConfigError            bad host config or missing .env setting (our side; exit 2)
+    ├── RulesError             engine input the rules cannot accept (unknown role/action, bad counts)
+    │   └── DealError          no scheme for this number of players
+    ├── ScenarioError          a malformed scenario file (file, line, reason)
+    ├── StateError             the state file: unknown game, wrong phase, migration problem
+    ├── ParseError             a page that is not what it should be (not a topic page, broken markup)
+    └── ForumError             the forum's side
+        ├── ForumUnavailable   network fault, timeout, 5xx after retries
+        ├── LoginFailed        the forum refused our credentials
+        ├── NotLoggedIn        a login wall was served where content was expected
+        └── NoPermission       the account may not see or do this
+"""
+
+from __future__ import annotations
+
+
+class ForumbotError(Exception):
+    """Base of every error forumbot raises on purpose."""
+
+
+class ConfigError(ForumbotError):
+    pass
+
+
+class RulesError(ForumbotError):
+    pass
+
+
+class DealError(RulesError):
+    pass
+
+
+class ScenarioError(ForumbotError):
+    def __init__(self, path: str, line: int | None, reason: str) -> None:
+        self.path, self.line, self.reason = path, line, reason
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {reason}")
+
+
+class StateError(ForumbotError):
+    pass
+
+
+class ParseError(ForumbotError):
+    pass
+
+
+class ForumError(ForumbotError):
+    pass
+
+
+class ForumUnavailable(ForumError):
+    pass
+
+
+class LoginFailed(ForumError):
+    pass
+
+
+class NotLoggedIn(ForumError):
+    pass
+
+
+class NoPermission(ForumError):
+    pass
