@@ -1,0 +1,501 @@
+"""Votes in a day thread: red bold nicks outside quotes (FORUM.md, "A vote in a thread").
+
+Two layers:
+
+- `find_fragments` walks a post body once and returns every text run that is red and/or bold, with where
+  it sits (inside a quote, inside a spoiler). It knows markup, not rules.
+- `extract_post_votes` / `extract_votes` apply the rules to those fragments and return one `VoteRecord`
+  per fragment a careful host would look at, counted or not and why; `to_engine_votes` turns the counted
+  ones into the engine's `Vote` values.
+
+Markup facts this relies on (shared/phpbb/README.md, shared/ipb/README.md):
+
+- phpBB: ``[b]`` -> ``<strong class="text-strong">``, ``[color=X]`` -> ``<span style="color:X">`` with X
+  as typed; quotes are ``<blockquote>``; the edit notice is ``div.notice`` (normally outside the body).
+- IPB 2: ``[b]`` -> ``<b>``, ``[color=X]`` -> ``<!--coloro:X--><span style="color:X"><!--/coloro-->``;
+  quotes are ``div.quotetop`` + ``div.quotemain``; the edit line ``span.edit`` and ``div.post-edit-reason``
+  sit inside the body; the IBResource spoiler is a black-on-black span.
+- IPB 3: quotes are ``blockquote.ipsBlockquote``, spoilers ``div.bbc_spoiler``.
+
+Only the CSS the page carries decides the colour: IPB 2.2 turns ``[color=rgb(255,0,0)]`` into
+``color:rgb25500``, which no browser shows red, so it is not red here either.
+
+Precedence of reasons, when several apply to one fragment (the first one wins):
+
+1. fragment-level, about the fragment itself: ``quoted``, ``spoiler``, ``not_red``, ``not_bold``,
+   ``unknown_nick``, ``dead_target``;
+2. post-level, about the post that carries an otherwise valid fragment: ``not_player``, ``dead_voter``,
+   ``before_start``, ``after_deadline``, ``edited`` (who votes first, then when, then whether the text
+   can be trusted);
+3. ``superseded``: a valid fragment replaced by a later one in the same post, or a counted vote replaced
+   by the same voter's later counted vote.
+
+So a quoted red bold nick in a ghost's edited post reads ``quoted``, and an edited post's valid fragments
+all read ``edited`` (none of them is ``superseded``: none of them would have counted).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, NamedTuple
+
+from lxml import etree
+from lxml import html as lxml_html
+from pydantic import BaseModel, ConfigDict
+
+from forumbot.engine.model import Vote
+from forumbot.extract.names import Match, MatchMode, Roster, split_targets
+from forumbot.forum.models import Post
+
+VoteReason = Literal[
+    "quoted",
+    "spoiler",
+    "not_red",
+    "not_bold",
+    "unknown_nick",
+    "dead_target",
+    "not_player",
+    "dead_voter",
+    "before_start",
+    "after_deadline",
+    "edited",
+    "superseded",
+]
+EditedVotes = Literal["ignore", "count"]
+
+# ---------------------------------------------------------------------------------------------------
+# Markup: colours, weights, quotes, spoilers
+# ---------------------------------------------------------------------------------------------------
+
+_RED_NAMES = frozenset({"red", "#f00", "#ff0000"})
+_RGB_RED = re.compile(r"rgb\(\s*255\s*,\s*0\s*,\s*0\s*\)")
+_IMPORTANT = re.compile(r"\s*!\s*important\s*$", re.IGNORECASE)
+_BLACK = re.compile(r"(?<![0-9a-f])#000(?:000)?(?![0-9a-f])|\bblack\b|rgb\(0,0,0\)")
+
+# Elements whose content is not post text at all: edit notices (IPB 2 keeps them inside the body),
+# phpBB's notice and signature blocks in case a caller passes the whole post, scripts.
+_SKIP_CLASSES = frozenset({"edit", "post-edit-reason", "notice", "signature", "sig"})
+_SKIP_TAGS = frozenset({"script", "style", "template", "noscript", "head", "title"})
+_QUOTE_TAGS = frozenset({"blockquote", "q"})
+_QUOTE_CLASSES = frozenset({"quotemain", "quotetop", "quote", "quotecontent", "ipsblockquote", "bbc_quote"})
+_BOLD_TAGS = frozenset({"b", "strong"})
+# Boundaries no nick runs across: a line break or a block starts a new fragment.
+_BREAK_TAGS = frozenset(
+    {
+        "br", "hr", "img", "div", "p", "li", "ul", "ol", "dl", "dt", "dd", "table", "tr", "td", "th",
+        "blockquote", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "cite", "details", "summary",
+    }
+)  # fmt: skip
+_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
+
+
+def is_red(color: str) -> bool:
+    """Exactly red (FORUM.md): ``red``, ``#f00``, ``#ff0000``, ``rgb(255,0,0)``; any case, any spaces."""
+    value = _IMPORTANT.sub("", color).strip().lower()
+    return value in _RED_NAMES or _RGB_RED.fullmatch(value) is not None
+
+
+def _weight_is_bold(value: str) -> bool | None:
+    """True for bold|bolder|700+, False for normal|lighter|<700, None when it says nothing (inherit)."""
+    value = _IMPORTANT.sub("", value).strip().lower()
+    if value in ("bold", "bolder"):
+        return True
+    if value in ("normal", "lighter"):
+        return False
+    if value.isdigit():
+        return int(value) >= 700
+    return None
+
+
+class _Ctx(NamedTuple):
+    """What applies to text at one point of the tree (CSS inheritance, in effect)."""
+
+    color: str | None
+    red: bool
+    bold: bool
+    quoted: bool
+    spoiler: bool
+
+
+_ROOT = _Ctx(None, False, False, False, False)
+
+
+def _apply_style(style: str, ctx: _Ctx) -> _Ctx:
+    color, bold, spoiler = ctx.color, ctx.bold, ctx.spoiler
+    for declaration in style.split(";"):
+        name, sep, value = declaration.partition(":")
+        if not sep:
+            continue
+        name = name.strip().lower()
+        if name == "color":  # only the text colour: glow (filter) and text-shadow never make text red
+            color = value.strip()
+        elif name == "font-weight":
+            weight = _weight_is_bold(value)
+            bold = bold if weight is None else weight
+        elif name in ("background", "background-color"):
+            # The IBResource IPB 2 spoiler is black on black: hidden text is never a vote.
+            spoiler = spoiler or _BLACK.search(re.sub(r"\s+", "", value.lower())) is not None
+    red = is_red(color) if color is not None else False
+    return _Ctx(color, red, bold, ctx.quoted, spoiler)
+
+
+def _enter(el: etree._Element, ctx: _Ctx) -> _Ctx | None:
+    """The context inside `el`, or None when its content is not post text."""
+    tag = el.tag
+    if not isinstance(tag, str):  # comment or processing instruction: IPB's <!--coloro:red--> markers
+        return None
+    tag = tag.lower()
+    if tag in _SKIP_TAGS:
+        return None
+    classes = el.get("class")
+    tokens = frozenset(classes.lower().split()) if classes else frozenset()
+    if tokens & _SKIP_CLASSES:
+        return None
+    if tag in _QUOTE_TAGS or tokens & _QUOTE_CLASSES:
+        ctx = ctx._replace(quoted=True)
+    if tag == "details" or any("spoiler" in t for t in tokens):
+        ctx = ctx._replace(spoiler=True)
+    if tag in _BOLD_TAGS:
+        ctx = ctx._replace(bold=True)
+    if tag == "font" and el.get("color"):
+        color = el.get("color", "").strip()
+        ctx = ctx._replace(color=color, red=is_red(color))
+    style = el.get("style")
+    return _apply_style(style, ctx) if style else ctx
+
+
+# ---------------------------------------------------------------------------------------------------
+# Fragments
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """One run of red and/or bold text, whitespace normalised as a browser shows it."""
+
+    text: str
+    red: bool
+    bold: bool
+    color: str | None
+    quoted: bool
+    spoiler: bool
+
+
+class _Runs:
+    """Collects text runs of one style into fragments while the tree is walked.
+
+    Whitespace between two pieces of the same style does not end a run when it is itself red or bold
+    (``[color=red][b]Дядя[/b] [b]Фёдор[/b][/color]`` reads as one nick); plain whitespace does
+    (two separately marked nicks stay two fragments).
+    """
+
+    def __init__(self) -> None:
+        self.fragments: list[Fragment] = []
+        self._ctx: _Ctx | None = None
+        self._parts: list[str] = []
+        self._space = False
+
+    def text(self, text: str, ctx: _Ctx) -> None:
+        if not _HTML_SPACE.sub("", text):
+            self._whitespace(ctx)
+            return
+        if self._ctx is not None and ctx == self._ctx:
+            if self._space:
+                self._parts.append(" ")
+            self._parts.append(text)
+        else:
+            self.close()
+            if ctx.red or ctx.bold:
+                self._ctx, self._parts = ctx, [text]
+        self._space = False
+
+    def _whitespace(self, ctx: _Ctx) -> None:
+        run = self._ctx
+        if (
+            run is not None
+            and (ctx.red or ctx.bold)
+            and (ctx.quoted, ctx.spoiler) == (run.quoted, run.spoiler)
+        ):
+            self._space = True
+        else:
+            self.close()
+
+    def close(self) -> None:
+        if self._ctx is not None:
+            text = _HTML_SPACE.sub(" ", "".join(self._parts)).strip(" ")
+            if text:
+                c = self._ctx
+                self.fragments.append(Fragment(text, c.red, c.bold, c.color, c.quoted, c.spoiler))
+        self._ctx, self._parts, self._space = None, [], False
+
+
+def _walk(root: etree._Element, on_text: Callable[[str, _Ctx], None], on_break: Callable[[], None]) -> None:
+    """Visit the text of `root` in document order with its context: one pass, no recursion."""
+    # Stack items: an element to enter with its parent's context, a text with its context, or a break.
+    stack: list[tuple[etree._Element | str | None, _Ctx]] = [(root, _ROOT)]
+    while stack:
+        item, ctx = stack.pop()
+        if item is None:
+            on_break()
+            continue
+        if isinstance(item, str):
+            on_text(item, ctx)
+            continue
+        if item is not root and item.tail:
+            stack.append((item.tail, ctx))  # the tail belongs to the parent: processed after the element
+        inner = _enter(item, ctx)
+        if inner is None:
+            continue
+        is_break = isinstance(item.tag, str) and item.tag.lower() in _BREAK_TAGS
+        if is_break:
+            stack.append((None, inner))
+        stack.extend((child, inner) for child in reversed(item))
+        if item.text:
+            stack.append((item.text, inner))
+        if is_break:
+            stack.append((None, inner))
+
+
+def _as_element(content: etree._Element | str) -> etree._Element | None:
+    if not isinstance(content, str):
+        return content
+    if not content.strip():
+        return None
+    try:
+        return lxml_html.fragment_fromstring(content, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return None
+
+
+def find_fragments(content: etree._Element | str) -> list[Fragment]:
+    """Every red and/or bold text run of a post body (an lxml element or an HTML string), in order."""
+    root = _as_element(content)
+    if root is None:
+        return []
+    runs = _Runs()
+    _walk(root, runs.text, runs.close)
+    runs.close()
+    return runs.fragments
+
+
+# ---------------------------------------------------------------------------------------------------
+# Votes
+# ---------------------------------------------------------------------------------------------------
+
+
+class VoteRecord(BaseModel):
+    """One fragment of one post, as the audit shows it: counted or not, and why not."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    post_id: int
+    voter: str  # the post's author
+    target: str  # the matched nick, or the raw text when it matches nobody
+    text: str  # the fragment as written
+    time: datetime
+    counted: bool
+    reason: VoteReason | None  # None exactly when counted
+    nearest: str | None = None  # the player a near miss probably meant
+    exact: bool = False  # the text is the nick character for character (False: lenient fold match)
+    red: bool = True
+    bold: bool = True
+    color: str | None = None
+    edited_by: str | None = None
+    permalink: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    fragment: Fragment
+    target: str
+    match: Match
+    reason: VoteReason | None  # fragment-level reason, None when the fragment names a living player
+
+
+def _resolve(text: str, roster: Roster, mode: MatchMode, split: bool) -> list[tuple[str, Match]]:
+    """The nick(s) a fragment names; on double days "A, B" / "A и B" in one fragment names two."""
+    whole = roster.match(text, mode)
+    if whole.nick is not None or not split:
+        return [(whole.nick or text, whole)]
+    parts = split_targets(text)
+    matches = [roster.match(part, mode) for part in parts]
+    if len(parts) > 1 and all(m.nick is not None for m in matches):
+        return [(m.nick or p, m) for p, m in zip(parts, matches, strict=True)]
+    return [(text, whole)]
+
+
+def _fragment_reason(frag: Fragment, match: Match, dead: set[str]) -> VoteReason | None:
+    if frag.quoted:
+        return "quoted"
+    if frag.spoiler:
+        return "spoiler"
+    if not frag.red:
+        return "not_red"
+    if not frag.bold:
+        return "not_bold"
+    if match.nick is None:
+        return "unknown_nick"
+    if match.nick in dead:
+        return "dead_target"
+    return None
+
+
+def _targets(
+    post: Post, roster: Roster, dead: set[str], mode: MatchMode, votes_per_post: int
+) -> list[_Target]:
+    out: list[_Target] = []
+    for frag in find_fragments(post.content_html):
+        if not (frag.red and frag.bold):
+            # A red-only or bold-only text is shown only when it names a player, exactly or nearly.
+            m = roster.match(frag.text, mode)
+            if m.nick is None and m.nearest is None:
+                continue
+            out.append(_Target(frag, m.nick or frag.text, m, _fragment_reason(frag, m, dead)))
+            continue
+        for target, m in _resolve(frag.text, roster, mode, votes_per_post > 1):
+            out.append(_Target(frag, target, m, _fragment_reason(frag, m, dead)))
+    return out
+
+
+def _post_reason(
+    post: Post,
+    roster: Roster,
+    dead: set[str],
+    start: datetime | None,
+    deadline: datetime | None,
+    edited_votes: EditedVotes,
+) -> VoteReason | None:
+    voter = post.author.strip()
+    if voter not in roster:  # the forum prints the account name: it must be a player's exactly
+        return "not_player"
+    if voter in dead:
+        return "dead_voter"
+    if start is not None and post.time < start:
+        return "before_start"
+    if deadline is not None and post.time >= deadline:  # a post stamped exactly at the deadline is late
+        return "after_deadline"
+    if post.edited and edited_votes == "ignore":
+        return "edited"
+    return None
+
+
+def _chosen(targets: list[_Target], votes_per_post: int) -> set[int]:
+    """Indices of the post's vote: the last `votes_per_post` distinct valid targets."""
+    chosen: list[int] = []
+    seen: set[str] = set()
+    for i in range(len(targets) - 1, -1, -1):
+        t = targets[i]
+        if t.reason is None and t.target not in seen and len(chosen) < votes_per_post:
+            chosen.append(i)
+            seen.add(t.target)
+    return set(chosen)
+
+
+def _check_aware(name: str, moment: datetime | None) -> None:
+    if moment is not None and moment.tzinfo is None:
+        raise ValueError(f"{name} must be timezone-aware (the game's time zone), got {moment.isoformat()}")
+
+
+def extract_post_votes(
+    post: Post,
+    roster: Roster,
+    *,
+    dead: set[str] | frozenset[str] = frozenset(),
+    start: datetime | None = None,
+    deadline: datetime | None = None,
+    mode: MatchMode = "strict",
+    edited_votes: EditedVotes = "ignore",
+    votes_per_post: int = 1,
+) -> list[VoteRecord]:
+    """One record per fragment of `post` worth the host's eye; at most `votes_per_post` are counted."""
+    _check_aware("start", start)
+    _check_aware("deadline", deadline)
+    _check_aware(f"post {post.post_id} time", post.time)
+    dead_set = set(dead)
+    targets = _targets(post, roster, dead_set, mode, votes_per_post)
+    post_reason = _post_reason(post, roster, dead_set, start, deadline, edited_votes)
+    chosen = _chosen(targets, votes_per_post)
+    records: list[VoteRecord] = []
+    for i, t in enumerate(targets):
+        reason = t.reason
+        if reason is None:
+            reason = post_reason or (None if i in chosen else "superseded")
+        records.append(_record(post, t, reason))
+    return records
+
+
+def _record(post: Post, t: _Target, reason: VoteReason | None) -> VoteRecord:
+    frag = t.fragment
+    return VoteRecord(
+        post_id=post.post_id,
+        voter=post.author.strip(),
+        target=t.target,
+        text=frag.text,
+        time=post.time,
+        counted=reason is None,
+        reason=reason,
+        nearest=None if t.match.nick is not None else t.match.nearest,
+        exact=t.match.exact,
+        red=frag.red,
+        bold=frag.bold,
+        color=frag.color,
+        edited_by=post.edited_by if post.edited else None,
+        permalink=post.permalink,
+    )
+
+
+def extract_votes(
+    posts: Iterable[Post],
+    roster: Roster,
+    *,
+    dead: set[str] | frozenset[str] = frozenset(),
+    start: datetime | None = None,
+    deadline: datetime | None = None,
+    mode: MatchMode = "strict",
+    edited_votes: EditedVotes = "ignore",
+    votes_per_post: int = 1,
+) -> list[VoteRecord]:
+    """Every record of a day's posts in time order; only each voter's last counted vote stays counted.
+
+    Posts are ordered by their own time (then id), never by page order; a post seen twice (pages that
+    shifted while they were fetched) is read once.
+    """
+    unique = {p.post_id: p for p in reversed(list(posts))}  # reversed: the first copy wins
+    ordered = sorted(unique.values(), key=lambda p: (p.time, p.post_id))
+    records: list[VoteRecord] = []
+    last_counted: dict[str, list[int]] = {}  # voter -> indices of his latest counted records
+    for post in ordered:
+        batch = extract_post_votes(
+            post,
+            roster,
+            dead=dead,
+            start=start,
+            deadline=deadline,
+            mode=mode,
+            edited_votes=edited_votes,
+            votes_per_post=votes_per_post,
+        )
+        counted = [len(records) + i for i, r in enumerate(batch) if r.counted]
+        records.extend(batch)
+        if counted:
+            # A void vote is ignored as if never posted; a counted one replaces the voter's earlier vote.
+            for i in last_counted.get(post.author.strip(), []):
+                records[i] = records[i].model_copy(update={"counted": False, "reason": "superseded"})
+            last_counted[post.author.strip()] = counted
+    return records
+
+
+def to_engine_votes(records: Iterable[VoteRecord]) -> tuple[Vote, ...]:
+    """The counted records as engine votes: one `Vote` per post, its targets in the post's order."""
+    by_post: dict[int, list[VoteRecord]] = {}
+    for record in records:
+        if record.counted:
+            by_post.setdefault(record.post_id, []).append(record)
+    ordered = sorted(by_post.values(), key=lambda rs: rs[0].time)  # stable: same-time posts keep order
+    return tuple(
+        Vote(voter=rs[0].voter, targets=tuple(r.target for r in rs), time=rs[0].time, ref=rs[0].permalink)
+        for rs in ordered
+    )
