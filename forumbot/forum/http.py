@@ -1,0 +1,404 @@
+"""The HTTP core of the forum clients: every request goes through `ForumHttp._request()`.
+
+That one method owns what a polite, robust scraper needs, so the dialect clients in `client.py` only build
+URLs and call the pure parsers:
+
+- one `httpx.Client` with a constant User-Agent (phpBB binds a session to it), a cookie jar and timeouts;
+- login state: a lazy first login, and one re-login when a login wall is served where content was
+  expected (the request is then retried once; a second wall is `NotLoggedIn`);
+- a per-host rate limit (minimum interval between the starts of two requests);
+- retries with exponential backoff and jitter on timeouts, connection errors, 5xx and 429 (honouring
+  `Retry-After`), a bounded number of attempts, then `ForumUnavailable` naming the URL and the last error;
+- mapping of httpx exceptions, here and nowhere else;
+- bounded concurrency (`map_ordered`) for fetching the pages of a topic once their count is known.
+
+Concurrency uses a small thread pool over the synchronous client, not httpx's async API: the rest of
+forumbot (CLI, cron job, pipeline) is synchronous, the per-host rate limit and the forum's patience bound
+the useful parallelism to a handful of requests anyway, and threads keep `sleep` injectable and respx
+usable without an event loop leaking into every caller.
+"""
+
+from __future__ import annotations
+
+import codecs
+import email.utils
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+from urllib.parse import urlencode, urljoin, urlsplit
+
+import httpx
+
+from forumbot.errors import ConfigError, ForumUnavailable, NoPermission, NotLoggedIn, ParseError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# A browser-like, constant User-Agent: phpBB ties the session to it, and some boards refuse bare clients.
+DEFAULT_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0 forumbot/0.1"
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+
+
+class Clock(Protocol):
+    """Time as the client sees it; tests pass a fake one so that nothing really waits."""
+
+    def time(self) -> float: ...
+
+    def monotonic(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    def time(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            time.sleep(seconds)
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    user_agent: str = DEFAULT_USER_AGENT
+    timeout: float = 20.0  # seconds, for connect, read, write and pool alike
+    max_attempts: int = 4  # per request, the first one included
+    backoff_base: float = 1.0  # first retry waits about this long, then doubles
+    backoff_cap: float = 30.0
+    max_retry_after: float = 300.0  # a server asking for a longer pause is treated as unavailable
+    min_interval: float = 0.5  # seconds between the starts of two requests to one host
+    concurrency: int = 4  # pages fetched at once
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1 or self.concurrency < 1:
+            raise ConfigError("max_attempts and concurrency must be at least 1")
+        if self.timeout <= 0 or self.min_interval < 0 or self.backoff_base < 0:
+            raise ConfigError("timeout must be positive; min_interval and backoff_base not negative")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One answer of the forum, decoded."""
+
+    url: str  # the final URL, after redirects
+    status: int
+    content: bytes
+    text: str
+    charset: str
+
+
+class PageRules(Protocol):
+    """The dialect's own reading of a page, consulted by `_request()` (pure parser functions)."""
+
+    def is_login_wall(self, html: str) -> bool: ...
+
+    def is_no_permission(self, html: str) -> bool: ...
+
+
+Authenticate = Callable[["ForumHttp"], None]
+
+
+class RateLimiter:
+    """A minimum interval between the starts of two requests to the same host, shared by all threads."""
+
+    def __init__(self, min_interval: float, clock: Clock) -> None:
+        self._interval = min_interval
+        self._clock = clock
+        self._next_free: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def wait(self, host: str) -> None:
+        if self._interval <= 0:
+            return
+        with self._lock:  # reserve a slot, then sleep outside the lock so others can queue behind us
+            now = self._clock.monotonic()
+            slot = max(now, self._next_free.get(host, now))
+            self._next_free[host] = slot + self._interval
+        self._clock.sleep(slot - now)
+
+
+def decode_body(response: httpx.Response) -> tuple[str, str]:
+    """The response text and the charset used: the header's, else the page's `<meta>`, else UTF-8.
+
+    Old IPB boards serve windows-1251 and say so in either place; httpx alone would guess from the header.
+    """
+    charset = response.charset_encoding
+    if charset is None:
+        match = _META_CHARSET.search(response.content[:4096])
+        charset = match.group(1).decode("ascii") if match else "utf-8"
+    try:
+        codecs.lookup(charset)
+    except LookupError:
+        charset = "utf-8"
+    return response.content.decode(charset, errors="replace"), charset
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """`Retry-After` as seconds to wait: delta-seconds or an HTTP-date (RFC 9110 10.2.3)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - now)
+
+
+def encode_form(fields: Mapping[str, str] | Sequence[tuple[str, str]], charset: str) -> bytes:
+    """A urlencoded body in the form's own charset, as a browser would send it.
+
+    A windows-1251 board expects windows-1251 bytes; characters outside it go as `&#N;`, like browsers do.
+    """
+    pairs = list(fields.items()) if isinstance(fields, Mapping) else list(fields)
+    return urlencode(pairs, encoding=charset, errors="xmlcharrefreplace").encode("ascii")
+
+
+class ForumHttp:
+    """The HTTP session of one forum account. Thread-safe: pages of a topic are fetched in parallel."""
+
+    def __init__(
+        self,
+        base_url: str,
+        rules: PageRules,
+        *,
+        authenticate: Authenticate | None = None,
+        settings: HttpSettings | None = None,
+        clock: Clock | None = None,
+        transport: httpx.BaseTransport | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.base_url = normalise_base_url(base_url)
+        self.settings = settings or HttpSettings()
+        self.clock: Clock = clock or SystemClock()
+        self._rules = rules
+        self._authenticate = authenticate
+        self._rng = rng or random.Random()
+        self._limiter = RateLimiter(self.settings.min_interval, self.clock)
+        self._login_lock = threading.RLock()
+        self._login_generation = 0  # bumped on every successful login; lets threads share one re-login
+        self._logged_in = False
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+        self._client = httpx.Client(
+            headers={"User-Agent": self.settings.user_agent},
+            timeout=self.settings.timeout,
+            follow_redirects=True,
+            transport=transport,
+        )
+
+    # -- URLs ---------------------------------------------------------------------------------------
+
+    def url(self, path_and_query: str) -> str:
+        """An address on this board from a path relative to the board root (`viewtopic.php?t=2`)."""
+        return urljoin(self.base_url, path_and_query.removeprefix("/").removeprefix("./"))
+
+    def rebase(self, link: str) -> str:
+        """A link found in a page, moved onto our own base URL.
+
+        Captured or proxied pages carry absolute links to another host (`http://127.0.0.1:8181/...`), and
+        relative ones start with `./`; the script name and query are all that identify a board page.
+        """
+        parts = urlsplit(link)
+        script = parts.path.rsplit("/", 1)[-1]
+        return self.url(script + (f"?{parts.query}" if parts.query else ""))
+
+    # -- login state --------------------------------------------------------------------------------
+
+    @property
+    def logged_in(self) -> bool:
+        return self._logged_in
+
+    @property
+    def can_login(self) -> bool:
+        return self._authenticate is not None
+
+    def cookies(self) -> dict[str, str]:
+        return {cookie.name: cookie.value or "" for cookie in self._client.cookies.jar}
+
+    def login(self) -> None:
+        """Log in now (the dialect's form dance); raises `LoginFailed` with the forum's message."""
+        if self._authenticate is None:
+            raise NotLoggedIn(f"{self.base_url}: no credentials configured, cannot log in")
+        with self._login_lock:
+            self._authenticate(self)
+            self._logged_in = True
+            self._login_generation += 1
+
+    def _ensure_login(self) -> None:
+        if self._authenticate is not None and not self._logged_in:
+            with self._login_lock:
+                if not self._logged_in:  # another thread may have logged in while we waited
+                    self.login()
+
+    def _relogin(self, seen_generation: int) -> None:
+        with self._login_lock:
+            if self._login_generation == seen_generation:  # nobody re-logged in since our request left
+                self._logged_in = False
+                self.login()
+
+    # -- requests -----------------------------------------------------------------------------------
+
+    def get(self, url: str, *, content: bool = True) -> Page:
+        """GET a page. `content=True`: a login wall or a no-permission page there is an error."""
+        return self._request("GET", url, content=content)
+
+    def post(
+        self,
+        url: str,
+        fields: Mapping[str, str] | Sequence[tuple[str, str]],
+        *,
+        charset: str = "utf-8",
+        content: bool = False,
+        idempotent: bool = True,
+    ) -> Page:
+        """POST a urlencoded form. `idempotent=False` retries only when the request surely never arrived."""
+        body = encode_form(fields, charset)
+        headers = {"Content-Type": f"application/x-www-form-urlencoded; charset={charset}"}
+        return self._request("POST", url, body=body, headers=headers, content=content, idempotent=idempotent)
+
+    def _request(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        content: bool = True,
+        idempotent: bool = True,
+    ) -> Page:
+        """The choke point: login state, rate limit, retries, decoding and the mapping of every failure."""
+        if content:
+            self._ensure_login()
+        for second_try in (False, True):
+            generation = self._login_generation
+            response = self._send(method, url, body, headers, idempotent)
+            text, charset = decode_body(response)
+            page = Page(str(response.url), response.status_code, response.content, text, charset)
+            if content and self._rules.is_login_wall(text):
+                if second_try or self._authenticate is None:
+                    raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
+                self._relogin(generation)
+                continue
+            if content and self._rules.is_no_permission(text):
+                raise NoPermission(f"{url}: the forum says this account may not see this page")
+            return _check_status(url, page)
+        raise AssertionError("unreachable")  # the loop either returns or raises
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        body: bytes | None,
+        headers: Mapping[str, str] | None,
+        idempotent: bool,
+    ) -> httpx.Response:
+        """Send with rate limit and retries; map httpx's exceptions (the only place that sees them)."""
+        attempts = self.settings.max_attempts
+        host = urlsplit(url).netloc
+        last_error = "no attempt made"
+        for attempt in range(1, attempts + 1):
+            self._limiter.wait(host)
+            delay: float | None = None
+            try:
+                response = self._client.request(method, url, content=body, headers=headers)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # never reached the server
+                last_error = f"{type(exc).__name__}: {exc}"
+            except httpx.TimeoutException as exc:
+                last_error = f"{type(exc).__name__}: {exc or 'timed out'}"
+                if not idempotent:
+                    break
+            except httpx.TransportError as exc:
+                last_error = f"{type(exc).__name__}: {exc}"
+                if not idempotent:
+                    break
+            except httpx.InvalidURL as exc:
+                raise ConfigError(f"{url}: not a usable URL ({exc})") from exc
+            except httpx.HTTPError as exc:  # too many redirects, broken encoding: retrying will not help
+                raise ForumUnavailable(f"{url}: {type(exc).__name__}: {exc}") from exc
+            else:
+                status = response.status_code
+                if status != 429 and status < 500:
+                    return response
+                last_error = f"HTTP {status} {response.reason_phrase}".rstrip()
+                if not idempotent and status not in (429, 503):  # the server may have acted on it
+                    break
+                delay = retry_after_seconds(response.headers.get("Retry-After"), self.clock.time())
+                if delay is not None and delay > self.settings.max_retry_after:
+                    last_error += f" (asks to retry after {delay:.0f} s)"
+                    break
+            if attempt < attempts:
+                self.clock.sleep(delay if delay is not None else self._backoff(attempt))
+        raise ForumUnavailable(f"{url}: giving up after {attempt} attempt(s); last error: {last_error}")
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff, "equal jitter": half fixed, half random, so clients do not march in step."""
+        ceiling: float = min(self.settings.backoff_cap, self.settings.backoff_base * 2.0 ** (attempt - 1))
+        return ceiling / 2 + self._rng.uniform(0, ceiling / 2)
+
+    # -- concurrency --------------------------------------------------------------------------------
+
+    def map_ordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """`fn` over `items` with at most `concurrency` at once; results in the order of `items`.
+
+        Results are yielded as soon as they are ready in order; on an error the pending calls are cancelled.
+        """
+        items = list(items)
+        if self.settings.concurrency == 1 or len(items) <= 1:
+            yield from map(fn, items)
+            return
+        futures: list[Future[R]] = [self._executor().submit(fn, item) for item in items]
+        try:
+            for future in futures:
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="forum-fetch")
+            return self._pool
+
+    def close(self) -> None:
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
+                self._pool = None
+        self._client.close()
+
+
+def normalise_base_url(base_url: str) -> str:
+    """The board root with a trailing slash, so that `urljoin` keeps the folder (`/forum/`)."""
+    parts = urlsplit(base_url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"{base_url!r}: the forum address must be an http(s) URL")
+    path = parts.path
+    if path.endswith((".php", ".html")):  # someone pasted a page address: keep its folder
+        path = path.rsplit("/", 1)[0] + "/"
+    if not path.endswith("/"):
+        path += "/"
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def _check_status(url: str, page: Page) -> Page:
+    """An error status the dialect did not already explain, as an error of our tree."""
+    if page.status in (401, 403):
+        raise NoPermission(f"{url}: HTTP {page.status}, the account may not see this page")
+    if page.status in (404, 410):
+        raise ParseError(f"{url}: HTTP {page.status}, no such page on the forum (wrong id?)")
+    if page.status >= 400:
+        raise ForumUnavailable(f"{url}: HTTP {page.status}")
+    return page
