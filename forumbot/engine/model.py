@@ -68,6 +68,10 @@ FACTION_OF: dict[Role, Faction] = {
 CheckResult = str
 
 
+def copies(role: Role, n: int) -> list[Role]:
+    return [role] * n
+
+
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

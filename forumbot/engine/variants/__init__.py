@@ -1,0 +1,21 @@
+"""The rule variants by name. `find_variant("salon")` -> the Salon ruleset class."""
+
+from __future__ import annotations
+
+from forumbot.engine.variants.base import Ruleset, VariantOptions
+from forumbot.engine.variants.gameru import Gameru
+from forumbot.engine.variants.kozanostra import Kozanostra
+from forumbot.engine.variants.salon import Salon
+from forumbot.errors import RulesError
+
+VARIANTS: dict[str, type[Ruleset]] = {cls.name: cls for cls in (Gameru, Kozanostra, Salon)}
+
+
+def find_variant(name: str) -> type[Ruleset]:
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise RulesError(f"unknown variant {name!r}; known: {', '.join(VARIANTS)}") from None
+
+
+__all__ = ["VARIANTS", "Ruleset", "VariantOptions", "find_variant"]

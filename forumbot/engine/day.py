@@ -1,0 +1,84 @@
+"""`resolve_day`: the one function that resolves a game day, consulting the variant's hooks in order.
+
+Pure: (game state, day input) -> outcome with the new state. No I/O; every random choice comes from the
+game's seed and the day number, so a replay gives the same outcome.
+"""
+
+from __future__ import annotations
+
+from forumbot.engine.model import Cause, DayInput, DayOutcome, GameState, Player
+from forumbot.engine.variants import find_variant
+from forumbot.engine.variants.base import DayContext, Ruleset, make_rng
+from forumbot.errors import RulesError
+
+
+def ruleset_for(state: GameState) -> Ruleset:
+    variant = find_variant(state.variant)
+    return variant(variant.parse_options(state.options))
+
+
+def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
+    """Resolve day `state.day` of a game. See variants/base.py for the order of the hooks."""
+    if state.winner != "none":
+        raise RulesError(f"the game is over ({state.winner} won); day {state.day} cannot be resolved")
+    rules = ruleset_for(state)
+    rules.check_roles(state.players)
+    ctx = DayContext(
+        state=state,
+        day=state.day,
+        rng=make_rng(state, state.day),
+        players={p.nick: p for p in state.players},
+        alive_at_start=frozenset(p.nick for p in state.players if p.alive),
+        day_input=day_input,
+        sheriff_due=state.sheriff_due,
+        maniac_due=state.maniac_due,
+        silent_streak=dict(state.silent_streak),
+    )
+    rules.begin_day(ctx)
+    rules.collect_votes(ctx)
+    rules.collect_orders(ctx)
+    rules.default_votes(ctx)
+    rules.resolve_phases(ctx)
+    rules.apply_inactivity(ctx)
+    deaths = {nick: ctx.recorded_cause(nick) for nick in ctx.causes}
+    _bury(ctx, deaths)
+    rules.succession(ctx)
+    players = tuple(ctx.players[p.nick] for p in state.players)
+    winner = rules.winner([p for p in players if p.alive])
+    new_state = state.model_copy(
+        update={
+            "day": state.day + 1,
+            "players": players,
+            "last_targets": _last_targets(ctx),
+            "silent_streak": ctx.silent_streak,
+            "sheriff_due": ctx.sheriff_due,
+            "maniac_due": ctx.maniac_due,
+            "winner": winner,
+        }
+    )
+    return DayOutcome(
+        day=state.day,
+        deaths=deaths,
+        checks=ctx.checks,
+        winner=winner,
+        executed=tuple(ctx.executed),
+        tally=ctx.tally,
+        counted_votes=dict(ctx.votes),
+        events=tuple(ctx.events),
+        void=tuple(ctx.void),
+        state=new_state,
+    )
+
+
+def _bury(ctx: DayContext, deaths: dict[str, Cause]) -> None:
+    for nick, cause in deaths.items():
+        p: Player = ctx.players[nick]
+        ctx.players[nick] = p.model_copy(update={"alive": False, "death_day": ctx.day, "death_cause": cause})
+
+
+def _last_targets(ctx: DayContext) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Each actor's valid orders of this night, for tomorrow's "same target two nights running" rule."""
+    result: dict[str, dict[str, tuple[str, ...]]] = {}
+    for (actor, action), order in ctx.orders.items():
+        result.setdefault(actor, {})[action] = order.targets
+    return result

@@ -1,0 +1,364 @@
+"""The base ruleset: what every variant shares, and the hooks a variant overrides.
+
+`resolve_day` (engine/day.py) drives a day through these hooks, always in this order:
+
+1. `begin_day(ctx)`        - start-of-day bookkeeping (gameru-3.3: a dead boss is replaced at once)
+2. `collect_votes(ctx)`    - common: each living voter's latest valid vote; void ones go to the audit
+3. `collect_orders(ctx)`   - common: each actor's latest valid order per action; uses `check_order`
+4. `default_votes(ctx)`    - what a silent voter counts as (kozanostra: himself); base: nothing
+5. `resolve_phases(ctx)`   - the variant's own sequence: execution, checks, night kills...
+6. `apply_inactivity(ctx)` - deaths for silence; base: nothing
+7. `succession(ctx)`       - roles passed on, new boss, new sheriff; base: nothing
+8. `winner(players)`       - who has won, from the living
+
+Common rules implemented here (RULES.md, "Common to all variants"): only living players act; a vote or
+order naming a dead or unknown player is void; an order from a role that lacks the action is void;
+self-targets are void unless the variant lists them in `self_target_ok`; actions in `no_repeat` may not
+name the actor's own valid target of the previous night; the latest valid vote/order stands.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from forumbot.engine.model import (
+    CAUSE_PRIORITY,
+    Action,
+    Cause,
+    CheckResult,
+    DayInput,
+    Event,
+    EventKind,
+    GameState,
+    Order,
+    Player,
+    Role,
+    VoidEntry,
+    Vote,
+    Winner,
+)
+from forumbot.errors import DealError, RulesError
+
+
+class VariantOptions(BaseModel):
+    """Options every variant has; each variant's model adds its own (RULES.md: every option is a field)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    nick_matching: Literal["strict", "lenient"] = "strict"
+    edited_votes: Literal["ignore", "count"] = "ignore"
+    # An explicit role list for the dealer, for counts the schemes do not cover (host's decision).
+    roles: tuple[Role, ...] | None = None
+
+
+@dataclass
+class ValidOrder:
+    actor: str
+    action: Action
+    targets: tuple[str, ...]
+    index: int  # position in the day's input: later is later
+
+
+@dataclass
+class DayContext:
+    """The working state of one day's resolution. Built and consumed inside `resolve_day` only."""
+
+    state: GameState
+    day: int
+    rng: random.Random
+    players: dict[str, Player]
+    alive_at_start: frozenset[str]
+    day_input: DayInput
+    votes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    vote_index: dict[str, int] = field(default_factory=dict)
+    orders: dict[tuple[str, Action], ValidOrder] = field(default_factory=dict)
+    void: list[VoidEntry] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    causes: dict[str, list[Cause]] = field(default_factory=dict)
+    checks: dict[str, CheckResult | list[CheckResult]] = field(default_factory=dict)
+    executed: list[str] = field(default_factory=list)
+    tally: dict[str, int] = field(default_factory=dict)
+    sheriff_due: int | None = None
+    maniac_due: int | None = None
+    silent_streak: dict[str, int] = field(default_factory=dict)
+
+    # --- queries -------------------------------------------------------------------------------
+    def is_alive(self, nick: str) -> bool:
+        """Alive right now in the resolution (not yet killed by an earlier step)."""
+        return self.players[nick].alive and nick not in self.causes
+
+    def living(self, roles: Iterable[Role] | None = None) -> list[Player]:
+        """Players alive right now, in player-list order, optionally of some roles."""
+        wanted = set(roles) if roles is not None else None
+        return [
+            p for p in self.players.values() if self.is_alive(p.nick) and (wanted is None or p.role in wanted)
+        ]
+
+    def started_alive(self, roles: Iterable[Role]) -> list[Player]:
+        wanted = set(roles)
+        return [p for p in self.players.values() if p.nick in self.alive_at_start and p.role in wanted]
+
+    def order(self, actor: str, action: Action) -> ValidOrder | None:
+        return self.orders.get((actor, action))
+
+    def boss(self) -> Player | None:
+        for p in self.players.values():
+            if p.boss and p.role == "mafia" and p.nick in self.alive_at_start:
+                return p
+        return None
+
+    # --- effects -------------------------------------------------------------------------------
+    def event(
+        self,
+        kind: EventKind,
+        actor: str | None = None,
+        target: str | None = None,
+        *,
+        role: Role | None = None,
+        cause: Cause | None = None,
+        detail: str = "",
+    ) -> None:
+        event = Event(kind=kind, actor=actor, target=target, role=role, cause=cause, detail=detail)
+        self.events.append(event)
+
+    def kill(self, nick: str, cause: Cause, by: str | None = None, detail: str = "") -> None:
+        """Record a death cause. Several causes may hit one player; the recorded one is by priority."""
+        self.causes.setdefault(nick, []).append(cause)
+        kind: EventKind = (
+            "executed" if cause == "executed" else ("inactive" if cause == "inactive" else "killed")
+        )
+        self.event(kind, actor=by, target=nick, role=self.players[nick].role, cause=cause, detail=detail)
+
+    def set_role(self, nick: str, role: Role, boss: bool | None = None) -> None:
+        p = self.players[nick]
+        update: dict[str, object] = {"role": role}
+        if boss is not None:
+            update["boss"] = boss
+        self.players[nick] = p.model_copy(update=update)
+
+    def set_boss(self, nick: str) -> None:
+        for n, p in self.players.items():
+            if p.boss and n != nick:
+                self.players[n] = p.model_copy(update={"boss": False})
+        self.players[nick] = self.players[nick].model_copy(update={"boss": True})
+
+    def recorded_cause(self, nick: str) -> Cause:
+        causes = self.causes[nick]
+        return min(causes, key=CAUSE_PRIORITY.index)
+
+
+class Ruleset:
+    """One rule variant. Subclasses set the class attributes and override the hooks they need."""
+
+    name: ClassVar[str] = ""
+    options_model: ClassVar[type[VariantOptions]] = VariantOptions
+    roles: ClassVar[frozenset[Role]] = frozenset()
+    # Special actions per role; everyone alive also has `vote`.
+    role_actions: ClassVar[dict[Role, frozenset[Action]]] = {}
+    # (role, action) pairs that may target the actor himself.
+    self_target_ok: ClassVar[frozenset[tuple[Role, Action]]] = frozenset()
+    # Actions that may not name the actor's own valid target of the previous night.
+    no_repeat: ClassVar[frozenset[Action]] = frozenset()
+
+    def __init__(self, options: VariantOptions | None = None) -> None:
+        self.options = options if options is not None else self.options_model()
+
+    @classmethod
+    def parse_options(cls, raw: dict[str, object] | None) -> VariantOptions:
+        try:
+            return cls.options_model.model_validate(raw or {})
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first["loc"]) or "options"
+            raise RulesError(f"{cls.name} option {where}: {first['msg']}") from None
+
+    @property
+    def actions(self) -> frozenset[Action]:
+        acts: set[Action] = {"vote"}
+        for a in self.role_actions.values():
+            acts |= a
+        return frozenset(acts)
+
+    # --- validation of the game itself ---------------------------------------------------------
+    def check_roles(self, players: Sequence[Player]) -> None:
+        for p in players:
+            if p.role not in self.roles:
+                known = ", ".join(sorted(self.roles))
+                raise RulesError(f"role {p.role!r} ({p.nick}) does not exist in {self.name}; known: {known}")
+
+    def check_action(self, action: str) -> None:
+        if action not in self.actions:
+            known = ", ".join(sorted(self.actions))
+            raise RulesError(f"action {action!r} does not exist in {self.name}; known: {known}")
+
+    # --- hooks ---------------------------------------------------------------------------------
+    def begin_day(self, ctx: DayContext) -> None:
+        """Start-of-day bookkeeping. Base: nothing."""
+
+    def max_targets(self, day: int, action: Action) -> int:
+        """How many players one vote or order may name on this day."""
+        return 1
+
+    def effective_action(self, player: Player, action: Action) -> Action | None:
+        """The action an order stands for (kozanostra maps `special`); None when the role lacks it."""
+        if action == "vote" or action in self.role_actions.get(player.role, frozenset()):
+            return action
+        return None
+
+    def check_order(
+        self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]
+    ) -> str | None:
+        """A variant's extra reason to void an order (None = valid). Base: none."""
+        return None
+
+    def order_limit(self, action: Action) -> int | None:
+        """How many valid messages per action count (None = no limit)."""
+        return None
+
+    def collect_votes(self, ctx: DayContext) -> None:
+        for index, vote in enumerate(ctx.day_input.votes):
+            reason = self._vote_problem(ctx, vote)
+            if reason is not None:
+                ctx.void.append(_void("vote", vote.voter, "vote", vote.targets, reason, vote.ref))
+                continue
+            ctx.votes[vote.voter] = vote.targets
+            ctx.vote_index[vote.voter] = index
+
+    def _vote_problem(self, ctx: DayContext, vote: Vote) -> str | None:
+        if vote.voter not in ctx.players:
+            return "voter is not a player"
+        if vote.voter not in ctx.alive_at_start:
+            return "voter is dead"
+        return self._targets_problem(ctx, vote.voter, "vote", vote.targets)
+
+    def _targets_problem(
+        self, ctx: DayContext, actor: str, action: Action, targets: tuple[str, ...]
+    ) -> str | None:
+        limit = self.max_targets(ctx.day, action)
+        if not targets:
+            return "names nobody"
+        if len(targets) > limit:
+            return f"names {len(targets)} players, {limit} allowed on day {ctx.day}"
+        if len(set(targets)) != len(targets):
+            return "names the same player twice"
+        for t in targets:
+            if t not in ctx.players:
+                return f"target {t!r} is not a player"
+            if t not in ctx.alive_at_start:
+                return f"target {t} is dead"
+        return None
+
+    def collect_orders(self, ctx: DayContext) -> None:
+        counted: dict[tuple[str, Action], int] = {}
+        for index, order in enumerate(ctx.day_input.orders):
+            self.check_action(order.action)
+            action, reason = self._order_problem(ctx, order)
+            if reason is None and action is not None:
+                limit = self.order_limit(action)
+                n = counted.get((order.actor, action), 0)
+                if limit is not None and n >= limit:
+                    reason = f"too many changes: only the first {limit} messages count"
+                else:
+                    counted[(order.actor, action)] = n + 1
+            if reason is not None or action is None:
+                ctx.void.append(
+                    _void("order", order.actor, order.action, order.targets, reason or "", order.ref)
+                )
+                continue
+            ctx.orders[(order.actor, action)] = ValidOrder(order.actor, action, order.targets, index)
+
+    def _order_problem(self, ctx: DayContext, order: Order) -> tuple[Action | None, str | None]:
+        player = ctx.players.get(order.actor)
+        if player is None:
+            return None, "sender is not a player"
+        if order.actor not in ctx.alive_at_start:
+            return None, "sender is dead"
+        action = self.effective_action(player, order.action)
+        if action is None or action == "vote":
+            return None, f"a {player.role} cannot {order.action}"
+        problem = self._targets_problem(ctx, order.actor, action, order.targets)
+        if problem is not None:
+            return action, problem
+        if order.actor in order.targets and (player.role, action) not in self.self_target_ok:
+            return action, f"a {player.role} may not {action} himself"
+        if action in self.no_repeat:
+            before = ctx.state.last_targets.get(order.actor, {}).get(action, ())
+            repeated = [t for t in order.targets if t in before]
+            if repeated:
+                return action, f"same target two nights running: {repeated[0]}"
+        return action, self.check_order(ctx, player, action, order.targets)
+
+    def default_votes(self, ctx: DayContext) -> None:
+        """Votes for players who sent none. Base: nothing."""
+
+    def resolve_phases(self, ctx: DayContext) -> None:
+        raise NotImplementedError
+
+    def apply_inactivity(self, ctx: DayContext) -> None:
+        """Deaths for silence. Base: nothing."""
+
+    def succession(self, ctx: DayContext) -> None:
+        """Roles passed on after the day's deaths. Base: nothing."""
+
+    def winner(self, players: Sequence[Player]) -> Winner:
+        raise NotImplementedError
+
+    # --- dealing -------------------------------------------------------------------------------
+    def scheme(self, count: int) -> list[Role]:
+        """The roles for this many players (any order); raises DealError naming the possible counts."""
+        raise DealError(f"{self.name} has no dealing scheme")
+
+    def deal_roles(self, count: int) -> list[Role]:
+        if self.options.roles is not None:
+            if len(self.options.roles) != count:
+                raise DealError(f"the role list has {len(self.options.roles)} roles for {count} players")
+            return list(self.options.roles)
+        return self.scheme(count)
+
+    # --- shared helpers for variants -------------------------------------------------------------
+    def tally_votes(self, ctx: DayContext, voters: Iterable[str] | None = None) -> dict[str, int]:
+        chosen = set(voters) if voters is not None else None
+        tally: dict[str, int] = {}
+        for voter, targets in ctx.votes.items():
+            if chosen is not None and voter not in chosen:
+                continue
+            for t in targets:
+                tally[t] = tally.get(t, 0) + 1
+        return tally
+
+    def top_candidates(self, tally: dict[str, int]) -> list[str]:
+        if not tally:
+            return []
+        best = max(tally.values())
+        return [n for n, c in tally.items() if c == best]
+
+
+def _void(
+    kind: Literal["vote", "order"],
+    actor: str,
+    action: Action,
+    targets: tuple[str, ...],
+    reason: str,
+    ref: str | None,
+) -> VoidEntry:
+    return VoidEntry(kind=kind, actor=actor, action=action, targets=targets, reason=reason, ref=ref)
+
+
+def order_targets(ctx: DayContext, actor: str, action: Action) -> tuple[str, ...]:
+    found = ctx.order(actor, action)
+    return found.targets if found is not None else ()
+
+
+def plain_check(role: Role) -> CheckResult:
+    """gameru-3.3 / salon style: only mafia (and the maniac, for gameru's sheriff) are named."""
+    return "mafia" if role == "mafia" else "not_mafia"
+
+
+def make_rng(state: GameState, day: int) -> random.Random:
+    """One RNG per game and day: replaying a day gives the same random choices."""
+    return random.Random(f"{state.variant}:{state.seed}:{day}")

@@ -1,0 +1,206 @@
+"""`gameru-3.3` — seed 001, "Правила мафии, версия 3.3", with the decisions of RULES.md.
+
+Votes in the day thread; orders by PM: the boss's kill, the sheriff's deadly check, the maniac's kill.
+Everything of a day happens at once: an order stands even if its sender is executed or killed that day.
+
+Decisions where both the seed and RULES.md are silent:
+- the mafia may name one of its own (only the boss himself is void, as every self-kill);
+- a vote may name the voter himself (nothing forbids it);
+- on a double-order day an order or a vote may still name just one player;
+- a dead sheriff is replaced only if a living civilian remains; the new sheriff takes office at the
+  start of the due day (his appointment is announced in the outcome of the day before);
+- `replace_maniac` (default off) lets the host have a dead maniac replaced like the sheriff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from forumbot.engine.model import Action, CheckResult, EventKind, Player, Role, Winner, copies
+from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions
+from forumbot.errors import DealError
+
+# Players -> mafia count, from the "New Схемы партий" list (it wins over the older list in the same text).
+SCHEMES: dict[range, int] = {
+    range(9, 12): 3,
+    range(12, 15): 4,
+    range(15, 18): 5,
+    range(18, 21): 6,
+    range(21, 24): 7,
+}
+
+
+def scheme_double_days(count: int) -> list[int]:
+    if 18 <= count <= 20:
+        return [1]
+    if 21 <= count <= 23:
+        return [1, 2]
+    return []
+
+
+class GameruOptions(VariantOptions):
+    order_changes: int = 2
+    # Days on which orders and votes may name two players; None = from the scheme (by player count).
+    double_days: list[int] | None = None
+    sheriff_replacement_delay: int = 2
+    inactivity_days: int = 2
+    replace_maniac: bool = False
+
+
+class Gameru(Ruleset):
+    name = "gameru-3.3"
+    options_model = GameruOptions
+    roles: ClassVar[frozenset[Role]] = frozenset({"civilian", "mafia", "sheriff", "maniac"})
+    role_actions: ClassVar[dict[Role, frozenset[Action]]] = {
+        "mafia": frozenset({"kill"}),
+        "sheriff": frozenset({"check"}),
+        "maniac": frozenset({"kill"}),
+    }
+    options: GameruOptions
+
+    def double_days(self, player_count: int) -> list[int]:
+        if self.options.double_days is not None:
+            return self.options.double_days
+        return scheme_double_days(player_count)
+
+    # --- hooks ---------------------------------------------------------------------------------
+    def begin_day(self, ctx: DayContext) -> None:
+        self._double_days = set(self.double_days(len(ctx.players)))
+        _ensure_boss(ctx)
+
+    def max_targets(self, day: int, action: Action) -> int:
+        return 2 if day in self._double_days else 1
+
+    def order_limit(self, action: Action) -> int | None:
+        return self.options.order_changes + 1
+
+    def check_order(
+        self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]
+    ) -> str | None:
+        if player.role == "mafia" and not player.boss:
+            return "only the boss's order counts for the mafia"
+        return None
+
+    def resolve_phases(self, ctx: DayContext) -> None:
+        self._execute(ctx)
+        for p in ctx.started_alive(["mafia"]):
+            if p.boss:
+                for target in _targets(ctx, p.nick, "kill"):
+                    ctx.kill(target, "mafia", by=p.nick)
+        for p in ctx.started_alive(["sheriff"]):
+            self._sheriff_check(ctx, p)
+        for p in ctx.started_alive(["maniac"]):
+            for target in _targets(ctx, p.nick, "kill"):
+                ctx.kill(target, "maniac", by=p.nick)
+
+    def _execute(self, ctx: DayContext) -> None:
+        ctx.tally = self.tally_votes(ctx)
+        order = {nick: i for i, nick in enumerate(ctx.players)}
+        first_vote: dict[str, int] = {}
+        for voter, targets in ctx.votes.items():
+            for t in targets:
+                first_vote[t] = min(first_vote.get(t, 1 << 30), ctx.vote_index[voter])
+        # Most votes; tie: the one voted for earlier; still tied: earlier in the player list.
+        ranked = sorted(ctx.tally, key=lambda n: (-ctx.tally[n], first_vote[n], order[n]))
+        for nick in ranked[: self.max_targets(ctx.day, "vote")]:
+            ctx.executed.append(nick)
+            ctx.kill(nick, "executed", detail=f"{ctx.tally[nick]} votes")
+        if not ranked:
+            ctx.event("no_execution", detail="no votes")
+
+    def _sheriff_check(self, ctx: DayContext, sheriff: Player) -> None:
+        order = ctx.order(sheriff.nick, "check")
+        if order is None:
+            return
+        results: list[CheckResult] = []
+        for target in order.targets:
+            role = ctx.players[target].role
+            result: CheckResult = role if role in ("mafia", "maniac") else "not_mafia"
+            results.append(result)
+            ctx.event("checked", actor=sheriff.nick, target=target, detail=result)
+            if result != "not_mafia":
+                ctx.kill(target, "sheriff", by=sheriff.nick)
+        ctx.checks[sheriff.nick] = results if ctx.day in self._double_days else results[0]
+
+    def apply_inactivity(self, ctx: DayContext) -> None:
+        silent = ctx.day_input.silent
+        for nick in sorted(ctx.alive_at_start, key=list(ctx.players).index):
+            streak = ctx.silent_streak.get(nick, 0) + 1 if nick in silent else 0
+            ctx.silent_streak[nick] = streak
+            p = ctx.players[nick]
+            if streak >= self.options.inactivity_days:
+                ctx.kill(nick, "inactive", detail=f"silent {streak} days")
+            elif p.role == "sheriff" and ctx.day == 1 and nick in silent:
+                ctx.kill(nick, "inactive", detail="the sheriff did not appear on day 1")
+                ctx.sheriff_due = 2
+        for nick in list(ctx.silent_streak):
+            if nick not in ctx.alive_at_start or nick in ctx.causes:
+                del ctx.silent_streak[nick]
+
+    def succession(self, ctx: DayContext) -> None:
+        dead_today = {n for n in ctx.causes}
+        for nick in dead_today:
+            role = ctx.players[nick].role
+            if role == "sheriff" and ctx.sheriff_due is None:
+                ctx.sheriff_due = ctx.day + self.options.sheriff_replacement_delay
+            if role == "maniac" and self.options.replace_maniac and ctx.maniac_due is None:
+                ctx.maniac_due = ctx.day + self.options.sheriff_replacement_delay
+        _ensure_boss(ctx)
+        ctx.sheriff_due = _appoint(ctx, "sheriff", ctx.sheriff_due, "new_sheriff")
+        ctx.maniac_due = _appoint(ctx, "maniac", ctx.maniac_due, "new_maniac")
+
+    def winner(self, players: Sequence[Player]) -> Winner:
+        mafia = sum(p.role == "mafia" for p in players)
+        maniac = sum(p.role == "maniac" for p in players)
+        town = len(players) - mafia - maniac
+        if not players:
+            return "draw"
+        if mafia == 0 and maniac == 0:
+            return "town"
+        if town == 0 and maniac == 0:
+            return "mafia"
+        if town == 0 and mafia == 0:
+            return "maniac"
+        if (mafia, town, maniac) in {(1, 1, 0), (1, 0, 1), (0, 1, 1)}:
+            return "draw"
+        return "none"
+
+    def scheme(self, count: int) -> list[Role]:
+        for players, mafia in SCHEMES.items():
+            if count in players:
+                roles = copies("mafia", mafia) + ["sheriff"] + copies("maniac", 1 if count >= 15 else 0)
+                return roles + copies("civilian", count - len(roles))
+        raise DealError(
+            f"gameru-3.3 has no scheme for {count} players: possible counts are 9 to 23 "
+            "(or give an explicit role list)"
+        )
+
+
+def _targets(ctx: DayContext, actor: str, action: Action) -> tuple[str, ...]:
+    order = ctx.order(actor, action)
+    return order.targets if order is not None else ()
+
+
+def _ensure_boss(ctx: DayContext) -> None:
+    """If the boss is dead, the first living mafioso in the player list becomes boss at once."""
+    mafia = ctx.living(["mafia"])
+    if not mafia or any(p.boss for p in mafia):
+        return
+    ctx.set_boss(mafia[0].nick)
+    ctx.event("new_boss", target=mafia[0].nick, role="mafia")
+
+
+def _appoint(ctx: DayContext, role: Role, due: int | None, kind: EventKind) -> int | None:
+    """Appoint a replacement when tomorrow is the due day: a random living civilian takes the role."""
+    if due is None or due > ctx.day + 1:
+        return due
+    if ctx.living([role]):
+        return None
+    civilians = ctx.living(["civilian"])
+    if not civilians:
+        return None
+    heir = ctx.rng.choice(civilians)
+    ctx.set_role(heir.nick, role)
+    ctx.event(kind, target=heir.nick, role=role, detail=f"from day {ctx.day + 1}")
+    return None

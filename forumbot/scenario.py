@@ -1,0 +1,376 @@
+"""Scenario files (SCENARIOS.md): load with line numbers, run through the engine, check expectations.
+
+A malformed file raises `ScenarioError(path, line, reason)`; a file whose expectations do not hold
+gives a `ScenarioResult` listing each mismatch (day, key, expected, actual).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from forumbot.engine.day import resolve_day
+from forumbot.engine.model import (
+    ACTIONS,
+    CAUSE_PRIORITY,
+    ROLES,
+    WINNERS,
+    Action,
+    Cause,
+    DayInput,
+    DayOutcome,
+    GameState,
+    Order,
+    Player,
+    Vote,
+    Winner,
+)
+from forumbot.engine.variants import VARIANTS, Ruleset, find_variant
+from forumbot.errors import RulesError, ScenarioError
+
+TOP_KEYS = {"name", "variant", "options", "seed", "players", "days", "description", "notes"}
+DAY_KEYS = {"votes", "orders", "silent", "expect", "posts", "note", "notes"}
+EXPECT_KEYS = {"deaths", "checks", "winner"}
+CHECK_WORDS = {"not_mafia", "miss", *ROLES}
+
+
+@dataclass(frozen=True)
+class DayExpect:
+    deaths: dict[str, Cause] | None = None
+    checks: dict[str, str | list[str]] | None = None
+    winner: Winner | None = None
+
+
+@dataclass(frozen=True)
+class ScenarioDay:
+    line: int
+    day_input: DayInput
+    expect: DayExpect
+
+
+@dataclass(frozen=True)
+class Scenario:
+    path: str
+    name: str
+    variant: str
+    options: dict[str, Any]
+    seed: int
+    players: tuple[Player, ...]
+    days: tuple[ScenarioDay, ...]
+
+    def initial_state(self) -> GameState:
+        return GameState(variant=self.variant, options=self.options, seed=self.seed, players=self.players)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    day: int
+    key: str
+    expected: Any
+    actual: Any
+
+
+@dataclass
+class ScenarioResult:
+    scenario: Scenario
+    outcomes: list[DayOutcome] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.mismatches
+
+    def to_json(self) -> dict[str, Any]:
+        days = [
+            {"day": o.day, "deaths": dict(o.deaths), "checks": dict(o.checks), "winner": o.winner}
+            for o in self.outcomes
+        ]
+        return {"days": days, "winner": self.outcomes[-1].winner if self.outcomes else "none"}
+
+
+# --- loading ---------------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Turns YAML nodes into values, remembering where each came from for error messages."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, node: yaml.Node | None, reason: str) -> ScenarioError:
+        line = node.start_mark.line + 1 if node is not None else None
+        return ScenarioError(self.path, line, reason)
+
+    def mapping(self, node: yaml.Node, what: str, allowed: set[str] | None = None) -> dict[str, yaml.Node]:
+        if not isinstance(node, yaml.MappingNode):
+            raise self.fail(node, f"{what} must be a mapping")
+        result: dict[str, yaml.Node] = {}
+        for key_node, value_node in node.value:
+            key = self.scalar(key_node, f"a key of {what}")
+            if allowed is not None and key not in allowed:
+                raise self.fail(
+                    key_node, f"unknown key {key!r} in {what}; known: {', '.join(sorted(allowed))}"
+                )
+            if key in result:
+                raise self.fail(key_node, f"key {key!r} given twice in {what}")
+            result[key] = value_node
+        return result
+
+    def sequence(self, node: yaml.Node, what: str) -> list[yaml.Node]:
+        if (
+            isinstance(node, yaml.ScalarNode)
+            and node.value in ("", "~", "null")
+            and node.tag.endswith("null")
+        ):
+            return []
+        if not isinstance(node, yaml.SequenceNode):
+            raise self.fail(node, f"{what} must be a list")
+        return list(node.value)
+
+    def scalar(self, node: yaml.Node, what: str) -> str:
+        if not isinstance(node, yaml.ScalarNode):
+            raise self.fail(node, f"{what} must be a single value")
+        return str(node.value)
+
+    def plain(self, node: yaml.Node) -> Any:
+        return yaml.safe_load(yaml.serialize(node))
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(str(path), None, f"cannot read: {exc}") from exc
+    return parse_scenario(text, str(path))
+
+
+def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
+    r = _Reader(path)
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ScenarioError(path, mark.line + 1 if mark else None, f"not valid YAML: {exc}") from exc
+    if root is None:
+        raise ScenarioError(path, 1, "the file is empty")
+    top = r.mapping(root, "the scenario", TOP_KEYS)
+    for key in ("name", "variant", "players", "days"):
+        if key not in top:
+            raise r.fail(root, f"missing key {key!r}")
+    variant = r.scalar(top["variant"], "variant")
+    if variant not in VARIANTS:
+        raise r.fail(top["variant"], f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+    rules_cls = find_variant(variant)
+    options = _options(r, top.get("options"), rules_cls)
+    seed = _seed(r, top.get("seed"))
+    players = _players(r, top["players"], rules_cls)
+    rules = rules_cls(rules_cls.parse_options(options))
+    nicks = {p.nick for p in players}
+    day_nodes = r.sequence(top["days"], "days")
+    if not day_nodes:
+        raise r.fail(top["days"], "days must list at least one day")
+    days = tuple(_day(r, node, n, nicks, rules) for n, node in enumerate(day_nodes, start=1))
+    return Scenario(path, r.scalar(top["name"], "name"), variant, options, seed, players, days)
+
+
+def _options(r: _Reader, node: yaml.Node | None, rules_cls: type[Ruleset]) -> dict[str, Any]:
+    if node is None:
+        return {}
+    r.mapping(node, "options")
+    raw = r.plain(node)
+    try:
+        rules_cls.parse_options(raw)
+    except RulesError as exc:
+        raise r.fail(node, str(exc)) from None
+    return dict(raw)
+
+
+def _seed(r: _Reader, node: yaml.Node | None) -> int:
+    if node is None:
+        return 0
+    value = r.plain(node)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise r.fail(node, "seed must be an integer")
+    return value
+
+
+def _players(r: _Reader, node: yaml.Node, rules_cls: type[Ruleset]) -> tuple[Player, ...]:
+    players: list[Player] = []
+    for item in r.sequence(node, "players"):
+        entry = r.mapping(item, "a player (nick: role)")
+        if len(entry) != 1:
+            raise r.fail(item, "each player is one 'nick: role' pair")
+        ((nick, role_node),) = entry.items()
+        words = r.scalar(role_node, f"the role of {nick}").split()
+        boss = words[1:] == ["boss"]
+        if not words or (len(words) > 1 and not boss):
+            raise r.fail(role_node, f"bad role {' '.join(words)!r} for {nick}: a role id, or 'mafia boss'")
+        role = words[0]
+        if role not in ROLES or role not in rules_cls.roles:
+            raise r.fail(
+                role_node,
+                f"unknown role {role!r} for {rules_cls.name}; known: {', '.join(sorted(rules_cls.roles))}",
+            )
+        if boss and role != "mafia":
+            raise r.fail(role_node, "only a mafioso can be the boss")
+        if any(p.nick == nick for p in players):
+            raise r.fail(item, f"player {nick!r} listed twice")
+        players.append(Player(nick=nick, role=role, boss=boss))
+    if not players:
+        raise r.fail(node, "players must list at least one player")
+    return tuple(players)
+
+
+def _day(r: _Reader, node: yaml.Node, number: int, nicks: set[str], rules: Ruleset) -> ScenarioDay:
+    day = r.mapping(node, f"day {number}", DAY_KEYS)
+    votes = tuple(_vote(r, v, nicks) for v in r.sequence(day["votes"], "votes")) if "votes" in day else ()
+    orders = (
+        tuple(_order(r, o, nicks, rules) for o in r.sequence(day["orders"], "orders"))
+        if "orders" in day
+        else ()
+    )
+    silent: set[str] = set()
+    for s in r.sequence(day["silent"], "silent") if "silent" in day else []:
+        silent.add(_nick(r, s, nicks))
+    expect = _expect(r, day["expect"], nicks) if "expect" in day else DayExpect()
+    return ScenarioDay(
+        node.start_mark.line + 1, DayInput(votes=votes, orders=orders, silent=frozenset(silent)), expect
+    )
+
+
+def _nick(r: _Reader, node: yaml.Node, nicks: set[str]) -> str:
+    nick = r.scalar(node, "a player")
+    if nick not in nicks:
+        raise r.fail(node, f"unknown player {nick!r}")
+    return nick
+
+
+def _targets(r: _Reader, node: yaml.Node, nicks: set[str]) -> tuple[str, ...]:
+    if isinstance(node, yaml.SequenceNode):
+        return tuple(_nick(r, t, nicks) for t in node.value)
+    return (_nick(r, node, nicks),)
+
+
+def _vote(r: _Reader, node: yaml.Node, nicks: set[str]) -> Vote:
+    items = r.sequence(node, "a vote")
+    if len(items) != 2:
+        raise r.fail(node, "a vote is [voter, target] or [voter, [target, target]]")
+    return Vote(voter=_nick(r, items[0], nicks), targets=_targets(r, items[1], nicks))
+
+
+def _order(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Order:
+    items = r.sequence(node, "an order")
+    if len(items) != 3:
+        raise r.fail(node, "an order is [player, action, target]")
+    actor = _nick(r, items[0], nicks)
+    action = r.scalar(items[1], "an action")
+    if action not in ACTIONS or action == "vote":
+        raise r.fail(
+            items[1], f"unknown action {action!r}; orders use: {', '.join(a for a in ACTIONS if a != 'vote')}"
+        )
+    try:
+        rules.check_action(action)
+    except RulesError as exc:
+        raise r.fail(items[1], str(exc)) from None
+    act: Action = action
+    return Order(actor=actor, action=act, targets=_targets(r, items[2], nicks))
+
+
+def _expect(r: _Reader, node: yaml.Node, nicks: set[str]) -> DayExpect:
+    exp = r.mapping(node, "expect", EXPECT_KEYS)
+    deaths: dict[str, Cause] | None = None
+    checks: dict[str, str | list[str]] | None = None
+    winner: Winner | None = None
+    if "deaths" in exp:
+        deaths = {}
+        for key, value in _pairs(r, exp["deaths"], "deaths"):
+            cause = r.scalar(value, "a death cause")
+            if cause not in CAUSE_PRIORITY:
+                raise r.fail(value, f"unknown death cause {cause!r}; known: {', '.join(CAUSE_PRIORITY)}")
+            deaths[_nick(r, key, nicks)] = cause
+    if "checks" in exp:
+        checks = {}
+        for key, value in _pairs(r, exp["checks"], "checks"):
+            checks[_nick(r, key, nicks)] = _check_value(r, value)
+    if "winner" in exp:
+        w = r.scalar(exp["winner"], "winner")
+        if w not in WINNERS:
+            raise r.fail(exp["winner"], f"unknown winner {w!r}; known: {', '.join(WINNERS)}")
+        winner = w
+    return DayExpect(deaths, checks, winner)
+
+
+def _pairs(r: _Reader, node: yaml.Node, what: str) -> Iterator[tuple[yaml.Node, yaml.Node]]:
+    if isinstance(node, yaml.ScalarNode) and node.tag.endswith("null"):
+        return iter(())
+    if not isinstance(node, yaml.MappingNode):
+        raise r.fail(node, f"{what} must be a mapping of nick: value")
+    return iter(node.value)
+
+
+def _check_value(r: _Reader, node: yaml.Node) -> str | list[str]:
+    if isinstance(node, yaml.SequenceNode):
+        return [_check_word(r, v) for v in node.value]
+    return _check_word(r, node)
+
+
+def _check_word(r: _Reader, node: yaml.Node) -> str:
+    word = r.scalar(node, "a check result")
+    if word not in CHECK_WORDS:
+        raise r.fail(node, f"unknown check result {word!r}; a role id, not_mafia or miss")
+    return word
+
+
+# --- running ---------------------------------------------------------------------------------------
+
+
+def run_scenario(scenario: Scenario) -> ScenarioResult:
+    """Resolve every day; a day after the game has ended is a malformed file."""
+    result = ScenarioResult(scenario)
+    state = scenario.initial_state()
+    try:
+        find_variant(state.variant)(find_variant(state.variant).parse_options(state.options)).check_roles(
+            state.players
+        )
+    except RulesError as exc:
+        raise ScenarioError(scenario.path, None, str(exc)) from None
+    for day in scenario.days:
+        if state.winner != "none":
+            raise ScenarioError(
+                scenario.path, day.line, f"day {state.day} comes after the game ended ({state.winner} won)"
+            )
+        try:
+            outcome = resolve_day(state, day.day_input)
+        except RulesError as exc:
+            raise ScenarioError(scenario.path, day.line, str(exc)) from None
+        result.outcomes.append(outcome)
+        result.mismatches += _compare(outcome, day.expect)
+        state = outcome.state
+    return result
+
+
+def _compare(outcome: DayOutcome, expect: DayExpect) -> list[Mismatch]:
+    found: list[Mismatch] = []
+    if expect.deaths is not None and expect.deaths != dict(outcome.deaths):
+        found.append(Mismatch(outcome.day, "deaths", expect.deaths, dict(outcome.deaths)))
+    if expect.checks is not None and expect.checks != dict(outcome.checks):
+        found.append(Mismatch(outcome.day, "checks", expect.checks, dict(outcome.checks)))
+    if expect.winner is not None and expect.winner != outcome.winner:
+        found.append(Mismatch(outcome.day, "winner", expect.winner, outcome.winner))
+    return found
+
+
+def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Files named on the command line, and every .yaml/.yml under named folders, sorted."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file())
+        else:
+            files.append(p)
+    return files
