@@ -1,0 +1,56 @@
+"""What the bot reads out of forum text: red bold votes in threads, orders in PMs, and the nicks they name.
+
+Pure functions over `forumbot.forum.models` values; the engine gets `Vote` and `Order` values out.
+
+    names.py   fold, Roster.match: exact / lenient matching and the nearest player for the audit
+    votes.py   find_fragments (one walk of a post body), extract_post_votes / extract_votes, to_engine_votes
+    orders.py  parse_orders (the PM line grammar), orders_from_pm
+"""
+
+from forumbot.extract.names import Match, MatchMode, Roster, fold, split_targets
+from forumbot.extract.orders import (
+    KEYWORDS,
+    OrderLine,
+    OrderProblem,
+    ParsedOrders,
+    orders_from_pm,
+    parse_line,
+    parse_orders,
+    text_from_html,
+)
+from forumbot.extract.votes import (
+    EditedVotes,
+    Fragment,
+    VoteReason,
+    VoteRecord,
+    extract_post_votes,
+    extract_votes,
+    find_fragments,
+    is_red,
+    to_engine_votes,
+)
+
+__all__ = [
+    "KEYWORDS",
+    "EditedVotes",
+    "Fragment",
+    "Match",
+    "MatchMode",
+    "OrderLine",
+    "OrderProblem",
+    "ParsedOrders",
+    "Roster",
+    "VoteReason",
+    "VoteRecord",
+    "extract_post_votes",
+    "extract_votes",
+    "find_fragments",
+    "fold",
+    "is_red",
+    "orders_from_pm",
+    "parse_line",
+    "parse_orders",
+    "split_targets",
+    "text_from_html",
+    "to_engine_votes",
+]

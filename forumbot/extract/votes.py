@@ -142,6 +142,27 @@ def _apply_style(style: str, ctx: _Ctx) -> _Ctx:
     return _Ctx(color, red, bold, ctx.quoted, spoiler)
 
 
+def _class_tokens(el: etree._Element) -> frozenset[str]:
+    classes = el.get("class")
+    return frozenset(classes.lower().split()) if classes else frozenset()
+
+
+def is_quote(el: etree._Element) -> bool:
+    """A quote block of phpBB (``blockquote``), IPB 2 (``div.quotetop``/``div.quotemain``) or IPB 3."""
+    tag = el.tag
+    if not isinstance(tag, str):
+        return False
+    return tag.lower() in _QUOTE_TAGS or bool(_class_tokens(el) & _QUOTE_CLASSES)
+
+
+def is_not_text(el: etree._Element) -> bool:
+    """An element whose content is not the author's text: edit notices, signatures, scripts."""
+    tag = el.tag
+    if not isinstance(tag, str):
+        return True
+    return tag.lower() in _SKIP_TAGS or bool(_class_tokens(el) & _SKIP_CLASSES)
+
+
 def _enter(el: etree._Element, ctx: _Ctx) -> _Ctx | None:
     """The context inside `el`, or None when its content is not post text."""
     tag = el.tag
@@ -150,8 +171,7 @@ def _enter(el: etree._Element, ctx: _Ctx) -> _Ctx | None:
     tag = tag.lower()
     if tag in _SKIP_TAGS:
         return None
-    classes = el.get("class")
-    tokens = frozenset(classes.lower().split()) if classes else frozenset()
+    tokens = _class_tokens(el)
     if tokens & _SKIP_CLASSES:
         return None
     if tag in _QUOTE_TAGS or tokens & _QUOTE_CLASSES:
