@@ -1,0 +1,221 @@
+"""lxml helpers shared by the forum page parsers.
+
+Every page is parsed once (`parse_html`); the parsers then walk the tree with plain lxml calls.
+A parsed tree may be passed instead of the raw page to any `parse_*` function, so a caller that
+has already parsed a page (saved pages: detection, then parsing) never parses it twice.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, TypeAlias
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from forumbot.errors import ParseError
+
+Element: TypeAlias = Any  # lxml.etree._Element; lxml ships no type stubs here
+Page: TypeAlias = str | bytes | Element  # a page as text, bytes, or a tree parse_html already made
+
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
+_SPACE = re.compile(r"\s+")
+_BREAK = "\x0b"  # marks a rendered line break while text is collected
+_BLOCKS = frozenset(
+    "address article aside blockquote dd div dl dt fieldset figure footer form h1 h2 h3 h4 h5 h6 "
+    "header hr li main nav ol p pre section table tbody td th thead tr ul".split()
+)
+_local = threading.local()
+
+
+def sniff_charset(data: bytes) -> str | None:
+    """The charset a page declares in its first 4 KB (`<meta charset>` or http-equiv), if any."""
+    m = _META_CHARSET.search(data, 0, 4096)
+    return m.group(1).decode("ascii").lower() if m else None
+
+
+def decode_bytes(data: bytes) -> str:
+    """Bytes to text: the declared charset, else UTF-8, else windows-1251 (old Russian boards)."""
+    charset = sniff_charset(data)
+    if charset:
+        try:
+            return data.decode(charset, errors="replace")
+        except LookupError:
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("windows-1251", errors="replace")
+
+
+def _parser(encoding: str | None) -> etree.HTMLParser:
+    cache: dict[str | None, etree.HTMLParser] | None = getattr(_local, "parsers", None)
+    if cache is None:
+        cache = _local.parsers = {}
+    parser = cache.get(encoding)
+    if parser is None:
+        parser = cache[encoding] = etree.HTMLParser(encoding=encoding, no_network=True)
+    return parser
+
+
+def _byte_encoding(data: bytes) -> str:
+    charset = sniff_charset(data)
+    if charset:
+        try:
+            return codecs.lookup(charset).name
+        except LookupError:
+            pass
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        return "windows-1251"
+
+
+def parse_html(page: Page) -> Element:
+    """Parse a page once. Bytes are decoded by their declared charset (else UTF-8, else windows-1251)."""
+    if isinstance(page, etree._Element):
+        return page
+    if isinstance(page, bytes):
+        root = etree.fromstring(page, _parser(_byte_encoding(page))) if page.strip() else None
+    else:
+        text = _XML_DECL.sub("", page, count=1)
+        root = etree.fromstring(text, _parser(None)) if text.strip() else None
+    if root is None:
+        raise ParseError("empty page")
+    return root
+
+
+def has_class(el: Element, name: str) -> bool:
+    cls: str | None = el.get("class")
+    return cls is not None and name in cls.split()
+
+
+def iter_class(root: Element, tag: str, name: str) -> Iterator[Element]:
+    """Elements `tag` under `root` (itself included) whose class list holds `name`."""
+    for el in root.iter(tag):
+        cls = el.get("class")
+        if cls and name in cls.split():
+            yield el
+
+
+def first_class(root: Element, tag: str, name: str) -> Element | None:
+    return next(iter_class(root, tag, name), None)
+
+
+def text_of(el: Element | None) -> str:
+    """The element's text with whitespace collapsed (comments are skipped)."""
+    if el is None:
+        return ""
+    return " ".join("".join(el.itertext()).split())
+
+
+def serialize(el: Element) -> str:
+    """The element as HTML, its tail excluded."""
+    return str(etree.tostring(el, encoding="unicode", method="html", with_tail=False))
+
+
+def drop(el: Element) -> None:
+    """Remove an element from its tree, keeping its tail text in place."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail
+    if tail:
+        prev = el.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(el)
+
+
+def text_lines(el: Element, skip: Callable[[Element], bool] | None = None) -> list[str]:
+    """The rendered lines of an element: `<br>` and block elements break lines, source newlines
+    do not; subtrees for which `skip` is true (quotes) are left out. Empty lines are dropped."""
+    parts: list[str] = []
+    _collect(el, parts, skip)
+    lines = (" ".join(chunk.split()) for chunk in "".join(parts).split(_BREAK))
+    return [line for line in lines if line]
+
+
+def _collect(el: Element, parts: list[str], skip: Callable[[Element], bool] | None) -> None:
+    if el.text:
+        parts.append(el.text)
+    for child in el:
+        tag = child.tag
+        if isinstance(tag, str):
+            if tag == "br":
+                parts.append(_BREAK)
+            elif skip is not None and skip(child):
+                parts.append(_BREAK)
+            elif tag in _BLOCKS:
+                parts.append(_BREAK)
+                _collect(child, parts, skip)
+                parts.append(_BREAK)
+            else:
+                _collect(child, parts, skip)
+        if child.tail:
+            parts.append(child.tail)
+
+
+_PARAM_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def query_int(href: str | None, name: str) -> int | None:
+    """The integer value of query parameter `name` in a link (`&` or `&amp;` separated)."""
+    if not href:
+        return None
+    pat = _PARAM_CACHE.get(name)
+    if pat is None:
+        pat = _PARAM_CACHE[name] = re.compile(r"(?:[?&;]|&amp;)" + re.escape(name) + r"=(\d+)")
+    m = pat.search(href)
+    return int(m.group(1)) if m else None
+
+
+def absolute(base: str | None, href: str | None) -> str | None:
+    """`href` resolved against `base` (kept as is without a base)."""
+    if href is None:
+        return None
+    href = href.strip()
+    return urljoin(base, href) if base else href
+
+
+def collapse(text: str | None) -> str:
+    return _SPACE.sub(" ", text or "").strip()
+
+
+def page_label(root: Element, url: str | None) -> str:
+    """How an error message names a page: its URL, else its <title>."""
+    if url:
+        return url
+    title = collapse(root.findtext(".//title"))
+    return f"page titled {title!r}" if title else "untitled page"
+
+
+def form_fields(form: Element, *, text_fields: bool) -> dict[str, str]:
+    """What a browser would submit from a form, minus submit buttons and file inputs:
+    hidden inputs, checked checkboxes and radios, and (with `text_fields`) text inputs and
+    textareas. A repeated name keeps its last value, as PHP does. `_action` is the form action."""
+    fields: dict[str, str] = {"_action": form.get("action") or ""}
+    for el in form.iter("input", "textarea"):
+        name = el.get("name")
+        if not name:
+            continue
+        if el.tag == "textarea":
+            if text_fields:
+                fields[name] = el.text or ""
+            continue
+        kind = (el.get("type") or "text").lower()
+        if kind == "hidden":
+            fields[name] = el.get("value") or ""
+        elif kind in ("checkbox", "radio"):
+            if el.get("checked") is not None:
+                fields[name] = el.get("value") or "on"
+        elif kind in ("text", "email", "number", "search") and text_fields:
+            fields[name] = el.get("value") or ""
+    return fields
