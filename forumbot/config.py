@@ -1,0 +1,180 @@
+"""Settings and game config.
+
+- `Settings`: the bot account and machine settings, only from the environment or `.env` (secrets never
+  live in a game config). Every field is listed, commented, in `.env.example`.
+- `GameConfig`: one game, from a TOML file, validated by pydantic; an error names the file and the field.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import time
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from forumbot.engine.variants import VARIANTS, find_variant
+from forumbot.errors import ConfigError, RulesError
+
+ForumEngine = Literal["phpbb", "ipb2", "ipb3", "saved"]
+
+
+class Settings(BaseSettings):
+    """The bot's account and the machine's settings (`FORUMBOT_*` variables or `.env`)."""
+
+    model_config = SettingsConfigDict(env_prefix="FORUMBOT_", env_file=".env", extra="ignore")
+
+    username: str | None = None
+    password: SecretStr | None = None
+    base_url: str | None = None
+    user_agent: str | None = None
+    state: Path = Path("forumbot.db")
+    concurrency: int = Field(default=4, ge=1, le=16)
+    min_interval: float = Field(default=0.25, ge=0)
+    timeout: float = Field(default=20.0, gt=0)
+
+    def require_account(self) -> tuple[str, str]:
+        """The login, or a ConfigError naming the missing setting."""
+        if not self.username:
+            raise ConfigError("FORUMBOT_USERNAME is not set (in the environment or .env)")
+        if self.password is None or not self.password.get_secret_value():
+            raise ConfigError("FORUMBOT_PASSWORD is not set (in the environment or .env)")
+        return self.username, self.password.get_secret_value()
+
+
+def load_settings(env_file: Path | None = None) -> Settings:
+    try:
+        if env_file is not None:
+            return Settings(_env_file=env_file)
+        return Settings()
+    except ValidationError as exc:
+        raise ConfigError(_first_error(exc, "setting FORUMBOT_")) from None
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ForumConfig(Strict):
+    engine: ForumEngine = "phpbb"
+    base_url: str | None = None  # falls back to FORUMBOT_BASE_URL
+    saved_pages: Path | None = None  # a folder of saved pages (engine "saved")
+    forum_id: int | None = None  # where the day topics are posted
+    signup_topic: str | None = None
+
+    @model_validator(mode="after")
+    def _source(self) -> ForumConfig:
+        if self.engine == "saved" and self.saved_pages is None:
+            raise ValueError("engine 'saved' needs saved_pages (a folder of .html files)")
+        return self
+
+
+class TemplatesConfig(Strict):
+    day: Path | None = None
+    vote_count: Path | None = None
+    role: Path | None = None
+
+
+class GameSection(Strict):
+    name: str
+    variant: str
+    players: list[str] = Field(default_factory=list)
+    moderators: list[str] = Field(default_factory=list)
+    timezone: str = "Europe/Moscow"
+    deadline: time = time(23, 0)
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("variant")
+    @classmethod
+    def _known_variant(cls, value: str) -> str:
+        if value not in VARIANTS:
+            raise ValueError(f"unknown variant {value!r}; known: {', '.join(VARIANTS)}")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r}") from None
+        return value
+
+    @field_validator("players")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        seen: set[str] = set()
+        for nick in value:
+            if not nick.strip():
+                raise ValueError("a player nick is empty")
+            if nick in seen:
+                raise ValueError(f"player {nick!r} is listed twice")
+            seen.add(nick)
+        return value
+
+    @model_validator(mode="after")
+    def _options_valid(self) -> GameSection:
+        variant = find_variant(self.variant)
+        try:
+            variant.parse_options(self.options)
+        except RulesError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+
+class GameConfig(Strict):
+    game: GameSection
+    forum: ForumConfig = ForumConfig()
+    templates: TemplatesConfig = TemplatesConfig()
+
+
+def load_game_config(path: Path) -> GameConfig:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        config = GameConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {_first_error(exc)}") from None
+    return _resolve_paths(config, path.parent)
+
+
+def _resolve_paths(config: GameConfig, base: Path) -> GameConfig:
+    """Relative paths in a config are relative to the config file."""
+    forum = config.forum
+    if forum.saved_pages is not None and not forum.saved_pages.is_absolute():
+        forum = forum.model_copy(update={"saved_pages": base / forum.saved_pages})
+    templates = {
+        k: (base / v if v is not None and not v.is_absolute() else v)
+        for k, v in config.templates.model_dump().items()
+    }
+    return config.model_copy(update={"forum": forum, "templates": TemplatesConfig(**templates)})
+
+
+def _first_error(exc: ValidationError, prefix: str = "") -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(x) for x in first["loc"])
+    message = str(first["msg"]).removeprefix("Value error, ")
+    count = len(exc.errors())
+    more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
+    return f"{prefix}{where}: {message}{more}" if where else f"{message}{more}"

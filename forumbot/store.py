@@ -1,0 +1,328 @@
+"""The state file: one SQLite database (WAL, mode 0600), the only user of sqlite3 in forumbot.
+
+Several games live in one file. The schema is versioned (`PRAGMA user_version`) and upgraded by the
+ordered MIGRATIONS below; every write happens inside a transaction, so a crash leaves either the old
+or the new state, never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from forumbot.engine.model import GameState
+from forumbot.errors import StateError
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: games, days, drafts, overrides, publications, page cache
+    """
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        variant TEXT NOT NULL,
+        config_json TEXT NOT NULL,
+        state_json TEXT,              -- the engine's GameState: secret roles live here
+        seed INTEGER,
+        salt TEXT,                    -- revealed with the role list at the end (commitment)
+        commitment TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE players (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        position INTEGER NOT NULL,
+        nick TEXT NOT NULL,
+        PRIMARY KEY (game_id, nick)
+    );
+    CREATE TABLE days (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        day INTEGER NOT NULL,
+        topic TEXT,
+        starts_at TEXT NOT NULL,
+        deadline TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'open',   -- open | drafted | done
+        result_json TEXT,
+        PRIMARY KEY (game_id, day)
+    );
+    CREATE TABLE drafts (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        day INTEGER NOT NULL,
+        payload_json TEXT NOT NULL,    -- outcome, audit (votes, orders, activity), new state
+        created_at TEXT NOT NULL,
+        approved_by TEXT,
+        approved_at TEXT,
+        PRIMARY KEY (game_id, day)
+    );
+    CREATE TABLE overrides (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        day INTEGER NOT NULL,
+        kind TEXT NOT NULL,            -- count_post | ignore_post | set_vote | clear_vote | set_order | clear_order
+        subject TEXT NOT NULL,         -- post id or player nick
+        value TEXT,
+        reason TEXT NOT NULL,
+        by TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
+    CREATE TABLE publications (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        day INTEGER NOT NULL,
+        marker TEXT NOT NULL UNIQUE,   -- written into the post/PM, looked for after a crash
+        kind TEXT NOT NULL,            -- topic | pm | lock
+        recipient TEXT,
+        status TEXT NOT NULL,          -- intended | done
+        remote_id TEXT,
+        at TEXT NOT NULL
+    );
+    CREATE TABLE page_cache (
+        forum TEXT NOT NULL,
+        topic TEXT NOT NULL,
+        page INTEGER NOT NULL,
+        fetched_at TEXT NOT NULL,
+        json TEXT NOT NULL,
+        PRIMARY KEY (forum, topic, page)
+    );
+    """,
+)
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    name: str
+    variant: str
+    config: dict[str, Any]
+    state: GameState | None
+    seed: int | None
+    salt: str | None
+    commitment: str | None
+
+
+class Store:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._create_private(self.path)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute("PRAGMA busy_timeout=5000")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StateError(f"{self.path}: not a forumbot state file ({exc})") from None
+
+    @staticmethod
+    def _create_private(path: Path) -> None:
+        """The state holds secret roles: create it readable by its owner only."""
+        if path.exists():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        if version > len(MIGRATIONS):
+            raise StateError(f"{self.path}: made by a newer forumbot (schema {version})")
+        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+            with self.transaction() as db:
+                for statement in script.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {number}")
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+
+    # --- games ---------------------------------------------------------------------------------
+    def create_game(self, name: str, variant: str, config: dict[str, Any], players: list[str]) -> int:
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM games WHERE name = ?", (name,)).fetchone():
+                raise StateError(f"a game named {name!r} already exists in {self.path}")
+            cur = db.execute(
+                "INSERT INTO games (name, variant, config_json, created_at) VALUES (?, ?, ?, ?)",
+                (name, variant, json.dumps(config, ensure_ascii=False, default=str), now_utc()),
+            )
+            game_id = int(cur.lastrowid or 0)
+            db.executemany(
+                "INSERT INTO players (game_id, position, nick) VALUES (?, ?, ?)",
+                [(game_id, i, nick) for i, nick in enumerate(players)],
+            )
+        return game_id
+
+    def game(self, name: str) -> GameRow:
+        row = self.db.execute(
+            "SELECT id, name, variant, config_json, state_json, seed, salt, commitment FROM games WHERE name = ?",
+            (name,),
+        ).fetchone()
+        if row is None:
+            known = [r[0] for r in self.db.execute("SELECT name FROM games ORDER BY id")]
+            hint = (
+                f"; games here: {', '.join(known)}" if known else "; no games yet (forumbot new-game CONFIG)"
+            )
+            raise StateError(f"unknown game {name!r} in {self.path}{hint}")
+        state = GameState.model_validate_json(row[4]) if row[4] else None
+        return GameRow(row[0], row[1], row[2], json.loads(row[3]), state, row[5], row[6], row[7])
+
+    def players(self, game_id: int) -> list[str]:
+        rows = self.db.execute("SELECT nick FROM players WHERE game_id = ? ORDER BY position", (game_id,))
+        return [r[0] for r in rows]
+
+    def set_players(self, game_id: int, nicks: list[str]) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM players WHERE game_id = ?", (game_id,))
+            db.executemany(
+                "INSERT INTO players (game_id, position, nick) VALUES (?, ?, ?)",
+                [(game_id, i, nick) for i, nick in enumerate(nicks)],
+            )
+
+    def save_deal(self, game_id: int, state: GameState, salt: str, commitment: str) -> None:
+        with self.transaction() as db:
+            if db.execute("SELECT state_json FROM games WHERE id = ?", (game_id,)).fetchone()[0]:
+                raise StateError("roles are already dealt for this game")
+            db.execute(
+                "UPDATE games SET state_json = ?, seed = ?, salt = ?, commitment = ? WHERE id = ?",
+                (state.model_dump_json(), state.seed, salt, commitment, game_id),
+            )
+
+    # --- days ----------------------------------------------------------------------------------
+    def open_day(
+        self, game_id: int, day: int, starts_at: datetime, deadline: datetime, topic: str | None
+    ) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO days (game_id, day, topic, starts_at, deadline, status) "
+                "VALUES (?, ?, ?, ?, ?, 'open')",
+                (game_id, day, topic, starts_at.isoformat(), deadline.isoformat()),
+            )
+
+    def day(self, game_id: int, day: int) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT day, topic, starts_at, deadline, status, result_json FROM days WHERE game_id = ? AND day = ?",
+            (game_id, day),
+        ).fetchone()
+        if row is None:
+            return None
+        return {
+            "day": row[0],
+            "topic": row[1],
+            "starts_at": datetime.fromisoformat(row[2]),
+            "deadline": datetime.fromisoformat(row[3]),
+            "status": row[4],
+            "result": json.loads(row[5]) if row[5] else None,
+        }
+
+    def set_day_topic(self, game_id: int, day: int, topic: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE days SET topic = ? WHERE game_id = ? AND day = ?", (topic, game_id, day))
+
+    # --- drafts --------------------------------------------------------------------------------
+    def save_draft(self, game_id: int, day: int, payload: dict[str, Any]) -> None:
+        """Replace the day's draft (and its approval: a new draft needs a new approval)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO drafts (game_id, day, payload_json, created_at) VALUES (?, ?, ?, ?)",
+                (game_id, day, json.dumps(payload, ensure_ascii=False), now_utc()),
+            )
+            db.execute("UPDATE days SET status = 'drafted' WHERE game_id = ? AND day = ?", (game_id, day))
+
+    def draft(self, game_id: int, day: int) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT payload_json, created_at, approved_by, approved_at FROM drafts WHERE game_id = ? AND day = ?",
+            (game_id, day),
+        ).fetchone()
+        if row is None:
+            return None
+        return {
+            "payload": json.loads(row[0]),
+            "created_at": row[1],
+            "approved_by": row[2],
+            "approved_at": row[3],
+        }
+
+    def approve_draft(self, game_id: int, day: int, by: str) -> None:
+        with self.transaction() as db:
+            cur = db.execute(
+                "UPDATE drafts SET approved_by = ?, approved_at = ? WHERE game_id = ? AND day = ?",
+                (by, now_utc(), game_id, day),
+            )
+            if cur.rowcount == 0:
+                raise StateError(f"day {day} has no draft to approve (run end-day first)")
+
+    def advance(self, game_id: int, day: int, state: GameState, result: dict[str, Any]) -> None:
+        """Record the day's result and the new game state in one transaction."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE days SET status = 'done', result_json = ? WHERE game_id = ? AND day = ?",
+                (json.dumps(result, ensure_ascii=False), game_id, day),
+            )
+            db.execute("UPDATE games SET state_json = ? WHERE id = ?", (state.model_dump_json(), game_id))
+
+    # --- overrides -----------------------------------------------------------------------------
+    def add_override(
+        self, game_id: int, day: int, kind: str, subject: str, value: str | None, reason: str, by: str
+    ) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO overrides (game_id, day, kind, subject, value, reason, by, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (game_id, day, kind, subject, value, reason, by, now_utc()),
+            )
+
+    def overrides(self, game_id: int, day: int) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT kind, subject, value, reason, by, at FROM overrides WHERE game_id = ? AND day = ? ORDER BY id",
+            (game_id, day),
+        )
+        keys = ("kind", "subject", "value", "reason", "by", "at")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    # --- publications (idempotent posting) -----------------------------------------------------
+    def publication(self, marker: str) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT kind, recipient, status, remote_id FROM publications WHERE marker = ?", (marker,)
+        ).fetchone()
+        return (
+            None
+            if row is None
+            else {"kind": row[0], "recipient": row[1], "status": row[2], "remote_id": row[3]}
+        )
+
+    def intend(self, game_id: int, day: int, marker: str, kind: str, recipient: str | None) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO publications (game_id, day, marker, kind, recipient, status, at) "
+                "VALUES (?, ?, ?, ?, ?, 'intended', ?)",
+                (game_id, day, marker, kind, recipient, now_utc()),
+            )
+
+    def published(self, marker: str, remote_id: str | None) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE publications SET status = 'done', remote_id = ?, at = ? WHERE marker = ?",
+                (remote_id, now_utc(), marker),
+            )

@@ -1,0 +1,80 @@
+"""The state file: private, versioned, transactional, several games."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from forumbot.engine import deal
+from forumbot.errors import StateError
+from forumbot.store import MIGRATIONS, Store
+
+
+def test_a_new_state_file_is_private_wal_and_at_the_latest_schema(tmp_path: Path) -> None:
+    store = Store(tmp_path / "state.db")
+    assert stat.S_IMODE((tmp_path / "state.db").stat().st_mode) == 0o600
+    assert store.schema_version == len(MIGRATIONS)
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_several_games_in_one_file_and_unknown_names_are_clear(tmp_path: Path) -> None:
+    store = Store(tmp_path / "state.db")
+    store.create_game("Мафия-1", "salon", {"x": 1}, ["A", "B"])
+    store.create_game("Мафия-2", "gameru-3.3", {}, ["C"])
+    assert store.players(store.game("Мафия-1").id) == ["A", "B"]
+    with pytest.raises(StateError, match="unknown game 'Мафия-3'.*Мафия-1, Мафия-2"):
+        store.game("Мафия-3")
+    with pytest.raises(StateError, match="already exists"):
+        store.create_game("Мафия-1", "salon", {}, [])
+
+
+def test_a_failed_transaction_leaves_the_old_state(tmp_path: Path) -> None:
+    store = Store(tmp_path / "state.db")
+    game_id = store.create_game("g", "salon", {}, ["A"])
+    with pytest.raises(RuntimeError):
+        with store.transaction() as db:
+            db.execute("DELETE FROM players WHERE game_id = ?", (game_id,))
+            raise RuntimeError("crash between two writes")
+    assert store.players(game_id) == ["A"]
+
+
+def test_draft_approval_and_advance(tmp_path: Path) -> None:
+    store = Store(tmp_path / "state.db")
+    game_id = store.create_game("g", "salon", {}, ["A", "B", "C", "D"])
+    state = deal("salon", ["A", "B", "C", "D"], 1)
+    store.save_deal(game_id, state, "salt", "hash")
+    with pytest.raises(StateError, match="already dealt"):
+        store.save_deal(game_id, state, "salt", "hash")
+    now = datetime(2026, 11, 29, tzinfo=UTC)
+    store.open_day(game_id, 1, now, now, "2")
+    with pytest.raises(StateError, match="no draft"):
+        store.approve_draft(game_id, 2, "mod")
+    store.save_draft(game_id, 1, {"outcome": 1})
+    store.approve_draft(game_id, 1, "Модератор")
+    assert store.draft(game_id, 1)["approved_by"] == "Модератор"
+    store.save_draft(game_id, 1, {"outcome": 2})  # a new draft needs a new approval
+    assert store.draft(game_id, 1)["approved_by"] is None
+    store.advance(game_id, 1, state.model_copy(update={"day": 2}), {"deaths": {}})
+    assert store.game("g").state.day == 2
+    assert store.day(game_id, 1)["status"] == "done"
+
+
+def test_a_file_that_is_not_a_database_is_a_state_error(tmp_path: Path) -> None:
+    path = tmp_path / "junk.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StateError, match="not a forumbot state file"):
+        Store(path)
+
+
+def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    db.close()
+    with pytest.raises(StateError, match="newer forumbot"):
+        Store(path)
