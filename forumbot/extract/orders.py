@@ -59,7 +59,9 @@ KEYWORDS: dict[str, Action] = {
 _DASHES = "\\-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"  # hyphen, its variants, en/em dash, minus
 _KEYWORD_ALTERNATION = "|".join(sorted(map(re.escape, KEYWORDS), key=len, reverse=True))
 _LINE = re.compile(
-    rf"(?P<kw>{_KEYWORD_ALTERNATION})(?:\s*[{_DASHES}:]+\s*|\s+)(?P<target>\S.*)",
+    # Either a run of dashes/colons (spaces around optional), or spaces alone not followed by one: so
+    # "Убиваем — " has no target rather than the target "—".
+    rf"(?P<kw>{_KEYWORD_ALTERNATION})(?:\s*[{_DASHES}:]+\s*|\s+(?![{_DASHES}:]))(?P<target>\S.*)",
     re.IGNORECASE,
 )
 _SLEEP_WITH = re.compile(r"[сc]\s+(?=\S)", re.IGNORECASE)  # Cyrillic or Latin "с"

@@ -38,7 +38,7 @@ def roster() -> Roster:
 
 def test_exact_nick_matches_in_both_modes(roster: Roster) -> None:
     for mode in ("strict", "lenient"):
-        m = roster.match("Кот_Матроскин", mode)  # type: ignore[arg-type]
+        m = roster.match("Кот_Матроскин", mode)
         assert (m.nick, m.exact, m.nearest, m.why) == ("Кот_Матроскин", True, "Кот_Матроскин", "exact")
 
 
@@ -62,7 +62,7 @@ def test_lenient_mode_counts_a_lookalike(roster: Roster, text: str, nick: str) -
 @pytest.mark.parametrize(("text", "nick"), [("Alic", "Alice"), ("Alise", "Alice"), ("Mr Pink", "Mr. Pink")])
 def test_a_typo_within_distance_two_is_named_never_counted(roster: Roster, text: str, nick: str) -> None:
     for mode in ("strict", "lenient"):
-        m = roster.match(text, mode)  # type: ignore[arg-type]
+        m = roster.match(text, mode)
         assert (m.nick, m.nearest, m.why) == (None, nick, "near")
 
 

@@ -6,7 +6,16 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from extract_support import MSK, NOON, PHPBB_PLAYERS, ipb_posts, make_post, phpbb_post, phpbb_posts, phpbb_vote
+from extract_support import (
+    MSK,
+    NOON,
+    PHPBB_PLAYERS,
+    ipb_posts,
+    make_post,
+    phpbb_post,
+    phpbb_posts,
+    phpbb_vote,
+)
 
 from forumbot.engine.model import Vote
 from forumbot.extract import Roster, VoteRecord, extract_post_votes, extract_votes, to_engine_votes
@@ -50,7 +59,9 @@ def test_captured_darkred_vote_is_not_red(phpbb_roster: Roster) -> None:
 
 
 def test_ipb_mangled_rgb_is_not_a_vote(ipb_roster: Roster) -> None:
-    markup = '<b><!--coloro:rgb25500--><span style="color:rgb25500"><!--/coloro-->Печкин<!--colorc--></span></b>'
+    markup = (
+        '<b><!--coloro:rgb25500--><span style="color:rgb25500"><!--/coloro-->Печкин<!--colorc--></span></b>'
+    )
     assert votes_of(make_post(markup, author="Лиса"), ipb_roster) == [("Печкин", False, "not_red")]
 
 
@@ -74,7 +85,12 @@ def test_inline_font_weight_counts(phpbb_roster: Roster) -> None:
 
 def test_red_not_bold_is_listed_when_it_names_a_player(phpbb_roster: Roster) -> None:
     [record] = extract_post_votes(captured(8), phpbb_roster)  # [color=red]Дядя Фёдор[/color]
-    assert (record.target, record.counted, record.reason, record.bold) == ("Дядя Фёдор", False, "not_bold", False)
+    assert (record.target, record.counted, record.reason, record.bold) == (
+        "Дядя Фёдор",
+        False,
+        "not_bold",
+        False,
+    )
 
 
 # - text inside a quote or a spoiler is never a vote.
@@ -95,7 +111,9 @@ def test_ipb_quotes_are_not_votes(ipb_roster: Roster) -> None:
 
 
 def test_spoiler_is_not_a_vote(ipb_roster: Roster) -> None:
-    markup = "<span style='color:#000000;background:#000000'><b><span style=\"color:red\">Печкин</span></b></span>"
+    markup = (
+        "<span style='color:#000000;background:#000000'><b><span style=\"color:red\">Печкин</span></b></span>"
+    )
     assert votes_of(make_post(markup, author="Лиса"), ipb_roster) == [("Печкин", False, "spoiler")]
 
 
@@ -114,11 +132,18 @@ def test_quote_beats_every_other_reason(phpbb_roster: Roster) -> None:
 )
 def test_near_miss_is_unknown_nick_with_nearest(phpbb_roster: Roster, text: str, nearest: str) -> None:
     [record] = extract_post_votes(make_post(phpbb_vote(text)), phpbb_roster)
-    assert (record.target, record.counted, record.reason, record.nearest) == (text, False, "unknown_nick", nearest)
+    assert (record.target, record.counted, record.reason, record.nearest) == (
+        text,
+        False,
+        "unknown_nick",
+        nearest,
+    )
 
 
 def test_red_bold_text_naming_nobody_is_listed_without_nearest(phpbb_roster: Roster) -> None:
-    [name] = extract_post_votes(captured(2), phpbb_roster)  # "Vote with [Name]"; the bold header is not listed
+    [name] = extract_post_votes(
+        captured(2), phpbb_roster
+    )  # "Vote with [Name]"; the bold header is not listed
     assert (name.target, name.reason, name.nearest) == ("Name", "unknown_nick", None)
 
 
@@ -194,7 +219,10 @@ def test_a_later_valid_vote_supersedes_and_carries_its_own_time(phpbb_roster: Ro
     later = NOON + timedelta(hours=3)
     posts = [make_post(phpbb_vote("Пётр"), post_id=1), make_post(phpbb_vote("Шарик"), post_id=2, time=later)]
     records = extract_votes(posts, phpbb_roster)
-    assert [(r.target, r.counted, r.reason) for r in records] == [("Пётр", False, "superseded"), ("Шарик", True, None)]
+    assert [(r.target, r.counted, r.reason) for r in records] == [
+        ("Пётр", False, "superseded"),
+        ("Шарик", True, None),
+    ]
     assert [v.time for v in to_engine_votes(records)] == [later]
 
 
@@ -260,7 +288,9 @@ def test_non_player_vote_is_void(phpbb_roster: Roster) -> None:
 )
 def test_vote_window(phpbb_roster: Roster, time: datetime, reason: str | None) -> None:
     post = make_post(phpbb_vote("Пётр"), time=time)
-    assert votes_of(post, phpbb_roster, start=DAY_START, deadline=DEADLINE) == [("Пётр", reason is None, reason)]
+    assert votes_of(post, phpbb_roster, start=DAY_START, deadline=DEADLINE) == [
+        ("Пётр", reason is None, reason)
+    ]
 
 
 def test_naive_deadline_is_refused(phpbb_roster: Roster) -> None:
@@ -338,7 +368,14 @@ def test_ipb_captured_day(ipb_roster: Roster) -> None:
     ]
     void = {r.post_id: r.reason for r in records if not r.counted}
     # The host's opening post is bold only and names nobody: not listed at all.
-    assert void == {303: "superseded", 306: "not_red", 307: "not_bold", 308: "quoted", 309: "edited", 310: "quoted"}
+    assert void == {
+        303: "superseded",
+        306: "not_red",
+        307: "not_bold",
+        308: "quoted",
+        309: "edited",
+        310: "quoted",
+    }
 
 
 def test_records_are_frozen_and_carry_the_permalink(phpbb_roster: Roster) -> None:
