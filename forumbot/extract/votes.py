@@ -73,6 +73,7 @@ EditedVotes = Literal["ignore", "count"]
 _RED_NAMES = frozenset({"red", "#f00", "#ff0000"})
 _RGB_RED = re.compile(r"rgb\(\s*255\s*,\s*0\s*,\s*0\s*\)")
 _IMPORTANT = re.compile(r"\s*!\s*important\s*$", re.IGNORECASE)
+_INHERITED = frozenset({"inherit", "currentcolor", "unset", "revert"})
 _BLACK = re.compile(r"(?<![0-9a-f])#000(?:000)?(?![0-9a-f])|\bblack\b|rgb\(0,0,0\)")
 
 # Elements whose content is not post text at all: edit notices (IPB 2 keeps them inside the body),
@@ -80,7 +81,10 @@ _BLACK = re.compile(r"(?<![0-9a-f])#000(?:000)?(?![0-9a-f])|\bblack\b|rgb\(0,0,0
 _SKIP_CLASSES = frozenset({"edit", "post-edit-reason", "notice", "signature", "sig"})
 _SKIP_TAGS = frozenset({"script", "style", "template", "noscript", "head", "title"})
 _QUOTE_TAGS = frozenset({"blockquote", "q"})
-_QUOTE_CLASSES = frozenset({"quotemain", "quotetop", "quote", "quotecontent", "ipsblockquote", "bbc_quote"})
+# IPB 2: quotetop/quotemain; IPB 3.0-3.3: p.citation + div.blockquote > div.quote; IPB 3.4: ipsBlockquote.
+_QUOTE_CLASSES = frozenset(
+    {"quotemain", "quotetop", "quote", "quotecontent", "blockquote", "citation", "ipsblockquote", "bbc_quote"}
+)
 _BOLD_TAGS = frozenset({"b", "strong"})
 # Boundaries no nick runs across: a line break or a block starts a new fragment.
 _BREAK_TAGS = frozenset(
@@ -131,7 +135,8 @@ def _apply_style(style: str, ctx: _Ctx) -> _Ctx:
             continue
         name = name.strip().lower()
         if name == "color":  # only the text colour: glow (filter) and text-shadow never make text red
-            color = value.strip()
+            value = value.strip()
+            color = color if value.lower() in _INHERITED else value
         elif name == "font-weight":
             weight = _weight_is_bold(value)
             bold = bold if weight is None else weight

@@ -163,6 +163,11 @@ def test_the_innermost_colour_wins() -> None:
     assert find_fragments('<b><span style="color:blue"><span style="color:red">A</span></span></b>')[0].red
 
 
+def test_inherited_colour_keeps_the_parent_colour() -> None:
+    markup = '<b><span style="color:red"><span style="color: inherit">A</span></span></b>'
+    assert find_fragments(markup) == [frag("A")]
+
+
 def test_plain_colour_and_plain_text_are_no_fragments() -> None:
     assert find_fragments('Hello <span style="color:darkred">Alice</span> <i>x</i>') == []
 
@@ -225,9 +230,10 @@ VOTE = TEMPLATES["phpbb red>bold"].format(c="red", t="Alice")
         "<!--quoteo--><div class='quotetop'>Цитата</div>"
         "<div class='quotemain'><!--quotec-->{v}<!--QuoteEnd--></div><!--QuoteEEnd-->",
         '<blockquote class="ipsBlockquote" data-author="Bob"><p>{v}</p></blockquote>',
+        '<p class="citation">Bob said:</p><div class="blockquote"><div class="quote">{v}</div></div>',
         "<q>{v}</q>",
     ],
-    ids=["phpbb", "phpbb-button", "phpbb-nested", "ipb2", "ipb3", "q"],
+    ids=["phpbb", "phpbb-button", "phpbb-nested", "ipb2", "ipb3.4", "ipb3.0", "q"],
 )
 def test_quoted_fragments_are_marked(wrapper: str) -> None:
     assert find_fragments(wrapper.format(v=VOTE) + " and mine " + VOTE) == [
