@@ -81,10 +81,10 @@ def parse_html(page: Page) -> Element:
     if isinstance(page, etree._Element):
         return page
     if isinstance(page, bytes):
-        root = etree.fromstring(page, _parser(_byte_encoding(page))) if page.strip() else None
+        root = None if not page or page.isspace() else etree.fromstring(page, _parser(_byte_encoding(page)))
     else:
         text = _XML_DECL.sub("", page, count=1)
-        root = etree.fromstring(text, _parser(None)) if text.strip() else None
+        root = None if not text or text.isspace() else etree.fromstring(text, _parser(None))
     if root is None:
         raise ParseError("empty page")
     return root

@@ -52,6 +52,7 @@ __all__ = [
 _POST_DIVS = etree.XPath("//div[starts-with(@id, 'p')][contains(concat(' ', @class, ' '), ' post ')]")
 _POST_ID = re.compile(r"p(\d+)")
 _USERNAME_CLASSES = ("username", "username-coloured")
+_PART_CLASSES = frozenset({"author", "content", "notice", "postprofile"})
 _EDIT_PHRASES = (  # "rest" is the editor's name and the date, in this order
     re.compile(r"Last edited by (?P<rest>.+?), edited (?P<n>\d+) times? in total"),
     re.compile(r"Последний раз редактировалось (?P<rest>.+?), всего редактировалось (?P<n>\d+)"),
@@ -125,7 +126,8 @@ def parse_topic_page(
     base = url or _canonical(root)
     page, page_count, next_href = _pagination(root)
     topic_id = _topic_id(root)
-    posts = tuple(_post(div, topic_id, base, page, tz, now) for div in divs)
+    link_base = absolute(base, "./viewtopic.php") or "./viewtopic.php"
+    posts = tuple(_post(div, topic_id, link_base, page, tz, now) for div in divs)
     return TopicPage(
         dialect="phpbb",
         topic_id=topic_id,
@@ -189,20 +191,31 @@ def _pagination(root: Element) -> tuple[int, int, str | None]:
     return page, max(numbers, default=page), next_href
 
 
+def _post_parts(div: Element) -> dict[str, Element]:
+    """One pass over a post: its first `p.author`, `div.content`, `div.notice`, `dl.postprofile`."""
+    parts: dict[str, Element] = {}
+    for el in div.iter("p", "div", "dl"):
+        cls = el.get("class")
+        if not cls:
+            continue
+        for name in cls.split():
+            if name in _PART_CLASSES and name not in parts:
+                parts[name] = el
+    return parts
+
+
 def _post(
-    div: Element, topic_id: int | None, base: str | None, page: int, tz: tzinfo, now: datetime | None
+    div: Element, topic_id: int | None, viewtopic: str, page: int, tz: tzinfo, now: datetime | None
 ) -> Post:
     post_id = int(div.get("id")[1:])
-    author_p = first_class(div, "p", "author")
-    if author_p is None:
-        raise ParseError(f"post {post_id}: no author line (p.author)")
+    parts = _post_parts(div)
+    author_p, content = parts.get("author"), parts.get("content")
+    if author_p is None or content is None:
+        raise ParseError(f"post {post_id}: no author line (p.author) or no body (div.content)")
     user = _username(author_p)
     if user is None:
-        user = _username(first_class(div, "dl", "postprofile"))
-    content = first_class(div, "div", "content")
-    if content is None:
-        raise ParseError(f"post {post_id}: no body (div.content)")
-    edit = _edit_notice(first_class(div, "div", "notice"))
+        user = _username(parts.get("postprofile"))
+    edit = _edit_notice(parts.get("notice"))
     return Post(
         post_id=post_id,
         topic_id=topic_id,
@@ -210,7 +223,7 @@ def _post(
         author_id=query_int(user.get("href"), "u") if user is not None else None,
         time=_post_time(author_p, post_id, tz, now),
         content_html=serialize(content),
-        permalink=absolute(base, f"./viewtopic.php?p={post_id}#p{post_id}") or "",
+        permalink=f"{viewtopic}?p={post_id}#p{post_id}",
         page=page,
         **edit,
     )
