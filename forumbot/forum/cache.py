@@ -1,0 +1,201 @@
+"""Incremental reading of topics: parsed pages kept in SQLite, so a re-tally fetches only what may change.
+
+New posts land on the last page, so a second read of a topic re-fetches the last page it knows and any
+newer ones; earlier pages come from the cache. Each cached post carries a fingerprint of its body and edit
+notice (`edit_state`), which is how an edit is noticed even where the forum prints no notice (phpBB
+writes none when a user edits the topic's last post): an edited post replaces its cached copy and is
+marked `edited`, and the mark sticks, since an edit cannot be undone.
+
+The SQL lives in this module only (the project's state store may later absorb the table):
+
+    page_cache(forum, topic, page, fetched_at, post_ids, edit_state, json)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+from forumbot.forum.client import ForumClient, Progress, page_size_of
+from forumbot.forum.models import Post, TopicPage
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS page_cache (
+    forum      TEXT    NOT NULL,
+    topic      TEXT    NOT NULL,
+    page       INTEGER NOT NULL,
+    fetched_at TEXT    NOT NULL,
+    post_ids   TEXT    NOT NULL,
+    edit_state TEXT    NOT NULL,
+    json       TEXT    NOT NULL,
+    PRIMARY KEY (forum, topic, page)
+)
+"""
+
+
+@dataclass(frozen=True)
+class CachedPage:
+    page: TopicPage
+    fetched_at: datetime
+    edit_state: dict[int, str]  # post id -> fingerprint of its body and edit notice
+
+
+class PageCache:
+    """Parsed topic pages by (forum, topic, page). `path` may be ":memory:"."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._db = sqlite3.connect(str(path))
+        with self._db:
+            self._db.execute(_SCHEMA)
+
+    def get(self, forum: str, topic: str | int, page: int) -> CachedPage | None:
+        row = self._db.execute(
+            "SELECT json, fetched_at, edit_state FROM page_cache WHERE forum = ? AND topic = ? AND page = ?",
+            (forum, str(topic), page),
+        ).fetchone()
+        return _cached(row) if row else None
+
+    def pages(self, forum: str, topic: str | int) -> list[CachedPage]:
+        rows = self._db.execute(
+            "SELECT json, fetched_at, edit_state FROM page_cache WHERE forum = ? AND topic = ? ORDER BY page",
+            (forum, str(topic)),
+        ).fetchall()
+        return [_cached(row) for row in rows]
+
+    def put(self, forum: str, topic: str | int, page: TopicPage, *, fetched_at: datetime | None = None) -> None:
+        stamp = (fetched_at or datetime.now(UTC)).isoformat()
+        post_ids = json.dumps([post.post_id for post in page.posts])
+        edit_state = json.dumps({str(post.post_id): fingerprint(post) for post in page.posts})
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO page_cache (forum, topic, page, fetched_at, post_ids, edit_state, json)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (forum, str(topic), page.page, stamp, post_ids, edit_state, page.model_dump_json()),
+            )
+
+    def last_page(self, forum: str, topic: str | int) -> int | None:
+        row = self._db.execute(
+            "SELECT MAX(page) FROM page_cache WHERE forum = ? AND topic = ?", (forum, str(topic))
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+    def drop_after(self, forum: str, topic: str | int, page: int) -> None:
+        """Forget pages past `page` (the topic shrank: posts were deleted)."""
+        with self._db:
+            self._db.execute(
+                "DELETE FROM page_cache WHERE forum = ? AND topic = ? AND page > ?", (forum, str(topic), page)
+            )
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> PageCache:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def fetch_topic_incremental(
+    client: ForumClient,
+    cache: PageCache,
+    topic: str | int,
+    *,
+    progress: Progress | None = None,
+) -> list[Post]:
+    """Every post of the topic in order, fetching only the last known page and newer ones.
+
+    A full read happens on the first visit, when the cache has a hole, or when earlier pages have
+    shifted (the re-fetched page no longer starts with the post it started with: posts were deleted
+    before it, or the page size changed).
+    """
+    forum, key = client.forum, str(client.topic_id(topic))
+    cached = {entry.page.page: entry for entry in cache.pages(forum, key)}
+    last = max(cached, default=None)
+    known = last is not None and all(n in cached for n in range(1, last))
+    fresh: list[TopicPage] = []
+    if known and last is not None:
+        size = _known_page_size(cached.values())
+        fresh = list(client.fetch_topic(key, from_page=last, page_size=size, progress=progress))
+        if _shifted(cached.get(fresh[0].page), fresh[0]):
+            fresh = []
+    if not fresh:
+        fresh = list(client.fetch_topic(key, progress=progress))
+    old_posts = {post.post_id: post for entry in cached.values() for post in entry.page.posts}
+    fresh = [_carry_edits(page, old_posts) for page in fresh]
+    for page in fresh:
+        cache.put(forum, key, page)
+    cache.drop_after(forum, key, fresh[-1].page)
+    kept = [cached[n].page for n in range(1, fresh[0].page)]
+    return _unique_posts([*kept, *fresh])
+
+
+def fingerprint(post: Post) -> str:
+    """What changes when a post is edited: its body, and the notice if the forum prints one."""
+    notice = (post.edited, post.edited_by, post.edited_at, post.edit_count, post.edit_reason)
+    return hashlib.sha256(json.dumps([post.content_html, *notice]).encode()).hexdigest()[:32]
+
+
+def _carry_edits(page: TopicPage, old_posts: dict[int, Post]) -> TopicPage:
+    """Mark posts whose body changed since we cached them, and keep earlier edit marks."""
+    changed = False
+    posts: list[Post] = []
+    for post in page.posts:
+        old = old_posts.get(post.post_id)
+        if old is not None and not post.edited and (old.edited or old.content_html != post.content_html):
+            post = post.model_copy(
+                update={
+                    "edited": True,
+                    "edited_by": old.edited_by,
+                    "edited_at": old.edited_at,
+                    "edit_count": old.edit_count,
+                    "edit_reason": old.edit_reason,
+                }
+            )
+            changed = True
+        posts.append(post)
+    return page.model_copy(update={"posts": tuple(posts)}) if changed else page
+
+
+def _shifted(cached: CachedPage | None, fresh: TopicPage) -> bool:
+    if cached is None or not cached.page.posts or not fresh.posts:
+        return cached is not None and bool(cached.page.posts) != bool(fresh.posts)
+    return cached.page.posts[0].post_id != fresh.posts[0].post_id
+
+
+def _known_page_size(entries: Iterable[CachedPage]) -> int | None:
+    for entry in entries:
+        size = page_size_of(entry.page)
+        if size:
+            return size
+    return None
+
+
+def _unique_posts(pages: list[TopicPage]) -> list[Post]:
+    """Posts in page order; a post seen twice (it moved across a page boundary) keeps its latest copy."""
+    by_id: dict[int, Post] = {}
+    for page in pages:
+        for post in page.posts:
+            by_id.pop(post.post_id, None)
+            by_id[post.post_id] = post
+    return list(by_id.values())
+
+
+def _cached(row: tuple[str, str, str]) -> CachedPage:
+    text, stamp, edit_state = row
+    return CachedPage(
+        page=TopicPage.model_validate_json(text),
+        fetched_at=datetime.fromisoformat(stamp),
+        edit_state={int(k): v for k, v in json.loads(edit_state).items()},
+    )
+
+
+__all__ = ["CachedPage", "PageCache", "fetch_topic_incremental", "fingerprint"]

@@ -1,0 +1,636 @@
+"""Forum clients: one interface (`ForumClient`), three dialects (phpBB 3.x, IPB 2.x, saved pages).
+
+The network clients only build URLs (one table per dialect), fetch through `ForumHttp` (the single request
+choke point, see `http.py`) and hand the pages to the pure parsers in `phpbb.py` / `ipb.py`.
+The dialect classes override a few hooks of `HttpForumClient`; the algorithms (all pages of a topic,
+all pages of the inbox, one PM) are written once.
+
+    client = open_client(ClientSettings(forum="https://forum.example/", username="bot", password="..."))
+    pages = list(client.fetch_topic(1234, progress=lambda done, total: ...))
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from pathlib import Path
+from types import TracebackType
+from typing import ClassVar, Literal, Protocol
+from urllib.parse import parse_qs, urlsplit
+from zoneinfo import ZoneInfo
+
+import httpx
+
+from forumbot.errors import ConfigError, LoginFailed, ParseError
+from forumbot.forum import ipb, phpbb, saved
+from forumbot.forum.http import DEFAULT_USER_AGENT, Clock, ForumHttp, HttpSettings, Page
+from forumbot.forum.markup import has_class, parse_html, text_of
+from forumbot.forum.models import PmSummary, PrivateMessage, TopicPage
+
+Progress = Callable[[int, int], None]  # (pages fetched so far, pages in the topic as known now)
+DialectChoice = Literal["auto", "phpbb", "ipb2", "ipb3", "saved"]
+
+MAX_INBOX_PAGES = 200  # a guard against pagination that loops; 200 pages of PMs is far beyond a game
+FORM_MIN_AGE = 1.1  # seconds: phpBB rejects a form posted within the second its creation_time names
+
+
+class ForumClient(Protocol):
+    """What the rest of forumbot may ask of a forum, whatever engine runs it."""
+
+    @property
+    def forum(self) -> str:
+        """A stable name of the board (base URL or folder), the key of its cached pages."""
+        ...
+
+    def login(self) -> None: ...
+
+    def topic_id(self, topic: str | int) -> int:
+        """The topic's id from an id or a topic URL."""
+        ...
+
+    def fetch_topic(
+        self,
+        topic: str | int,
+        *,
+        from_page: int = 1,
+        page_size: int | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[TopicPage]:
+        """Every page of the topic from `from_page` on, in order (`page_size` spares learning it)."""
+        ...
+
+    def fetch_inbox(self) -> list[PmSummary]: ...
+
+    def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """How to reach a forum. `forum` is the board's base URL, or a folder of saved pages."""
+
+    forum: str
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    dialect: DialectChoice = "auto"
+    http: HttpSettings = field(default_factory=HttpSettings)
+    # The bot account's time zone on the board, in which plain-text dates are printed. None: phpBB UTC
+    # (its post times are machine-readable anyway); IPB 2.x: inferred from the page footer's "now".
+    tz: str | None = None
+    now: datetime | None = None  # saved pages: the instant relative dates are resolved against
+
+
+class AccountSettings(Protocol):
+    """The shape of `forumbot.config.Settings` that a client needs (not imported: forum/ stays low)."""
+
+    username: str | None
+    base_url: str | None
+    user_agent: str | None
+    concurrency: int
+    min_interval: float
+    timeout: float
+
+    @property
+    def password(self) -> object: ...  # a pydantic SecretStr, or a plain string
+
+
+class ForumSource(Protocol):
+    """The shape of `forumbot.config.ForumConfig`: which engine, and where."""
+
+    @property
+    def engine(self) -> str: ...
+
+    @property
+    def base_url(self) -> str | None: ...
+
+    @property
+    def saved_pages(self) -> Path | None: ...
+
+
+def client_settings(account: AccountSettings, source: ForumSource | None = None) -> ClientSettings:
+    """`ClientSettings` from the machine's settings (`.env`) and the game's `[forum]` section."""
+    password = account.password
+    secret = getattr(password, "get_secret_value", None)
+    plain = secret() if callable(secret) else password
+    if source is not None and source.engine == "saved":
+        forum: str | None = str(source.saved_pages)
+    else:
+        forum = (source.base_url if source is not None else None) or account.base_url
+    if not forum:
+        raise ConfigError("no forum address: set [forum] base_url in the game config or FORUMBOT_BASE_URL")
+    dialect = source.engine if source is not None else "auto"
+    if dialect not in ("auto", "phpbb", "ipb2", "ipb3", "saved"):
+        raise ConfigError(f"{dialect!r}: unknown forum engine")
+    http = HttpSettings(
+        user_agent=account.user_agent or DEFAULT_USER_AGENT,
+        timeout=account.timeout,
+        min_interval=account.min_interval,
+        concurrency=account.concurrency,
+    )
+    return ClientSettings(
+        forum=forum,
+        username=account.username,
+        password=plain if isinstance(plain, str) else None,
+        dialect=dialect,  # type: ignore[arg-type]  # checked just above
+        http=http,
+    )
+
+
+# -- the network dialects ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UrlTable:
+    """Where a dialect keeps its pages, relative to the board root."""
+
+    login_form: str
+    login: str
+    topic: str  # with {topic}
+    page_param: str  # the offset parameter of a topic page: phpBB `start`, IPB `st`
+    inbox: str
+    pm: str  # with {pm}
+    topic_params: tuple[str, ...]  # query parameters that name a topic in a pasted URL
+
+    def topic_url(self, topic: int, offset: int) -> str:
+        base = self.topic.format(topic=topic)
+        return f"{base}&{self.page_param}={offset}" if offset else base
+
+
+class HttpForumClient:
+    """The shared algorithms of the network clients; dialects fill in the URL table and the hooks."""
+
+    dialect: ClassVar[str]
+    urls: ClassVar[UrlTable]
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        settings: HttpSettings | None = None,
+        clock: Clock | None = None,
+        transport: httpx.BaseTransport | None = None,
+        tz: str | tzinfo | None = None,
+    ) -> None:
+        if bool(username) != bool(password):
+            raise ConfigError("forum username and password go together: give both or neither")
+        self._credentials: tuple[str, str] | None = (username, password) if username and password else None
+        self.tz: tzinfo | None = _zone(tz) if tz is not None else None
+        self.http = ForumHttp(
+            base_url,
+            self,
+            authenticate=self._authenticate if self._credentials else None,
+            settings=settings,
+            clock=clock,
+            transport=transport,
+        )
+
+    # -- hooks of a dialect ---------------------------------------------------------------------
+
+    def is_login_wall(self, html: str) -> bool:
+        raise NotImplementedError
+
+    def is_no_permission(self, html: str) -> bool:
+        raise NotImplementedError
+
+    def _authenticate(self, http: ForumHttp) -> None:
+        raise NotImplementedError
+
+    def _parse_topic(self, page: Page) -> TopicPage:
+        raise NotImplementedError
+
+    def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
+        raise NotImplementedError
+
+    def _parse_pm(self, page: Page) -> PrivateMessage:
+        raise NotImplementedError
+
+    def _parse_login_form(self, page: Page) -> dict[str, str]:
+        raise NotImplementedError
+
+    # -- the interface --------------------------------------------------------------------------
+
+    @property
+    def forum(self) -> str:
+        return self.http.base_url
+
+    def login(self) -> None:
+        self.http.login()
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> HttpForumClient:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def topic_id(self, topic: str | int) -> int:
+        if isinstance(topic, int):
+            return topic
+        text = topic.strip()
+        if text.isdigit():
+            return int(text)
+        query = parse_qs(urlsplit(text).query)
+        for name in self.urls.topic_params:
+            value = query.get(name, [""])[0]
+            if value.isdigit():
+                return int(value)
+        raise ConfigError(f"{topic!r}: not a topic id or a {self.dialect} topic URL")
+
+    def fetch_topic(
+        self,
+        topic: str | int,
+        *,
+        from_page: int = 1,
+        page_size: int | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[TopicPage]:
+        """Every page from `from_page` on: the first alone (it tells the page count), the rest in parallel.
+
+        Pages are addressed by offset, so without `page_size` a later `from_page` costs one extra request
+        (page 1, whose link to page 2 gives the size). Pages that appear while we read are read too.
+        """
+        tid = self.topic_id(topic)
+        if from_page < 1:
+            raise ValueError(f"from_page must be 1 or more, not {from_page}")
+        first: TopicPage | None = None
+        if from_page > 1 and page_size is None:
+            probe = self._topic_page(tid, 1, 0)
+            page_size = page_size_of(probe)
+            if page_size is None:  # a single page: the forum would clamp any later page to it
+                first = probe
+        if first is None:
+            first = self._topic_page(tid, from_page, page_size or 0)
+        size = page_size or page_size_of(first)
+        seen, count = {first.page}, first.page_count
+        _report(progress, 1, count - first.page + 1)
+        yield first
+        next_page = first.page + 1
+        while next_page <= count:
+            if size is None:
+                raise ParseError(f"{first.url}: page {first.page} of {count}, but no link to the next page")
+            wanted, grown = range(next_page, count + 1), count
+            for page in self.http.map_ordered(lambda n: self._topic_page(tid, n, size or 0), wanted):
+                grown = max(grown, page.page_count)  # posts may spill onto new pages while we read
+                if page.page in seen:  # the topic shrank and the forum clamped us to its last page
+                    continue
+                seen.add(page.page)
+                _report(progress, len(seen), grown - first.page + 1)
+                yield page
+            next_page, count = count + 1, grown
+
+    def fetch_inbox(self) -> list[PmSummary]:
+        """Every PM listed in the inbox, all pages, in the forum's order."""
+        url: str | None = self.http.url(self.urls.inbox)
+        visited: set[str] = set()
+        found: dict[int, PmSummary] = {}
+        while url is not None and url not in visited and len(visited) < MAX_INBOX_PAGES:
+            visited.add(url)
+            summaries, next_link = self._parse_inbox(self.http.get(url))
+            for summary in summaries:
+                found.setdefault(summary.pm_id, summary)
+            url = self.http.rebase(next_link) if next_link else None
+        return list(found.values())
+
+    def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage:
+        """One PM, by id or inbox row (the URL is built from the id: captured links may name another host)."""
+        pm_id = pm.pm_id if isinstance(pm, PmSummary) else int(pm)
+        return self._parse_pm(self.http.get(self.http.url(self.urls.pm.format(pm=pm_id))))
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _topic_page(self, topic: int, number: int, size: int) -> TopicPage:
+        offset = (number - 1) * size
+        return self._parse_topic(self.http.get(self.http.url(self.urls.topic_url(topic, offset))))
+
+    def _credentials_or_fail(self) -> tuple[str, str]:
+        if self._credentials is None:
+            raise LoginFailed(f"{self.forum}: no username and password configured")
+        return self._credentials
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self.http.clock.time(), tz=self.tz or UTC)
+
+
+class PhpbbClient(HttpForumClient):
+    """phpBB 3.x (prosilver and its descendants)."""
+
+    dialect = "phpbb"
+    urls = UrlTable(
+        login_form="ucp.php?mode=login",
+        login="ucp.php?mode=login",
+        topic="viewtopic.php?t={topic}",
+        page_param="start",
+        inbox="ucp.php?i=pm&folder=inbox",
+        pm="ucp.php?i=pm&mode=view&f=0&p={pm}",
+        topic_params=("t",),
+    )
+
+    def is_login_wall(self, html: str) -> bool:
+        return phpbb.is_login_wall(html)
+
+    def is_no_permission(self, html: str) -> bool:
+        return phpbb.is_no_permission(html)
+
+    def _parse_topic(self, page: Page) -> TopicPage:
+        return phpbb.parse_topic_page(page.text, url=page.url, tz=self.tz or UTC, now=self._now())
+
+    def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
+        return phpbb.parse_pm_inbox(page.text, url=page.url, tz=self.tz or UTC, now=self._now())
+
+    def _parse_pm(self, page: Page) -> PrivateMessage:
+        return phpbb.parse_pm(page.text, url=page.url, tz=self.tz or UTC, now=self._now())
+
+    def _parse_login_form(self, page: Page) -> dict[str, str]:
+        return phpbb.parse_login_form(page.text)
+
+    def _authenticate(self, http: ForumHttp) -> None:
+        """The login form dance: fetch the form (sid, form_token, creation_time), wait, post it back."""
+        username, password = self._credentials_or_fail()
+        form_page = http.get(http.url(self.urls.login_form), content=False)
+        fetched_at = http.clock.time()
+        if not phpbb.is_login_wall(form_page.text):  # the forum already knows us: it sent the index
+            return
+        fields = self._parse_login_form(form_page)
+        action = http.rebase(fields.pop("_action", self.urls.login))
+        fields = {name: value for name, value in fields.items() if not name.startswith("_")}
+        fields.update(username=username, password=password, autologin="on", login="Login")
+        # Measured on our own clock since the form arrived, not against creation_time itself: the
+        # server's clock and ours need not agree, and a second after arrival is past creation_time + 1.
+        http.clock.sleep(max(0.0, fetched_at + FORM_MIN_AGE - http.clock.time()))
+        answer = http.post(action, fields, charset=form_page.charset)
+        if phpbb.is_login_wall(answer.text):
+            raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
+
+
+class IpbClient(HttpForumClient):
+    """Invision Power Board 2.x (`index.php?act=...` URLs, often windows-1251)."""
+
+    dialect = "ipb2"
+    urls = UrlTable(
+        login_form="index.php?act=Login&CODE=00",
+        login="index.php?act=Login&CODE=01",
+        topic="index.php?showtopic={topic}",
+        page_param="st",
+        inbox="index.php?act=Msg&CODE=01",
+        pm="index.php?act=Msg&CODE=03&VID=in&MSID={pm}",
+        topic_params=("showtopic", "t"),
+    )
+
+    def is_login_wall(self, html: str) -> bool:
+        return ipb.is_login_wall(html)
+
+    def is_no_permission(self, html: str) -> bool:
+        return ipb.is_no_permission(html)
+
+    def _parse_topic(self, page: Page) -> TopicPage:
+        return ipb.parse_topic_page(page.text, url=page.url, tz=self._zone_of(page), now=self._now())
+
+    def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
+        return ipb.parse_pm_inbox(page.text, url=page.url, tz=self._zone_of(page), now=self._now())
+
+    def _parse_pm(self, page: Page) -> PrivateMessage:
+        return ipb.parse_pm(page.text, url=page.url, tz=self._zone_of(page), now=self._now())
+
+    def _zone_of(self, page: Page) -> tzinfo:
+        """The viewer's offset: configured, else the footer's "now" minus the instant we fetched it.
+
+        IPB prints every date in the member's own offset (profile, board default, DST flag), which the
+        host rarely knows; the footer ("Сейчас: 29.11.2026, 21:10") shows it against our clock.
+        """
+        if self.tz is None:
+            shown = ipb.page_now(page.text, UTC)
+            self.tz = offset_between(shown, self._now()) if shown is not None else None
+        return self.tz or UTC
+
+    def _parse_login_form(self, page: Page) -> dict[str, str]:
+        return ipb.parse_login_form(page.text)
+
+    def _authenticate(self, http: ForumHttp) -> None:
+        """IPB 2.x: GET the form for its referer, POST `UserName`/`PassWord` in the board's charset."""
+        username, password = self._credentials_or_fail()
+        form_page = http.get(http.url(self.urls.login_form), content=False)
+        if not ipb.is_login_wall(form_page.text):
+            return
+        fields = self._parse_login_form(form_page)
+        action = http.rebase(fields.pop("_action", self.urls.login))
+        fields = {name: value for name, value in fields.items() if not name.startswith("_")}
+        fields.update(UserName=username, PassWord=password, CookieDate="1")
+        answer = http.post(action, fields, charset=form_page.charset)
+        if ipb.is_login_wall(answer.text):
+            raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
+
+
+# -- saved pages --------------------------------------------------------------------------------------
+
+
+class SavedPagesClient:
+    """A folder of pages saved from a browser, behind the same interface. No network, no login."""
+
+    dialect = "saved"
+
+    def __init__(self, folder: str | Path, *, now: datetime | None = None) -> None:
+        self.folder = Path(folder).expanduser().resolve()
+        if not self.folder.is_dir():
+            raise ConfigError(f"{folder}: no such folder of saved pages")
+        self._now = now
+        self._loaded: saved.SavedFolder | None = None
+
+    @property
+    def forum(self) -> str:
+        return self.folder.as_uri()
+
+    def _folder(self) -> saved.SavedFolder:
+        if self._loaded is None:
+            self._loaded = saved.load_saved_folder(self.folder, now=self._now)
+        return self._loaded
+
+    def login(self) -> None:
+        """Nothing to log in to."""
+
+    def close(self) -> None:
+        self._loaded = None
+
+    def topic_id(self, topic: str | int) -> int:
+        if isinstance(topic, int) or topic.strip().isdigit():
+            return int(topic)
+        query = parse_qs(urlsplit(topic).query)
+        for name in ("t", "showtopic"):
+            value = query.get(name, [""])[0]
+            if value.isdigit():
+                return int(value)
+        raise ConfigError(f"{topic!r}: not a topic id or a topic URL")
+
+    def fetch_topic(
+        self,
+        topic: str | int,
+        *,
+        from_page: int = 1,
+        page_size: int | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[TopicPage]:
+        tid = self.topic_id(topic)
+        pages = [p for p in self._folder().topic_pages if p.topic_id in (tid, None) and p.page >= from_page]
+        if not pages:
+            raise ParseError(f"{self.folder}: no saved page of topic {tid}")
+        for done, page in enumerate(sorted(pages, key=lambda p: p.page), 1):
+            _report(progress, done, len(pages))
+            yield page
+
+    def fetch_inbox(self) -> list[PmSummary]:
+        return list(self._folder().inbox)
+
+    def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage:
+        pm_id = pm.pm_id if isinstance(pm, PmSummary) else int(pm)
+        for message in self._folder().messages:
+            if message.pm_id == pm_id:
+                return message
+        raise ParseError(f"{self.folder}: no saved page of PM {pm_id}")
+
+
+# -- choosing a client ------------------------------------------------------------------------------
+
+_DIALECTS: dict[str, type[HttpForumClient]] = {"phpbb": PhpbbClient, "ipb2": IpbClient}
+_PAGE_PARAMS = {"phpbb": PhpbbClient.urls.page_param, "ipb2": IpbClient.urls.page_param, "ipb3": "st"}
+_PHPBB_HINT = re.compile(r"(viewtopic|viewforum|ucp|posting|memberlist)\.php", re.IGNORECASE)
+_IPB_HINT = re.compile(r"showtopic=|showforum=|[?&]act=|ipb_var_|Invision Power Board", re.IGNORECASE)
+
+
+def open_client(
+    settings: ClientSettings,
+    *,
+    clock: Clock | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> ForumClient:
+    """The client for `settings.forum`: a folder of saved pages, or a phpBB / IPB board by URL.
+
+    With `dialect="auto"` a URL naming a phpBB or IPB script decides; otherwise the board's index page
+    is fetched once and its links tell.
+    """
+    scheme = urlsplit(settings.forum).scheme
+    if settings.dialect == "saved" or scheme not in ("http", "https"):
+        return SavedPagesClient(settings.forum, now=settings.now)
+    dialect = settings.dialect
+    if dialect == "ipb3":
+        raise ConfigError("IPB 3.x boards can be read from saved pages only: the network client speaks IPB 2.x")
+    if dialect == "auto":
+        dialect = guess_dialect(settings.forum) or _probe_dialect(settings, clock, transport)
+    return _DIALECTS[dialect](
+        settings.forum,
+        username=settings.username,
+        password=settings.password,
+        settings=settings.http,
+        clock=clock,
+        transport=transport,
+        tz=settings.tz,
+    )
+
+
+def guess_dialect(text: str) -> Literal["phpbb", "ipb2"] | None:
+    """The dialect a URL or a page names by its script links (`viewtopic.php`, `showtopic=`), if any."""
+    if _PHPBB_HINT.search(text):
+        return "phpbb"
+    if _IPB_HINT.search(text):
+        return "ipb2"
+    return None
+
+
+def _probe_dialect(
+    settings: ClientSettings, clock: Clock | None, transport: httpx.BaseTransport | None
+) -> Literal["phpbb", "ipb2"]:
+    probe = ForumHttp(settings.forum, _NoRules(), settings=settings.http, clock=clock, transport=transport)
+    try:
+        page = probe.get(probe.base_url, content=False)
+    finally:
+        probe.close()
+    dialect = guess_dialect(page.text)
+    if dialect is None:
+        raise ConfigError(f"{settings.forum}: neither phpBB nor IPB; set the forum dialect explicitly")
+    return dialect
+
+
+class _NoRules:
+    def is_login_wall(self, html: str) -> bool:
+        return False
+
+    def is_no_permission(self, html: str) -> bool:
+        return False
+
+
+# -- small helpers ----------------------------------------------------------------------------------
+
+
+def page_size_of(page: TopicPage) -> int | None:
+    """Posts per page, from the offsets in the page's own links (`start=10` on page 1 -> 10)."""
+    param = _PAGE_PARAMS[page.dialect]
+    for link, number in ((page.next_url, page.page + 1), (page.url, page.page)):
+        if link and number > 1:
+            value = parse_qs(urlsplit(link).query).get(param, [""])[0]
+            if value.isdigit() and int(value) > 0:
+                return int(value) // (number - 1)
+    return None
+
+
+_ERROR_CLASSES = ("error", "errorwrap", "errorbox", "message-error")
+
+
+def login_error(page: Page) -> str:
+    """The forum's own words when it serves the login form again: phpBB's `div.error` in `form#login`
+    ("You have specified an incorrect username..."), IPB's `div.errorwrap`; empty if it gives none."""
+    root = parse_html(page.text)
+    for el in root.iter("div", "p", "span"):
+        if any(has_class(el, name) for name in _ERROR_CLASSES):
+            text = text_of(el)
+            if text:
+                return text
+    return ""
+
+
+def offset_between(shown: datetime, actual: datetime) -> tzinfo | None:
+    """The zone a clock showing `shown` (labelled UTC, as printed) is in at the instant `actual`.
+
+    Rounded to 15 minutes: forum clocks print minutes only, and zones are whole quarter hours.
+    """
+    delta = shown.replace(tzinfo=None) - actual.astimezone(UTC).replace(tzinfo=None)
+    minutes = round(delta.total_seconds() / 900) * 15
+    return timezone(timedelta(minutes=minutes)) if abs(minutes) <= 14 * 60 else None
+
+
+def _report(progress: Progress | None, done: int, total: int) -> None:
+    if progress is not None:
+        progress(done, max(done, total))
+
+
+def _zone(name: str | tzinfo) -> tzinfo:
+    if isinstance(name, tzinfo):
+        return name
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError) as exc:
+        raise ConfigError(f"{name!r}: not a time zone name") from exc
+
+
+__all__ = [
+    "AccountSettings",
+    "ClientSettings",
+    "ForumSource",
+    "ForumClient",
+    "HttpForumClient",
+    "IpbClient",
+    "PhpbbClient",
+    "Progress",
+    "SavedPagesClient",
+    "client_settings",
+    "guess_dialect",
+    "login_error",
+    "open_client",
+    "page_size_of",
+]

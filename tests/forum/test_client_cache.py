@@ -1,0 +1,147 @@
+"""Incremental topic reading (`forumbot.forum.cache`): what a re-tally fetches, and edits it notices."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import respx
+
+from forumbot.forum.cache import PageCache, fetch_topic_incremental
+from forumbot.forum.client import PhpbbClient
+from forumbot.forum.http import HttpSettings
+from forumbot.forum.models import Post, TopicPage
+
+START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def make_post(post_id: int, text: str | None = None, **extra) -> Post:
+    return Post(
+        post_id=post_id,
+        topic_id=2,
+        author=f"player{post_id % 5}",
+        author_id=post_id % 5,
+        time=START + timedelta(minutes=post_id),
+        content_html=f"<div>{text or f'post {post_id}'}</div>",
+        permalink=f"http://forum.test/viewtopic.php?p={post_id}#p{post_id}",
+        **extra,
+    )
+
+
+class SyntheticTopic(PhpbbClient):
+    """A phpBB client whose "server" is a list of posts; the real paging and caching logic runs on top.
+
+    Pages are addressed by offset like phpBB (`start=(n-1)*size`), clamped to the last page like phpBB.
+    """
+
+    def __init__(self, posts: list[Post], page_size: int = 10) -> None:
+        super().__init__("http://forum.test/", settings=HttpSettings(min_interval=0, concurrency=2))
+        self.posts = posts
+        self.page_size = page_size
+        self.calls: list[int] = []
+
+    def _topic_page(self, topic: int, number: int, size: int) -> TopicPage:
+        count = max(1, -(-len(self.posts) // self.page_size))
+        page = min(count, (number - 1) * size // self.page_size + 1)
+        self.calls.append(page)
+        chunk = self.posts[(page - 1) * self.page_size : page * self.page_size]
+        start = page * self.page_size
+        return TopicPage(
+            dialect="phpbb",
+            topic_id=topic,
+            title="Day 1",
+            page=page,
+            page_count=count,
+            posts=tuple(chunk),
+            next_url=f"http://forum.test/viewtopic.php?t={topic}&start={start}" if page < count else None,
+            url=f"http://forum.test/viewtopic.php?t={topic}&start={(page - 1) * self.page_size}",
+        )
+
+
+@pytest.fixture
+def cache(tmp_path):
+    with PageCache(tmp_path / "pages.sqlite") as c:
+        yield c
+
+
+def ids(posts: list[Post]) -> list[int]:
+    return [post.post_id for post in posts]
+
+
+def test_page_cache_round_trip(cache):
+    page = TopicPage(dialect="phpbb", topic_id=2, title="t", page=1, page_count=1, posts=(make_post(1),))
+    cache.put("http://forum.test/", 2, page)
+    assert cache.last_page("http://forum.test/", 2) == 1 and cache.last_page("http://forum.test/", 3) is None
+    entry = cache.get("http://forum.test/", "2", 1)
+    assert entry is not None and entry.page == page and set(entry.edit_state) == {1}
+    cache.drop_after("http://forum.test/", 2, 0)
+    assert cache.get("http://forum.test/", 2, 1) is None
+
+
+def test_retally_fetches_only_the_last_page_and_new_pages(cache):
+    client = SyntheticTopic([make_post(n) for n in range(1, 17)])
+    assert ids(fetch_topic_incremental(client, cache, 2)) == list(range(1, 17))
+    assert sorted(client.calls) == [1, 2]
+
+    client.calls.clear()
+    assert ids(fetch_topic_incremental(client, cache, 2)) == list(range(1, 17))
+    assert client.calls == [2]  # no new posts: the last page only
+
+    client.posts += [make_post(n) for n in range(17, 27)]  # spills onto page 3
+    client.calls.clear()
+    assert ids(fetch_topic_incremental(client, cache, 2)) == list(range(1, 27))
+    assert sorted(client.calls) == [2, 3]
+
+
+def test_an_edited_post_on_a_refetched_page_replaces_the_cached_one_and_stays_marked(cache):
+    client = SyntheticTopic([make_post(n) for n in range(1, 17)])
+    fetch_topic_incremental(client, cache, 2)
+    client.posts[14] = make_post(15, "changed vote")  # no notice: phpBB prints none for a last post
+    post = fetch_topic_incremental(client, cache, 2)[14]
+    assert post.content_html == "<div>changed vote</div>" and post.edited
+    assert fetch_topic_incremental(client, cache, 2)[14].edited  # the mark survives the next read
+
+
+def test_a_forum_edit_notice_is_kept_as_printed(cache):
+    client = SyntheticTopic([make_post(n) for n in range(1, 17)])
+    fetch_topic_incremental(client, cache, 2)
+    client.posts[12] = make_post(13, "new", edited=True, edited_by="admin", edit_count=1)
+    post = fetch_topic_incremental(client, cache, 2)[12]
+    assert post.edited_by == "admin" and post.edit_count == 1
+
+
+def test_a_deletion_on_an_earlier_page_forces_a_full_read(cache):
+    client = SyntheticTopic([make_post(n) for n in range(1, 17)])
+    fetch_topic_incremental(client, cache, 2)
+    del client.posts[3]  # post 4 goes: post 11 moves up to page 1
+    client.calls.clear()
+    posts = fetch_topic_incremental(client, cache, 2)
+    assert ids(posts) == [n for n in range(1, 17) if n != 4]
+    assert sorted(client.calls) == [1, 2, 2]  # the last page, then (shift seen) everything
+
+
+def test_a_topic_that_shrank_drops_its_stale_pages(cache):
+    client = SyntheticTopic([make_post(n) for n in range(1, 24)])
+    fetch_topic_incremental(client, cache, 2)
+    del client.posts[20:]  # page 3 disappears; phpBB clamps start=20 to page 2
+    posts = fetch_topic_incremental(client, cache, 2)
+    assert ids(posts) == list(range(1, 21))
+    assert cache.last_page(client.forum, 2) == 2
+
+
+def test_retally_over_http_requests_one_page(fake_boards, clock, tmp_path):
+    """The same on the real captured pages, counting HTTP requests to the fake phpBB board."""
+    board = fake_boards.FakePhpbb(clock)
+    with respx.mock(assert_all_called=False) as router, PageCache(tmp_path / "c.sqlite") as cache:
+        router.route(host="forum.test").mock(side_effect=board.respond)
+        client = PhpbbClient(
+            "http://forum.test/board/",
+            username=board.username,
+            password=board.password,
+            settings=HttpSettings(min_interval=0),
+            clock=clock,
+        )
+        first = fetch_topic_incremental(client, cache, 2)
+        second = fetch_topic_incremental(client, cache, "2")
+    assert ids(first) == ids(second) == list(range(2, 18)) and first == second
+    assert board.count("viewtopic.php?t=2") == 1 and board.count("viewtopic.php?t=2&start=10") == 2
