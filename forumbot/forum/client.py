@@ -433,24 +433,32 @@ class IpbClient(HttpForumClient):
 
 
 class SavedPagesClient:
-    """A folder of pages saved from a browser, behind the same interface. No network, no login."""
+    """A folder of pages saved from a browser, behind the same interface. No network, no login.
+
+    The folder is read once, on first use; `skipped` lists the files that gave nothing, and why.
+    """
 
     dialect = "saved"
 
-    def __init__(self, folder: str | Path, *, now: datetime | None = None) -> None:
+    def __init__(self, folder: str | Path, *, now: datetime | None = None, tz: str | tzinfo | None = None) -> None:
         self.folder = Path(folder).expanduser().resolve()
         if not self.folder.is_dir():
             raise ConfigError(f"{folder}: no such folder of saved pages")
         self._now = now
+        self._tz = _zone(tz) if tz is not None else None
         self._loaded: saved.SavedFolder | None = None
 
     @property
     def forum(self) -> str:
         return self.folder.as_uri()
 
+    @property
+    def skipped(self) -> tuple[saved.SkippedFile, ...]:
+        return self._folder().skipped
+
     def _folder(self) -> saved.SavedFolder:
         if self._loaded is None:
-            self._loaded = saved.load_saved_folder(self.folder, now=self._now)
+            self._loaded = saved.load_saved_folder(self.folder, now=self._now, tz=self._tz)
         return self._loaded
 
     def login(self) -> None:
@@ -477,12 +485,18 @@ class SavedPagesClient:
         page_size: int | None = None,
         progress: Progress | None = None,
     ) -> Iterator[TopicPage]:
+        """The saved pages of the topic from `from_page` on; pages whose topic the markup does not
+        name are taken only when the folder holds no page that names it."""
         tid = self.topic_id(topic)
-        pages = [p for p in self._folder().topic_pages if p.topic_id in (tid, None) and p.page >= from_page]
-        if not pages:
-            raise ParseError(f"{self.folder}: no saved page of topic {tid}")
-        for done, page in enumerate(sorted(pages, key=lambda p: p.page), 1):
-            _report(progress, done, len(pages))
+        held = self._folder().topic_pages
+        named = [page for page in held if page.topic_id == tid]
+        pages = {page.page: page for page in named or [p for p in held if p.topic_id is None]}
+        wanted = [pages[n] for n in sorted(pages) if n >= from_page]
+        if not wanted:
+            present = sorted({page.topic_id for page in held if page.topic_id is not None})
+            raise ParseError(f"{self.folder}: no saved page of topic {tid} (topics saved: {present or 'none'})")
+        for done, page in enumerate(wanted, 1):
+            _report(progress, done, len(wanted))
             yield page
 
     def fetch_inbox(self) -> list[PmSummary]:
@@ -517,7 +531,7 @@ def open_client(
     """
     scheme = urlsplit(settings.forum).scheme
     if settings.dialect == "saved" or scheme not in ("http", "https"):
-        return SavedPagesClient(settings.forum, now=settings.now)
+        return SavedPagesClient(settings.forum, now=settings.now, tz=settings.tz)
     dialect = settings.dialect
     if dialect == "ipb3":
         raise ConfigError("IPB 3.x boards can be read from saved pages only: the network client speaks IPB 2.x")
