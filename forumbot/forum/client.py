@@ -6,7 +6,10 @@ The dialect classes override a few hooks of `HttpForumClient`; the algorithms (a
 all pages of the inbox, one PM) are written once.
 
     client = open_client(ClientSettings(forum="https://forum.example/", username="bot", password="..."))
-    pages = list(client.fetch_topic(1234, progress=lambda done, total: ...))
+    with rich.progress.Progress() as bar:             # the caller owns the display
+        task = bar.add_task("Reading the day topic", total=None)
+        report = lambda done, total: bar.update(task, completed=done, total=total)
+        pages = list(client.fetch_topic(1234, progress=report))
 """
 
 from __future__ import annotations
