@@ -1,4 +1,4 @@
-"""Shared helpers of the forum client tests: a fake clock, the captured pages, the fake boards."""
+"""Shared helpers of the forum client tests: a fake clock and the fake boards (`server.py`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-HTTP_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "http"
-
 
 def _load_server() -> ModuleType:
     """`server.py` beside this file, loaded by path: it works whether or not tests/ is a package."""
@@ -61,7 +58,3 @@ def fake_boards() -> ModuleType:
     """The fake boards module (`FakePhpbb`, `FakeIpb`, `serve`)."""
     return boards
 
-
-def page_bytes(name: str) -> bytes:
-    """A captured page (copied from /work/shared): `phpbb/viewtopic_page1.html`, `ipb/pm_view_cp1251.html`."""
-    return (HTTP_FIXTURES / name).read_bytes()
