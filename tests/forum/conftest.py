@@ -10,6 +10,7 @@ from types import ModuleType
 
 import pytest
 
+
 def _load_server() -> ModuleType:
     """`server.py` beside this file, loaded by path: it works whether or not tests/ is a package."""
     name = "forumbot_tests_fake_boards"
@@ -57,4 +58,3 @@ def clock() -> FakeClock:
 def fake_boards() -> ModuleType:
     """The fake boards module (`FakePhpbb`, `FakeIpb`, `serve`)."""
     return boards
-
