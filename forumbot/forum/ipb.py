@@ -658,11 +658,11 @@ def parse_conversation(
 
 
 def _v2_pm(root: Element, url: str | None, tz: tzinfo, clock: datetime | None) -> PrivateMessage:
-    area = next((div for div in root.iter("div") if div.get("id") == "ucpcontent"), root)
-    body = first_class(area, "div", "postcolor")
+    area: Element = next((div for div in root.iter("div") if div.get("id") == "ucpcontent"), None)
+    body = first_class(area, "div", "postcolor") if area is not None else None
     if body is None:
         raise _not_a(root, url, "private message page")
-    table = next(body.iterancestors("table"), area)
+    table: Element = next(body.iterancestors("table"), area)
     box = next((d for d in table.iter("div") if re.fullmatch(r"post-member-\d+", d.get("id") or "")), None)
     menu = next((d for d in table.iter("div") if (d.get("id") or "").endswith("_menu")), None)
     sender, sender_id = _member_name(box if box is not None else table, menu)
