@@ -106,7 +106,7 @@ def levenshtein(a: str, b: str, limit: int = NEAR_DISTANCE) -> int:
         if min(current) > limit:  # every later row is at least this far: stop early
             return limit + 1
         previous = current
-    return previous[-1]
+    return min(previous[-1], limit + 1)
 
 
 def is_near(folded_text: str, folded_nick: str) -> bool:
