@@ -207,7 +207,7 @@ class _Collector:
 
 _ENGINES = {"phpbb": "phpBB", "ipb2": "IPB 2.x", "ipb3": "IPB 3.x"}
 _KIND_REASONS: dict[PageKind, str] = {
-    "login": "a {engine} login page, not a topic page or PM",
-    "no_permission": "a {engine} 'no permission' page, not a topic page or PM",
-    "unknown": "a {engine} page, but not a topic page, PM folder or PM",
+    "login": "{engine} login page, not a topic page or PM",
+    "no_permission": "{engine} 'no permission' page, not a topic page or PM",
+    "unknown": "{engine} page, but not a topic page, PM folder or PM",
 }

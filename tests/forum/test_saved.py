@@ -1,0 +1,148 @@
+"""Folders of pages saved from a browser: engine and kind detection, order, charsets, relative dates
+(footer, then `now`, then the file's modification time), and files that give nothing, reported."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from forumbot.errors import ParseError
+from forumbot.forum import saved
+from forumbot.forum.markup import parse_html
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+MSK = timezone(timedelta(hours=3))
+
+
+def put(folder: Path, source: str, name: str | None = None) -> Path:
+    target = folder / (name or Path(source).name)
+    shutil.copyfile(FIXTURES / source, target)
+    return target
+
+
+def test_phpbb_folder(tmp_path: Path) -> None:
+    put(tmp_path, "phpbb/viewtopic_page2.html", "a_page2.html")
+    put(tmp_path, "phpbb/viewtopic_page1.html", "b_page1.HTM")
+    put(tmp_path, "phpbb/pm_inbox.html")
+    put(tmp_path, "phpbb/pm_view.html")
+    put(tmp_path, "phpbb/ru_pm_view.html")
+    found = saved.load_saved_folder(tmp_path)
+    assert [(p.topic_id, p.page, len(p.posts)) for p in found.topic_pages] == [(2, 1, 10), (2, 2, 6)]
+    assert [p.post_id for page in found.topic_pages for p in page.posts] == list(range(2, 18))
+    assert [m.pm_id for m in found.inbox] == [3, 2, 1]
+    assert [(m.pm_id, m.sender, m.body_text) for m in found.messages] == [
+        (1, "Alice", "Убиваем — Пётр"),
+        (2, "Кот_Матроскин", "Убиваем — Charlie"),
+    ]
+    assert found.skipped == ()
+    assert saved.SavedFolder is saved.SavedPages
+
+
+def test_files_that_give_nothing_are_reported(tmp_path: Path) -> None:
+    put(tmp_path, "phpbb/viewtopic_page1.html")
+    put(tmp_path, "phpbb/ru_viewtopic_page1.html")
+    put(tmp_path, "phpbb/login_page.html")
+    put(tmp_path, "ipb/no_permission.html", "ipb_refused.html")
+    put(tmp_path, "phpbb/viewforum_mafia.html")
+    (tmp_path / "notes.html").write_text("<html><head><title>my notes</title></head><body>hi</body></html>")
+    (tmp_path / "empty.htm").write_bytes(b"")
+    (tmp_path / "readme.txt").write_text("not a page")
+    (tmp_path / "viewtopic_page1_files").mkdir()
+    put(tmp_path / "viewtopic_page1_files", "phpbb/viewtopic_page2.html", "frame.html")
+    found = saved.load_saved_folder(tmp_path)
+    assert [(p.page, len(p.posts)) for p in found.topic_pages] == [(1, 10)]
+    reasons = {s.name: s.reason for s in found.skipped}
+    assert reasons == {
+        "empty.htm": "empty page",
+        "ipb_refused.html": "IPB 2.x 'no permission' page, not a topic page or PM",
+        "login_page.html": "phpBB login page, not a topic page or PM",
+        "notes.html": "not a phpBB or IPB page",
+        "viewforum_mafia.html": "phpBB page, but not a topic page, PM folder or PM",
+        "viewtopic_page1.html": "page 1 of topic 2 again, already read from ru_viewtopic_page1.html",
+    }
+
+
+def test_ipb2_cp1251_pages_resolve_relative_dates_against_their_footer(tmp_path: Path) -> None:
+    for name in ("topic_page2_cp1251", "topic_page1_cp1251", "pm_inbox_cp1251", "pm_view_cp1251"):
+        put(tmp_path, f"ipb/{name}.html")
+    found = saved.load_saved_folder(tmp_path, now=datetime(2027, 1, 1, tzinfo=MSK))
+    assert [(p.dialect, p.page) for p in found.topic_pages] == [("ipb2", 1), ("ipb2", 2)]
+    first = found.topic_pages[0].posts
+    assert (first[1].author, first[1].time) == ("Лиса", datetime(2026, 11, 28, 10, 2, tzinfo=MSK))
+    assert [m.pm_id for m in found.inbox] == [1207, 1205, 1202, 1201]
+    assert found.inbox[3].time == datetime(2026, 11, 28, 23, 41, tzinfo=MSK)
+    assert found.messages[0].subject == "приказы"
+
+
+def _without_footer_time(path: Path) -> None:
+    data = path.read_bytes().replace("Сейчас: 29.11.2026, 21:10".encode("cp1251"), b"")
+    path.write_bytes(data)
+
+
+def test_without_a_footer_now_then_the_file_time(tmp_path: Path) -> None:
+    page = put(tmp_path, "ipb/topic_page1_cp1251.html")
+    _without_footer_time(page)
+    evening = datetime(2026, 11, 29, 21, 10, tzinfo=MSK)
+    given = saved.load_saved_folder(tmp_path, now=evening)
+    assert given.topic_pages[0].posts[5].time == datetime(2026, 11, 29, 9, 30, tzinfo=MSK)  # "Сегодня, 9:30"
+    os.utime(page, (evening.timestamp(), evening.timestamp()))
+    from_mtime = saved.load_saved_folder(tmp_path, tz=MSK)
+    assert from_mtime.topic_pages[0].posts[5].time == datetime(2026, 11, 29, 9, 30, tzinfo=MSK)
+    next_day = evening + timedelta(days=1)
+    os.utime(page, (next_day.timestamp(), next_day.timestamp()))
+    shifted = saved.load_saved_folder(tmp_path, tz=MSK)
+    assert shifted.topic_pages[0].posts[5].time == datetime(2026, 11, 30, 9, 30, tzinfo=MSK)
+
+
+def test_undeclared_windows_1251_bytes(tmp_path: Path) -> None:
+    page = put(tmp_path, "ipb/pm_view_cp1251.html")
+    data = page.read_bytes()
+    meta = b'<meta http-equiv="content-type" content="text/html; charset=windows-1251" />'
+    assert meta in data
+    page.write_bytes(data.replace(meta, b""))
+    found = saved.load_saved_folder(tmp_path, tz=MSK)
+    assert (found.messages[0].subject, found.messages[0].sender) == ("приказы", "Winnie")
+
+
+def test_ipb3_folder_and_the_saved_from_url_comment(tmp_path: Path) -> None:
+    for name in ("topic_page2", "topic_page1", "pm_inbox", "pm_view"):
+        put(tmp_path, f"ipb3/{name}.html")
+    inbox = put(tmp_path, "phpbb/pm_inbox.html", "phpbb_inbox.html")
+    noted = "<!-- saved from url=(0048)http://127.0.0.1:8181/ucp.php?i=pm&folder=inbox -->\n"
+    inbox.write_text(noted + inbox.read_text(encoding="utf-8"), encoding="utf-8")
+    found = saved.load_saved_folder(tmp_path, now=datetime(2026, 12, 1, 21, 10, tzinfo=MSK))
+    pages = [(p.dialect, p.topic_id, p.page) for p in found.topic_pages]
+    assert pages == [("ipb3", 16002, 1), ("ipb3", 16002, 2)]
+    assert found.topic_pages[0].posts[0].time == datetime(2026, 12, 1, 7, 0, tzinfo=UTC)
+    assert [m.pm_id for m in found.messages] == [80]
+    assert {m.pm_id for m in found.inbox} == {80, 78, 77, 1, 2, 3}
+    phpbb_row = next(m for m in found.inbox if m.pm_id == 3)
+    assert phpbb_row.url == "http://127.0.0.1:8181/ucp.php?i=pm&mode=view&f=0&p=3"
+    assert (
+        saved.saved_url(parse_html(inbox.read_bytes())) == "http://127.0.0.1:8181/ucp.php?i=pm&folder=inbox"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("phpbb/viewtopic_page1_guest.html", ("phpbb", "topic")),
+        ("phpbb/ru_pm_inbox.html", ("phpbb", "pm_inbox")),
+        ("phpbb/ru_pm_view.html", ("phpbb", "pm")),
+        ("ipb/login.html", ("ipb2", "login")),
+        ("ipb/topic_page2_cp1251.html", ("ipb2", "topic")),
+        ("ipb3/no_permission.html", ("ipb3", "no_permission")),
+    ],
+)
+def test_detect_page(source: str, expected: tuple[str, str]) -> None:
+    assert saved.detect_page((FIXTURES / source).read_bytes()) == expected
+
+
+def test_not_a_folder(tmp_path: Path) -> None:
+    with pytest.raises(ParseError, match="not a folder of saved pages"):
+        saved.load_saved_folder(tmp_path / "missing")
+    assert saved.detect_page("<html><body><p>plain</p></body></html>") == (None, "unknown")
