@@ -80,11 +80,14 @@ MIGRATIONS: tuple[str, ...] = (
         remote_id TEXT,
         at TEXT NOT NULL
     );
-    CREATE TABLE page_cache (
+    -- parsed topic pages, read and written by forum/cache.py (PageCache) on this same file
+    CREATE TABLE IF NOT EXISTS page_cache (
         forum TEXT NOT NULL,
         topic TEXT NOT NULL,
         page INTEGER NOT NULL,
         fetched_at TEXT NOT NULL,
+        post_ids TEXT NOT NULL,
+        edit_state TEXT NOT NULL,
         json TEXT NOT NULL,
         PRIMARY KEY (forum, topic, page)
     );

@@ -164,6 +164,8 @@ class Ruleset:
     self_target_ok: ClassVar[frozenset[tuple[Role, Action]]] = frozenset()
     # Actions that may not name the actor's own valid target of the previous night.
     no_repeat: ClassVar[frozenset[Action]] = frozenset()
+    # Whether a tie for the execution is drawn at random (else `rank` decides).
+    random_ties: ClassVar[bool] = True
 
     def __init__(self, options: VariantOptions | None = None) -> None:
         self.options = options if options is not None else self.options_model()
@@ -330,6 +332,20 @@ class Ruleset:
             for t in targets:
                 tally[t] = tally.get(t, 0) + 1
         return tally
+
+    def rank(self, tally: dict[str, int], first_vote: dict[str, int], order: dict[str, int]) -> list[str]:
+        """Candidates by most votes; then the one voted for earlier; then earlier in the player list."""
+        last = 1 << 30
+        return sorted(tally, key=lambda n: (-tally[n], first_vote.get(n, last), order.get(n, last)))
+
+    def leader(self, tally: dict[str, int], first_vote: dict[str, int], order: dict[str, int]) -> str | None:
+        """Who leads a running count: the variant's choice among the tied; None while a random draw decides."""
+        ranked = self.rank(tally, first_vote, order)
+        if not ranked:
+            return None
+        if self.random_ties and len(self.top_candidates(tally)) > 1:
+            return None
+        return ranked[0]
 
     def top_candidates(self, tally: dict[str, int]) -> list[str]:
         if not tally:

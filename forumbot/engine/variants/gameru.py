@@ -57,6 +57,7 @@ class Gameru(Ruleset):
         "sheriff": frozenset({"check"}),
         "maniac": frozenset({"kill"}),
     }
+    random_ties = False
     options: GameruOptions
 
     def double_days(self, player_count: int) -> list[int]:
@@ -101,8 +102,7 @@ class Gameru(Ruleset):
         for voter, targets in ctx.votes.items():
             for t in targets:
                 first_vote[t] = min(first_vote.get(t, 1 << 30), ctx.vote_index[voter])
-        # Most votes; tie: the one voted for earlier; still tied: earlier in the player list.
-        ranked = sorted(ctx.tally, key=lambda n: (-ctx.tally[n], first_vote[n], order[n]))
+        ranked = self.rank(ctx.tally, first_vote, order)
         for nick in ranked[: self.max_targets(ctx.day, "vote")]:
             ctx.executed.append(nick)
             ctx.kill(nick, "executed", detail=f"{ctx.tally[nick]} votes")

@@ -1,0 +1,123 @@
+"""The running vote count of a day: posts -> vote records (extract) -> counts, leader, who has not voted.
+
+Pure: it takes parsed posts and returns a `Tally`; fetching is the forum client's job, printing the CLI's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from forumbot.engine.variants import find_variant
+from forumbot.extract import Roster, VoteRecord, extract_votes
+from forumbot.extract.names import MatchMode
+from forumbot.extract.votes import EditedVotes
+from forumbot.forum.models import Post
+from forumbot.render.bbcode import bold, color, escape
+
+# The audit reasons of the tally contract; a spoiler is reported as a quote (neither is ever a vote).
+PUBLIC_REASON = {"spoiler": "quoted"}
+
+
+@dataclass(frozen=True)
+class Tally:
+    records: list[VoteRecord]
+    counts: dict[str, int]  # target -> counted votes, most first
+    voters: dict[str, list[str]]  # target -> who votes for him, in the order the votes came
+    leader: str | None
+    tied: list[str]
+    not_voting: list[str]
+    living: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "votes": [vote_json(r) for r in self.records],
+            "tally": dict(self.counts),
+            "leader": self.leader,
+            "tied": self.tied,
+            "not_voting": self.not_voting,
+        }
+
+
+def vote_json(record: VoteRecord) -> dict[str, Any]:
+    reason = PUBLIC_REASON.get(record.reason or "", record.reason)
+    return {
+        "post_id": record.post_id,
+        "voter": record.voter,
+        "target": record.target,
+        "time": record.time.isoformat(),
+        "counted": record.counted,
+        "reason": reason,
+        "text": record.text,
+        "nearest": record.nearest,
+        "edited_by": record.edited_by,
+        "link": record.permalink,
+    }
+
+
+def tally_posts(
+    posts: Iterable[Post],
+    living: Sequence[str],
+    *,
+    dead: Sequence[str] = (),
+    start: datetime | None = None,
+    deadline: datetime | None = None,
+    variant: str = "gameru-3.3",
+    options: dict[str, Any] | None = None,
+    votes_per_post: int = 1,
+) -> Tally:
+    """Count a day's votes the way the variant's host would."""
+    rules_cls = find_variant(variant)
+    opts = rules_cls.parse_options(options)
+    mode: MatchMode = opts.nick_matching
+    edited: EditedVotes = opts.edited_votes
+    roster = Roster([*living, *dead])
+    records = extract_votes(
+        posts,
+        roster,
+        dead=set(dead),
+        start=start,
+        deadline=deadline,
+        mode=mode,
+        edited_votes=edited,
+        votes_per_post=votes_per_post,
+    )
+    counted = [r for r in records if r.counted]
+    voters: dict[str, list[str]] = {}
+    first_vote: dict[str, int] = {}
+    for index, r in enumerate(counted):
+        voters.setdefault(r.target, []).append(r.voter)
+        first_vote.setdefault(r.target, index)
+    order = {nick: i for i, nick in enumerate(living)}
+    rules = rules_cls(opts)
+    counts = {n: len(v) for n, v in voters.items()}
+    ranked = rules.rank(counts, first_vote, order)
+    voted = {r.voter for r in counted}
+    return Tally(
+        records=records,
+        counts={n: counts[n] for n in ranked},
+        voters={n: voters[n] for n in ranked},
+        leader=rules.leader(counts, first_vote, order),
+        tied=rules.top_candidates(counts) if len(rules.top_candidates(counts)) > 1 else [],
+        not_voting=[n for n in living if n not in voted],
+        living=list(living),
+    )
+
+
+def render_tally_bbcode(tally: Tally, title: str) -> str:
+    """A ready-to-paste vote-count post: leader, counts, who votes whom, who has not voted."""
+    lines = [bold(escape(title)), ""]
+    if tally.leader is not None:
+        lines.append(f"Лидер: {bold(color('red', escape(tally.leader)))} ({tally.counts[tally.leader]})")
+    elif tally.tied:
+        lines.append("Поровну: " + ", ".join(bold(escape(n)) for n in tally.tied))
+    else:
+        lines.append("Голосов пока нет.")
+    lines.append("")
+    for target, who in tally.voters.items():
+        lines.append(f"{bold(escape(target))} — {len(who)}: {', '.join(escape(v) for v in who)}")
+    if tally.not_voting:
+        lines += ["", "Не голосовали: " + ", ".join(escape(n) for n in tally.not_voting)]
+    return "\n".join(lines)
