@@ -31,6 +31,7 @@ from forumbot.engine.model import (
 )
 from forumbot.engine.variants import VARIANTS, Ruleset, find_variant
 from forumbot.errors import RulesError, ScenarioError
+from forumbot.extract.names import fold
 
 TOP_KEYS = {"name", "variant", "options", "seed", "players", "days", "description", "notes"}
 DAY_KEYS = {"votes", "orders", "silent", "expect", "posts", "note", "notes"}
@@ -228,7 +229,7 @@ def _players(r: _Reader, node: yaml.Node, rules_cls: type[Ruleset]) -> tuple[Pla
 
 def _day(r: _Reader, node: yaml.Node, number: int, nicks: set[str], rules: Ruleset) -> ScenarioDay:
     day = r.mapping(node, f"day {number}", DAY_KEYS)
-    votes = tuple(_vote(r, v, nicks) for v in r.sequence(day["votes"], "votes")) if "votes" in day else ()
+    votes = tuple(_vote(r, v, nicks, rules) for v in r.sequence(day["votes"], "votes")) if "votes" in day else ()
     orders = (
         tuple(_order(r, o, nicks, rules) for o in r.sequence(day["orders"], "orders"))
         if "orders" in day
@@ -250,17 +251,31 @@ def _nick(r: _Reader, node: yaml.Node, nicks: set[str]) -> str:
     return nick
 
 
-def _targets(r: _Reader, node: yaml.Node, nicks: set[str]) -> tuple[str, ...]:
+def _target(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> str:
+    """A vote or order target. A near miss of a player's nick (case, look-alike letters, spaces,
+    zero-width characters) is how players really write: it is the player under `nick_matching:
+    lenient`, and a void target (kept as written) under `strict`. Anything else is an unknown player."""
+    text = r.scalar(node, "a player")
+    if text in nicks:
+        return text
+    folded = fold(text)
+    near = [n for n in nicks if fold(n) == folded]
+    if len(near) != 1:
+        raise r.fail(node, f"unknown player {text!r}")
+    return near[0] if rules.options.nick_matching == "lenient" else text
+
+
+def _targets(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> tuple[str, ...]:
     if isinstance(node, yaml.SequenceNode):
-        return tuple(_nick(r, t, nicks) for t in node.value)
-    return (_nick(r, node, nicks),)
+        return tuple(_target(r, t, nicks, rules) for t in node.value)
+    return (_target(r, node, nicks, rules),)
 
 
-def _vote(r: _Reader, node: yaml.Node, nicks: set[str]) -> Vote:
+def _vote(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Vote:
     items = r.sequence(node, "a vote")
     if len(items) != 2:
         raise r.fail(node, "a vote is [voter, target] or [voter, [target, target]]")
-    return Vote(voter=_nick(r, items[0], nicks), targets=_targets(r, items[1], nicks))
+    return Vote(voter=_nick(r, items[0], nicks), targets=_targets(r, items[1], nicks, rules))
 
 
 def _order(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Order:
@@ -278,7 +293,7 @@ def _order(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Orde
     except RulesError as exc:
         raise r.fail(items[1], str(exc)) from None
     act: Action = action
-    return Order(actor=actor, action=act, targets=_targets(r, items[2], nicks))
+    return Order(actor=actor, action=act, targets=_targets(r, items[2], nicks, rules))
 
 
 def _expect(r: _Reader, node: yaml.Node, nicks: set[str]) -> DayExpect:
