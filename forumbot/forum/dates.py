@@ -49,6 +49,12 @@ _DMY = re.compile(r"(?<!\d)(\d{1,2})[./](\d{1,2})[./](\d{4}|\d{2})(?!\d)")
 _YMD = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
 
 
+# the commonest shapes, matched whole before the general reading: "27.11.2026, 22:00" (IPB 2)
+# and "Сегодня, 9:30" / "Today, 11:15 PM"
+_DMY_TIME = re.compile(r"(\d{1,2})\.(\d{1,2})\.(\d{4}),? (\d{1,2}):(\d{2})")
+_DAY_TIME = re.compile(r"([^\W\d_]+), (\d{1,2}):(\d{2})(?: ?([ap])\.?m\.?)?", re.I)
+
+
 def is_relative(text: str) -> bool:
     """Whether the text is a relative date (today/yesterday/... ago), which needs a "now"."""
     words = {w.lower() for w in _WORD.findall(text)}
@@ -63,6 +69,9 @@ def parse_forum_date(text: str, tz: tzinfo, now: datetime | None = None) -> date
     text = " ".join(text.split())
     if not text:
         return None
+    quick = _quick(text, tz, now)
+    if quick is not None:
+        return quick
     words = [w.lower() for w in _WORD.findall(text)]
     if _AGO_WORDS.intersection(words):
         return _ago(text, words, now)
@@ -78,6 +87,23 @@ def parse_forum_date(text: str, tz: tzinfo, now: datetime | None = None) -> date
     if hour > 23 or minute > 59 or second > 59:
         return None
     return datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=tz)
+
+
+def _quick(text: str, tz: tzinfo, now: datetime | None) -> datetime | None:
+    m = _DMY_TIME.fullmatch(text)
+    if m:
+        day = _safe_date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
+        hour, minute = int(m.group(4)), int(m.group(5))
+    else:
+        m = _DAY_TIME.fullmatch(text)
+        shift = _DAY_SHIFT.get(m.group(1).lower()) if m else None
+        if m is None or shift is None or now is None:
+            return None
+        day = now.astimezone(tz).date() + timedelta(days=shift)
+        hour, minute = _twelve_hour(int(m.group(2)), m.group(4)), int(m.group(3))
+    if day is None or hour > 23 or minute > 59:
+        return None
+    return datetime(day.year, day.month, day.day, hour, minute, tzinfo=tz)
 
 
 def _twelve_hour(hour: int, marker: str | None) -> int:

@@ -69,6 +69,7 @@ _POST_BODY_ID = re.compile(r"post-(\d+)")
 _POST_BLOCK_ID = re.compile(r"post_id_(\d+)")
 _SHOWUSER = re.compile(r"showuser=(\d+)|/user/(\d+)-")
 _SHOWTOPIC = re.compile(r"showtopic=(\d+)|[?&;]t=(\d+)|/topic/(\d+)-")
+_INPUT_T = re.compile(r'ipb_input_t\s*=\s*"(\d+)"')
 _PAGE_JUMP = re.compile(r"new Array\(\s*'[^']*'\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
 _OF_PAGES = re.compile(r"(\d+)\D+(\d+)")
 _IPB2_EDIT = re.compile(r"^(?P<label>.*?)(?P<who>\S.*?)\s*(?: - |: )(?P<when>.+)$")
@@ -81,6 +82,8 @@ _NO_PERMISSION = re.compile(
     r"нет прав|не имеете прав|нет доступа|запрещ|не разрешено|недостаточно прав",
     re.I,
 )
+_V2_PART_CLASSES = frozenset({"postdetails", "edit", "post-edit-reason", "normalname", "unreg"})
+_V2_PAGE_CLASSES = frozenset({"postcolor", "pagecurrent", "pagelink", "maintitle"})
 _QUOTE_CLASSES = frozenset({"quotetop", "quotemain", "citation", "ipsBlockquote", "blockquote"})
 
 
@@ -185,12 +188,15 @@ def page_now(html: Page, tz: tzinfo | None = None) -> datetime | None:
     """The page's own "now": IPB 2.x prints it in the footer (`Сейчас: 29.11.2026, 21:10`,
     `Time is now: ...`) in the viewer's offset. None when the page has none (IPB 3.x)."""
     root = parse_html(html)
-    footer = next((t for t in root.iter("table") if t.get("id") == "gfooter"), None)
-    if footer is None:
+    return _footer_now([t for t in root.iter("table") if t.get("id") == "gfooter"], _zone(tz, None))
+
+
+def _footer_now(footers: list[Element], tz: tzinfo) -> datetime | None:
+    if not footers:
         return None
-    cells = [text_of(td) for td in footer.iter("td")]
+    cells = [text_of(td) for td in footers[0].iter("td")]
     for text in reversed(cells):
-        moment = parse_forum_date(text, _zone(tz, None))
+        moment = parse_forum_date(text, tz)
         if moment is not None:
             return moment
     return None
@@ -224,24 +230,37 @@ def parse_topic_page(
 
 
 def _v2_topic_page(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> TopicPage:
-    bodies = [
-        div for div in iter_class(root, "div", "postcolor") if _POST_BODY_ID.fullmatch(div.get("id", ""))
-    ]
+    found = _v2_page_parts(root)
+    bodies = [div for div in found["postcolor"] if _POST_BODY_ID.fullmatch(div.get("id", ""))]
     if not bodies:
         raise _not_a(root, url, "topic page")
-    clock = _clock(root, tz, now)
-    page, page_count, next_href = _v2_pagination(root)
+    clock = _footer_now(found["gfooter"], tz) or now
+    page, page_count, next_href = _v2_pagination(root, found["pagecurrent"], found["pagelink"])
     topic_id = _v2_topic_id(root, url)
     return TopicPage(
         dialect="ipb2",
         topic_id=topic_id,
-        title=_v2_title(root),
+        title=_v2_title(root, found["maintitle"]),
         page=page,
         page_count=max(page_count, page),
         posts=tuple(_v2_post(body, topic_id, url, page, tz, clock) for body in bodies),
         next_url=absolute(url, next_href),
         url=url,
     )
+
+
+def _v2_page_parts(root: Element) -> dict[str, list[Element]]:
+    """One pass over a 2.x page: post bodies, pager spans, title boxes, the footer table."""
+    found: dict[str, list[Element]] = {name: [] for name in (*_V2_PAGE_CLASSES, "gfooter")}
+    for el in root.iter("div", "span", "table"):
+        cls = el.get("class")
+        if cls:
+            for name in cls.split():
+                if name in _V2_PAGE_CLASSES:
+                    found[name].append(el)
+        elif el.tag == "table" and el.get("id") == "gfooter":
+            found["gfooter"].append(el)
+    return found
 
 
 def _first_topic_id(links: Sequence[str | None]) -> int | None:
@@ -255,15 +274,16 @@ def _first_topic_id(links: Sequence[str | None]) -> int | None:
 def _v2_topic_id(root: Element, url: str | None) -> int | None:
     """`var ipb_input_t = "15821"` of the page's script, else the first findpost link, else the URL."""
     for script in root.iter("script"):
-        m = re.search(r'ipb_input_t\s*=\s*"(\d+)"', script.text or "")
+        code = script.text or ""
+        m = _INPUT_T.search(code) if "ipb_input_t" in code else None
         if m:
             return int(m.group(1))
     links = [a.get("href") for a in root.iter("a") if "view=findpost" in (a.get("href") or "")]
     return _first_topic_id([*links[:1], url])
 
 
-def _v2_title(root: Element) -> str:
-    for box in iter_class(root, "div", "maintitle"):
+def _v2_title(root: Element, boxes: list[Element]) -> str:
+    for box in boxes:
         bold = box.find(".//b")
         if bold is not None and box.find(".//table") is not None:
             return text_of(bold)
@@ -271,12 +291,14 @@ def _v2_title(root: Element) -> str:
     return title.rsplit(" - ", 1)[0] if " - " in title else title
 
 
-def _v2_pagination(root: Element) -> tuple[int, int, str | None]:
-    current = first_class(root, "span", "pagecurrent")
-    page = int(text_of(current)) if current is not None and text_of(current).isdigit() else 1
+def _v2_pagination(
+    root: Element, current: list[Element], links: list[Element]
+) -> tuple[int, int, str | None]:
+    label = text_of(current[0]) if current else ""
+    page = int(label) if label.isdigit() else 1
     numbers = [page]
     next_href = None
-    for span in iter_class(root, "span", "pagelink"):
+    for span in links:
         for a in span.iter("a"):
             label = text_of(a)
             if label.isdigit():
@@ -285,7 +307,8 @@ def _v2_pagination(root: Element) -> tuple[int, int, str | None]:
                 next_href = a.get("href")
     count = max(numbers)
     for script in root.iter("script"):
-        m = _PAGE_JUMP.search(script.text or "")
+        code = script.text or ""
+        m = _PAGE_JUMP.search(code) if "ipb_pages_array" in code else None
         if m and int(m.group(1)) > 0:
             count = max(count, math.ceil(int(m.group(2)) / int(m.group(1))))
             break
@@ -299,57 +322,60 @@ def _v2_post(
     table = next(body.iterancestors("table"), None)
     if table is None:
         raise ParseError(f"post {post_id}: its body is not inside a post table")
-    author, author_id = _v2_author(table, post_id)
-    date = first_class(table, "span", "postdetails")
-    link = _v2_permalink(table, post_id)
-    edited, cleaned = _v2_edit(body)
+    parts = _v2_parts(table, post_id)
+    author, author_id = _v2_member(parts)
+    link = parts.get("permalink")
+    edited, cleaned = _v2_edit(body, parts.get("span.edit"), parts.get("div.post-edit-reason"))
     return Post(
         post_id=post_id,
         topic_id=topic_id,
         author=author,
         author_id=author_id,
-        time=_when(text_of(date), tz, clock, f"post {post_id}"),
+        time=_when(text_of(parts.get("span.postdetails")), tz, clock, f"post {post_id}"),
         content_html=serialize(cleaned),
-        permalink=absolute(base, link) or "",
+        permalink=absolute(
+            base, link.get("href") if link is not None else f"index.php?act=findpost&pid={post_id}"
+        )
+        or "",
         page=page,
         **edited,
     )
 
 
-def _v2_author(table: Element, post_id: int) -> tuple[str, int | None]:
-    """(full name, member id) of a 2.x post or PM author; guests have no id."""
-    box_id, menu_id = f"post-member-{post_id}", f"post-member-{post_id}_menu"
-    box = menu = None
-    for div in table.iter("div"):
-        if div.get("id") == box_id:
-            box = div
-        elif div.get("id") == menu_id:
-            menu = div
-    return _member_name(box if box is not None else table, menu)
+def _v2_parts(table: Element, post_id: int) -> dict[str, Element]:
+    """One pass over a 2.x post table: the date (first `span.postdetails`), the author's
+    `span.normalname` or `span.unreg` and profile link, the popup's full name (`strong` alone in a
+    `div.popupmenu-item`, printed only for cut names), the edit line and reason, the findpost link."""
+    parts: dict[str, Element] = {}
+    for el in table.iter("div", "span", "a"):
+        if el.tag == "a":
+            href = el.get("href")
+            if href:
+                if "view=findpost" in href:
+                    parts.setdefault("permalink", el)
+                elif "showuser=" in href:
+                    parts.setdefault("profile", el)
+            continue
+        cls = el.get("class")
+        if not cls:
+            continue
+        for name in cls.split():
+            if name in _V2_PART_CLASSES:
+                parts.setdefault(f"{el.tag}.{name}", el)
+            elif name == "popupmenu-item" and len(el) == 1 and el[0].tag == "strong":
+                parts.setdefault("fullname", el[0])
+    return parts
 
 
-def _member_name(box: Element, menu: Element | None) -> tuple[str, int | None]:
-    name_span = first_class(box, "span", "normalname")
-    if name_span is None:
-        guest = first_class(box, "span", "unreg")
-        return text_of(guest), None
-    link = next((a for a in name_span.iter("a") if "showuser=" in (a.get("href") or "")), None)
-    shown = text_of(link if link is not None else name_span)
-    full = _popup_full_name(menu)
-    member_id = _member_id(link.get("href")) if link is not None else None
-    return (full or shown), member_id
-
-
-def _popup_full_name(menu: Element | None) -> str | None:
-    """IPB prints `<div class='popupmenu-item'><strong>full name</strong></div>` in the member
-    popup only when the visible name was cut to 16 characters."""
-    if menu is None:
-        return None
-    for item in iter_class(menu, "div", "popupmenu-item"):
-        strong = item.find("strong")
-        if strong is not None and len(item) == 1:
-            return text_of(strong)
-    return None
+def _v2_member(parts: dict[str, Element]) -> tuple[str, int | None]:
+    """(full name, member id) of a 2.x post or PM author; guests (`span.unreg`) have no id."""
+    shown = parts.get("span.normalname")
+    if shown is None:
+        return text_of(parts.get("span.unreg")), None
+    full = parts.get("fullname")
+    link = parts.get("profile")
+    name = text_of(full if full is not None else link if link is not None else shown)
+    return name, _member_id(link.get("href")) if link is not None else None
 
 
 def _member_id(href: str | None) -> int | None:
@@ -357,20 +383,12 @@ def _member_id(href: str | None) -> int | None:
     return int(next(g for g in m.groups() if g)) if m else None
 
 
-def _v2_permalink(table: Element, post_id: int) -> str:
-    for a in table.iter("a"):
-        href = a.get("href") or ""
-        if "view=findpost" in href and f"p={post_id}" in href:
-            return str(href)
-    return f"index.php?act=findpost&pid={post_id}"
-
-
-def _v2_edit(body: Element) -> tuple[dict[str, object], Element]:
+def _v2_edit(
+    body: Element, line: Element | None, reason_box: Element | None
+) -> tuple[dict[str, object], Element]:
     """The edit line of a 2.x post and a copy of the body without it (the body as is when
     there is none). `span.edit`: "Сообщение отредактировал <b>X</b> - DATE" /
     "This post has been edited by <b>X</b>: DATE"; `div.post-edit-reason`: "Причина...: R"."""
-    line = first_class(body, "span", "edit")
-    reason_box = first_class(body, "div", "post-edit-reason")
     if line is None and reason_box is None:
         return {}, body
     info: dict[str, object] = {"edited": True}
@@ -570,7 +588,8 @@ def _v2_inbox(
                 rows.append(_v2_inbox_row(row, link, url, tz, clock))
     if not rows and not any(f.get("name") == "mutliact" for f in root.iter("form")):
         raise _not_a(root, url, "PM folder")
-    return rows, absolute(url, _v2_pagination(root)[2])
+    found = _v2_page_parts(root)
+    return rows, absolute(url, _v2_pagination(root, found["pagecurrent"], found["pagelink"])[2])
 
 
 def _v2_inbox_row(
@@ -663,14 +682,14 @@ def _v2_pm(root: Element, url: str | None, tz: tzinfo, clock: datetime | None) -
     if body is None:
         raise _not_a(root, url, "private message page")
     table: Element = next(body.iterancestors("table"), area)
-    box = next((d for d in table.iter("div") if re.fullmatch(r"post-member-\d+", d.get("id") or "")), None)
-    menu = next((d for d in table.iter("div") if (d.get("id") or "").endswith("_menu")), None)
-    sender, sender_id = _member_name(box if box is not None else table, menu)
-    header = next((s for s in iter_class(table, "span", "postdetails") if s.find("b") is not None), None)
+    parts = _v2_parts(table, 0)
+    sender, sender_id = _v2_member(parts)
+    header = parts.get("span.postdetails")  # "<b>subject</b>, date"
+    bold = header.find("b") if header is not None else None
     subject_el = first_class(area, "div", "formsubtitle")
-    if subject_el is None and header is not None:
-        subject_el = header.find("b")
-    time_text = collapse(header.find("b").tail).lstrip(",").strip() if header is not None else ""
+    if subject_el is None:
+        subject_el = bold
+    time_text = collapse(bold.tail).lstrip(",").strip() if bold is not None else ""
     return PrivateMessage(
         pm_id=query_int(url, "MSID") or _v2_pm_id(root),
         sender=sender,

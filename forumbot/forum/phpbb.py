@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, tzinfo
 
-from lxml import etree
-
 from forumbot.errors import ParseError
 from forumbot.forum.dates import MONTHS, parse_forum_date
 from forumbot.forum.markup import (
@@ -49,7 +47,6 @@ __all__ = [
     "parse_topic_page",
 ]
 
-_POST_DIVS = etree.XPath("//div[starts-with(@id, 'p')][contains(concat(' ', @class, ' '), ' post ')]")
 _POST_ID = re.compile(r"p(\d+)")
 _USERNAME_CLASSES = ("username", "username-coloured")
 _PART_CLASSES = frozenset({"author", "content", "notice", "postprofile"})
@@ -120,24 +117,45 @@ def parse_topic_page(
     """One page of a topic. `url` (else the page's canonical link) makes links absolute;
     `tz`/`now` only matter for phpBB 3.0 pages, which print post times as text."""
     root = parse_html(html)
-    divs = [div for div in _POST_DIVS(root) if _POST_ID.fullmatch(div.get("id", ""))]
+    divs, pager, heading = _page_parts(root)
     if not divs:
         raise _not_a(root, url, "topic page")
     base = url or _canonical(root)
-    page, page_count, next_href = _pagination(root)
-    topic_id = _topic_id(root)
+    page, page_count, next_href = _pagination(pager)
+    topic_id = _topic_id(root, heading)
     link_base = absolute(base, "./viewtopic.php") or "./viewtopic.php"
     posts = tuple(_post(div, topic_id, link_base, page, tz, now) for div in divs)
     return TopicPage(
         dialect="phpbb",
         topic_id=topic_id,
-        title=_topic_title(root),
+        title=text_of(heading) if heading is not None else collapse(root.findtext(".//title")),
         page=page,
         page_count=max(page_count, page),
         posts=posts,
         next_url=absolute(base, next_href),
         url=url,
     )
+
+
+def _page_parts(root: Element) -> tuple[list[Element], Element | None, Element | None]:
+    """One pass over a page: the post divs (`div#pN.post`), the first `div.pagination` and the
+    `h2.topic-title`."""
+    posts: list[Element] = []
+    pager = heading = None
+    for el in root.iter("div", "h2"):
+        cls = el.get("class")
+        if not cls:
+            continue
+        names = cls.split()
+        if el.tag == "h2":
+            if heading is None and "topic-title" in names:
+                heading = el
+        elif "post" in names:
+            if _POST_ID.fullmatch(el.get("id") or ""):
+                posts.append(el)
+        elif pager is None and "pagination" in names:
+            pager = el
+    return posts, pager, heading
 
 
 def _canonical(root: Element) -> str | None:
@@ -148,16 +166,8 @@ def _canonical(root: Element) -> str | None:
     return None
 
 
-def _topic_title(root: Element) -> str:
-    h2 = first_class(root, "h2", "topic-title")
-    if h2 is not None:
-        return text_of(h2)
-    return collapse(root.findtext(".//title"))
-
-
-def _topic_id(root: Element) -> int | None:
-    h2 = first_class(root, "h2", "topic-title")
-    link = h2.find(".//a") if h2 is not None else None
+def _topic_id(root: Element, heading: Element | None) -> int | None:
+    link = heading.find(".//a") if heading is not None else None
     topic_id = query_int(link.get("href"), "t") if link is not None else None
     if topic_id is None:
         topic_id = query_int(_canonical(root), "t")
@@ -169,9 +179,8 @@ def _topic_id(root: Element) -> int | None:
     return topic_id
 
 
-def _pagination(root: Element) -> tuple[int, int, str | None]:
+def _pagination(box: Element | None) -> tuple[int, int, str | None]:
     """(page, page count, next-page link) from the first `div.pagination`."""
-    box = first_class(root, "div", "pagination")
     if box is None:
         return 1, 1, None
     page, numbers, next_href = None, [], None
@@ -311,7 +320,7 @@ def parse_pm_inbox(
     if not rows and not any(f.get("id") == "viewfolder" for f in root.iter("form")):
         raise _not_a(root, url, "PM folder")
     summaries = [_pm_row(dl, link, url, tz, now) for dl, link in rows]
-    return summaries, absolute(url, _pagination(root)[2])
+    return summaries, absolute(url, _pagination(first_class(root, "div", "pagination"))[2])
 
 
 def _pm_row(dl: Element, link: Element, base: str | None, tz: tzinfo, now: datetime | None) -> PmSummary:
