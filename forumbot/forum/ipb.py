@@ -231,7 +231,7 @@ def parse_topic_page(
 
 def _v2_topic_page(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> TopicPage:
     found = _v2_page_parts(root)
-    bodies = [div for div in found["postcolor"] if _POST_BODY_ID.fullmatch(div.get("id", ""))]
+    bodies = [div for div in found["postcolor"] if _POST_BODY_ID.fullmatch(div.get("id", "")) and _shown(div)]
     if not bodies:
         raise _not_a(root, url, "topic page")
     clock = _footer_now(found["gfooter"], tz) or now
@@ -247,6 +247,13 @@ def _v2_topic_page(root: Element, url: str | None, tz: tzinfo, now: datetime | N
         next_url=absolute(url, next_href),
         url=url,
     )
+
+
+def _shown(body: Element) -> bool:
+    """Not the placeholder IPB 2 prints for a post by an ignored member (`div#post-ignore-N`),
+    which repeats the post's id; the post itself follows in its own table."""
+    parent = body.getparent()
+    return parent is None or not (parent.get("id") or "").startswith("post-ignore-")
 
 
 def _v2_page_parts(root: Element) -> dict[str, list[Element]]:

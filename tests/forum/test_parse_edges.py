@@ -131,6 +131,19 @@ def test_ipb2_guest_author() -> None:
     assert (post.post_id, post.author, post.author_id) == (305, "Прохожий", None)
 
 
+def test_ipb2_placeholder_of_an_ignored_member_is_not_a_post() -> None:
+    placeholder = (
+        "<div id='post-ignore-305' style='display:none'>\n <div class=\"postcolor\" id='post-305'>\n"
+        "   <strong>Вы игнорируете Печкин.</strong></div></div>\n"
+    )
+    html = page("ipb/topic_page1.html").replace(
+        "<!--Begin Msg Number 305-->", placeholder + "<!--Begin Msg Number 305-->"
+    )
+    posts = ipb.parse_topic_page(html, tz=MSK).posts
+    assert [p.post_id for p in posts] == list(range(301, 311))
+    assert "почтальон" in posts[4].content_html
+
+
 def test_ipb2_edit_reason_is_read_and_cut_out_of_the_body() -> None:
     line = "<span class='edit'>Сообщение отредактировал <b>Winnie</b> - Сегодня, 12:03</span>"
     reason = "<div class='post-edit-reason'>Причина редактирования: опечатка в нике</div>"
@@ -206,6 +219,17 @@ def test_phpbb_signature_and_notice_stay_out_of_the_body() -> None:
     assert post.post_id == 5 and post.edited and post.edited_by == "Пётр"
     assert "signature" not in post.content_html and "Last edited" not in post.content_html
     assert post.content_html.startswith('<div class="content">Vote:')
+
+
+def test_phpbb_guest_and_coloured_authors() -> None:
+    alice = '<a href="./memberlist.php?mode=viewprofile&amp;u=59" class="username">Alice</a>'
+    html = page("phpbb/viewtopic_page2.html").replace(alice, '<span class="username">Guest Anna</span>', 2)
+    bob = '<a href="./memberlist.php?mode=viewprofile&amp;u=60" class="username">Bob Smith</a>'
+    coloured = bob.replace('class="username"', 'style="color: #AA0000;" class="username-coloured"')
+    html = html.replace(bob, coloured)
+    posts = {p.post_id: p for p in phpbb.parse_topic_page(html).posts}
+    assert (posts[14].author, posts[14].author_id) == ("Guest Anna", None)
+    assert (posts[13].author, posts[13].author_id) == ("Bob Smith", 60)
 
 
 def test_phpbb_notice_without_a_profile_link() -> None:
