@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -20,16 +22,18 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from forumbot.config import load_settings
+from forumbot import pipeline
+from forumbot.config import GameConfig, load_game_config, load_settings
 from forumbot.engine.deal import deal as deal_game
 from forumbot.engine.variants import VARIANTS, find_variant
 from forumbot.engine.variants.gameru import Gameru
 from forumbot.errors import ForumbotError, ScenarioError
 from forumbot.forum.cache import PageCache, fetch_topic_incremental
-from forumbot.forum.client import client_settings, open_client
+from forumbot.forum.client import ForumClient, client_settings, open_client
 from forumbot.forum.models import Post
 from forumbot.forum.saved import load_saved_folder
 from forumbot.scenario import ScenarioResult, load_scenario, run_scenario, scenario_files
+from forumbot.store import Store
 from forumbot.tally import Tally, render_tally_bbcode, tally_posts
 
 app = typer.Typer(
@@ -136,36 +140,54 @@ def read_nicks(path: Path) -> list[str]:
 
 @app.command("deal")
 def deal_command(
-    variant: Annotated[str, typer.Option(help=f"Rule variant: {', '.join(VARIANTS)}.")],
-    players: Annotated[Path, typer.Option(help="File with one nick per line.")],
+    game: Annotated[str | None, typer.Argument(help="A game of the state file: deal it and open day 1.")] = None,
+    variant: Annotated[str | None, typer.Option(help=f"Rule variant: {', '.join(VARIANTS)}.")] = None,
+    players: Annotated[Path | None, typer.Option(help="File with one nick per line.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed for the deal (default: a secure random one).")] = None,
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="A variant option, KEY=VALUE (JSON value).")
     ] = None,
+    topic: Annotated[str | None, typer.Option(help="GAME: the topic of day 1, if already posted.")] = None,
+    state: StateOption = None,
+    now: NowOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the deal as JSON.")] = False,
 ) -> None:
-    """Deal roles to the players by the variant's scheme (the output is secret: for the host only)."""
+    """Deal roles: a game of the state file (roles stay secret), or a player list (--variant, --players)."""
+    if game is not None:
+        _deal_stored_game(game, topic, state, now)
+        return
+    if variant is None or players is None:
+        fail("give a GAME, or --variant and --players")
     nicks = read_nicks(players)
     used_seed = seed if seed is not None else secrets.randbelow(2**63)
     try:
-        state = deal_game(variant, nicks, used_seed, parse_option_pairs(option or []))
+        dealt = deal_game(variant, nicks, used_seed, parse_option_pairs(option or []))
     except ForumbotError as exc:
         fail(str(exc))
     if as_json:
         print_json(
             {
-                "variant": state.variant,
-                "seed": state.seed,
-                "players": [{"nick": p.nick, "role": p.role, "boss": p.boss} for p in state.players],
+                "variant": dealt.variant,
+                "seed": dealt.seed,
+                "players": [{"nick": p.nick, "role": p.role, "boss": p.boss} for p in dealt.players],
             }
         )
         return
     table = Table(title=f"{variant}, {len(nicks)} players, seed {used_seed}")
     table.add_column("nick")
     table.add_column("role")
-    for p in state.players:
+    for p in dealt.players:
         table.add_row(*plain(p.nick, p.role + (" (boss)" if p.boss else "")))
     out.print(table)
+
+
+def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str | None) -> None:
+    with host_errors():
+        store = open_store(state)
+        dealt = pipeline.deal_game(store, game, current_time(now), topic=topic)
+    out.print(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
+    out.print(f"commitment for the first day's post: SHA-256 {dealt.commitment}", markup=False)
+    out.print(f"day 1 deadline: {dealt.deadline.isoformat()}", markup=False)
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -309,6 +331,287 @@ def _print_tally(result: Tally) -> None:
     out.print(counts)
     if result.not_voting:
         out.print("not voting: " + ", ".join(result.not_voting), markup=False)
+
+
+# --- running a game -----------------------------------------------------------------------------
+
+StateOption = Annotated[Path | None, typer.Option("--state", help="The state file (default: FORUMBOT_STATE).")]
+NowOption = Annotated[str | None, typer.Option("--now", help="Act as if it were this moment (ISO).")]
+
+
+@contextmanager
+def host_errors() -> Iterator[None]:
+    """Every expected failure of the host's commands: one line, exit code 2, no traceback."""
+    try:
+        yield
+    except ForumbotError as exc:
+        fail(str(exc))
+
+
+def open_store(path: Path | None) -> Store:
+    return Store(path if path is not None else load_settings().state)
+
+
+def current_time(text: str | None) -> datetime:
+    if text is None:
+        return datetime.now(UTC)
+    moment = parse_moment(text, ZoneInfo("UTC"), "--now")
+    assert moment is not None
+    return moment
+
+
+def game_client(config: GameConfig) -> ForumClient:
+    settings = load_settings()
+    if config.forum.engine != "saved":
+        settings.require_account()
+    return open_client(client_settings(settings, config.forum))
+
+
+@app.command("new-game")
+def new_game_command(
+    config: Annotated[Path, typer.Argument(help="The game's TOML config.")], state: StateOption = None
+) -> None:
+    """Create a game in the state file from its config."""
+    with host_errors():
+        parsed = load_game_config(config)
+        store = open_store(state)
+        pipeline.create_game(store, parsed)
+    out.print(
+        f"game {parsed.game.name!r} created ({parsed.game.variant}, {len(parsed.game.players)} players)", markup=False
+    )
+
+
+@app.command("signups")
+def signups_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    topic: Annotated[str, typer.Argument(help="The signup topic (id or URL).")],
+    state: StateOption = None,
+) -> None:
+    """Take the player list from the signup topic: everyone who signed up in red (seed 001)."""
+    with host_errors():
+        store = open_store(state)
+        _, config = pipeline.load(store, game)
+        client = game_client(config)
+        try:
+            posts = [post for page in client.fetch_topic(topic) for post in page.posts]
+        finally:
+            client.close()
+        exclude = [n for n in (load_settings().username,) if n]
+        players = pipeline.record_signups(store, game, posts, exclude)
+    out.print(f"{len(players)} players signed up: {', '.join(players)}", markup=False)
+
+
+@app.command("day-topic")
+def day_topic_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    topic: Annotated[str, typer.Argument(help="The current day's topic (id or URL).")],
+    state: StateOption = None,
+) -> None:
+    """Set the topic of the current day (for hosts who post the day topic by hand)."""
+    with host_errors():
+        store = open_store(state)
+        row, _ = pipeline.load(store, game)
+        if row.state is None:
+            fail(f"{game}: roles are not dealt yet (forumbot deal {game})")
+        if store.day(row.id, row.state.day) is None:
+            fail(f"{game}: day {row.state.day} is not open")
+        store.set_day_topic(row.id, row.state.day, topic)
+    out.print(f"{game}: day {row.state.day} is read from topic {topic}", markup=False)
+
+
+@app.command("end-day")
+def end_day_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    state: StateOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the draft outcome and audit as JSON.")] = False,
+) -> None:
+    """Read the day's votes and orders, resolve the day and store a DRAFT (re-running replaces it)."""
+    with host_errors():
+        store = open_store(state)
+        _, config = pipeline.load(store, game)
+        client = game_client(config)
+        try:
+            payload = pipeline.end_day(store, game, client)
+        finally:
+            client.close()
+    if as_json:
+        print_json({k: payload[k] for k in ("day", "deaths", "checks", "winner", "votes", "orders")})
+        return
+    show_draft(game, payload, approved_by=None)
+
+
+draft_app = typer.Typer(help="The day's draft: show it, approve it.", no_args_is_help=True)
+app.add_typer(draft_app, name="draft")
+
+
+@draft_app.command("show")
+def draft_show_command(game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None) -> None:
+    """The draft outcome, the audit, and the BBCode the host would post."""
+    with host_errors():
+        store = open_store(state)
+        row, _ = pipeline.load(store, game)
+        draft = store.draft(row.id, row.state.day) if row.state is not None else None
+        if draft is None:
+            fail(f"{game}: no draft for the current day (forumbot end-day {game})")
+    show_draft(game, draft["payload"], approved_by=draft["approved_by"])
+    out.print("")
+    out.print(draft["payload"]["bbcode"], markup=False)
+
+
+@draft_app.command("approve")
+def draft_approve_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    by: Annotated[str, typer.Option("--by", help="The approving moderator's name.")],
+    state: StateOption = None,
+) -> None:
+    """A moderator's approval of the current draft (stored with time and name)."""
+    with host_errors():
+        pipeline.approve(open_store(state), game, by)
+    out.print(f"{game}: draft approved by {by}", markup=False)
+
+
+@app.command("advance")
+def advance_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    topic: Annotated[str | None, typer.Option(help="The new day's topic, if posted already.")] = None,
+    state: StateOption = None,
+    now: NowOption = None,
+) -> None:
+    """Record the approved draft as the day's result and open the next day."""
+    with host_errors():
+        new_state = pipeline.advance(open_store(state), game, current_time(now), topic=topic)
+    if new_state.winner != "none":
+        out.print(f"{game}: the game is over — {new_state.winner}", markup=False)
+    else:
+        out.print(f"{game}: day {new_state.day} is open", markup=False)
+
+
+@app.command("override")
+def override_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    reason: Annotated[str, typer.Option(help="Why (shown in the audit).")],
+    by: Annotated[str, typer.Option(help="Who decides (host or moderator).")],
+    count_post: Annotated[int | None, typer.Option(help="Count the vote of this post.")] = None,
+    ignore_post: Annotated[int | None, typer.Option(help="Ignore the vote of this post.")] = None,
+    set_vote: Annotated[str | None, typer.Option(help="VOTER=TARGET: set a player's vote.")] = None,
+    clear_vote: Annotated[str | None, typer.Option(help="VOTER: clear a player's vote.")] = None,
+    set_order: Annotated[str | None, typer.Option(help="ACTOR=ACTION:TARGET[,TARGET]: set an order.")] = None,
+    clear_order: Annotated[str | None, typer.Option(help="ACTOR=ACTION: clear an order.")] = None,
+    state: StateOption = None,
+) -> None:
+    """Count or ignore a post, set or clear a vote or an order; used by the next end-day."""
+    given = [x for x in (count_post, ignore_post, set_vote, clear_vote, set_order, clear_order) if x is not None]
+    if len(given) != 1:
+        fail("give exactly one of --count-post, --ignore-post, --set-vote, --clear-vote, --set-order, --clear-order")
+    with host_errors():
+        store = open_store(state)
+        row, _ = pipeline.load(store, game)
+        if row.state is None:
+            fail(f"{game}: roles are not dealt yet")
+        kind, subject, value = pipeline.parse_override(
+            row.state, count_post, ignore_post, set_vote, clear_vote, set_order, clear_order
+        )
+        store.add_override(row.id, row.state.day, kind, subject, value, reason, by)
+    out.print(f"{game}: {kind} {subject} recorded (run end-day again to apply it)", markup=False)
+
+
+@app.command("status")
+def status_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    secret: Annotated[bool, typer.Option("--secret", help="Show the roles too (host only).")] = False,
+    state: StateOption = None,
+) -> None:
+    """Day, deadline, living players and the latest draft's votes; roles only with --secret."""
+    with host_errors():
+        store = open_store(state)
+        row, config = pipeline.load(store, game)
+    if row.state is None:
+        out.print(
+            f"{game} ({row.variant}): signups, {len(store.players(row.id))} players, roles not dealt", markup=False
+        )
+        return
+    gs = row.state
+    day = store.day(row.id, gs.day)
+    out.print(
+        f"{game} ({row.variant}) — day {gs.day}" + (f", winner: {gs.winner}" if gs.winner != "none" else ""),
+        markup=False,
+    )
+    if day is not None:
+        out.print(
+            f"topic: {day['topic'] or '-'}; deadline: {day['deadline'].astimezone(config.game.zone):%d.%m.%Y %H:%M %Z}",
+            markup=False,
+        )
+    table = Table(title="players")
+    table.add_column("nick")
+    table.add_column("status")
+    if secret:
+        table.add_column("role")
+    for p in gs.players:
+        life = "alive" if p.alive else f"dead (day {p.death_day}, {p.death_cause})"
+        cells = [p.nick, life] + ([p.role + (" (boss)" if p.boss else "")] if secret else [])
+        table.add_row(*plain(*cells))
+    out.print(table)
+    draft = store.draft(row.id, gs.day)
+    if draft is not None:
+        counted = [v for v in draft["payload"]["votes"] if v["counted"]]
+        out.print(
+            f"votes so far (draft of {draft['created_at']}): "
+            + (", ".join(f"{v['voter']} → {v['target']}" for v in counted) or "none"),
+            markup=False,
+        )
+
+
+def show_draft(game: str, payload: dict[str, Any], approved_by: str | None) -> None:
+    status = f"approved by {approved_by}" if approved_by else "NOT approved"
+    out.print(f"{game}, day {payload['day']} — draft, {status}", markup=False)
+    deaths = ", ".join(f"{n} ({c})" for n, c in payload["deaths"].items()) or "nobody"
+    out.print(f"deaths: {deaths}; winner: {payload['winner']}", markup=False)
+    if payload["checks"]:
+        out.print("checks (private): " + ", ".join(f"{n}: {r}" for n, r in payload["checks"].items()), markup=False)
+    votes = Table(title="votes")
+    for column in ("voter", "target", "time", "counted", "why not", "link"):
+        votes.add_column(column)
+    for v in payload["votes"]:
+        why = (v.get("reason") or "") + (f" (nearest: {v['nearest']})" if v.get("nearest") else "")
+        votes.add_row(
+            *plain(
+                v["voter"],
+                v["target"],
+                (v.get("time") or "")[:16],
+                "yes" if v["counted"] else "",
+                why,
+                v.get("link") or "",
+            )
+        )
+    out.print(votes)
+    orders = Table(title="orders")
+    for column in ("actor", "action", "targets", "valid", "why not", "link"):
+        orders.add_column(column)
+    for o in payload["orders"]:
+        orders.add_row(
+            *plain(
+                o["actor"],
+                o["action"] or "",
+                ", ".join(o["targets"]),
+                "yes" if o["valid"] else "",
+                (o.get("reason") or "") + (f" (nearest: {o['nearest']})" if o.get("nearest") else ""),
+                o.get("link") or "",
+            )
+        )
+    for v in payload["void"]:
+        orders.add_row(*plain(v["actor"], v["action"], ", ".join(v["targets"]), "", v["reason"], v.get("ref") or ""))
+    out.print(orders)
+    activity = ", ".join(f"{n}: {a['posts']} posts, {a['orders']} PMs" for n, a in payload["activity"].items())
+    out.print(f"activity: {activity}", markup=False)
+    for pm in payload.get("unread_pms", []):
+        out.print(f"UNREAD PM {pm['pm_id']} from {pm['sender']} ({pm['subject']}): {pm['reason']}", markup=False)
+    for note in payload["inactivity"] + [
+        f"override by {o['by']}: {o['kind']} {o['subject']} — {o['reason']}" for o in payload["overrides"]
+    ]:
+        out.print(f"note: {note}", markup=False)
+    for e in payload["events"]:
+        parts = [e["kind"], e.get("actor") or "", "→", e.get("target") or "", e.get("detail") or ""]
+        out.print("event: " + " ".join(p for p in parts if p), markup=False)
 
 
 def main() -> None:

@@ -276,14 +276,28 @@ class Store:
             if cur.rowcount == 0:
                 raise StateError(f"day {day} has no draft to approve (run end-day first)")
 
-    def advance(self, game_id: int, day: int, state: GameState, result: dict[str, Any]) -> None:
-        """Record the day's result and the new game state in one transaction."""
+    def advance(
+        self,
+        game_id: int,
+        day: int,
+        state: GameState,
+        result: dict[str, Any],
+        next_day: tuple[datetime, datetime, str | None] | None = None,
+    ) -> None:
+        """Record the day's result and the new game state, and open the next day, in one transaction."""
         with self.transaction() as db:
             db.execute(
                 "UPDATE days SET status = 'done', result_json = ? WHERE game_id = ? AND day = ?",
                 (json.dumps(result, ensure_ascii=False), game_id, day),
             )
             db.execute("UPDATE games SET state_json = ? WHERE id = ?", (state.model_dump_json(), game_id))
+            if next_day is not None:
+                starts_at, deadline, topic = next_day
+                db.execute(
+                    "INSERT OR REPLACE INTO days (game_id, day, topic, starts_at, deadline, status) "
+                    "VALUES (?, ?, ?, ?, ?, 'open')",
+                    (game_id, day + 1, topic, starts_at.isoformat(), deadline.isoformat()),
+                )
 
     # --- overrides -----------------------------------------------------------------------------
     def add_override(

@@ -1,0 +1,553 @@
+"""The host's job, end to end: the one module that wires config, state, forum, extraction and engine.
+
+    forum pages -> posts/PMs -> votes/orders (+ overrides) -> resolve_day -> draft (+ audit) -> advance
+
+`end_day` reads and resolves a day and stores a DRAFT; nothing else changes until a moderator approves
+it and `advance` records it (or `publish` posts it and then advances). Each step is a function of what
+the previous one produced, and the only write is the draft's, in one transaction: a crash anywhere
+leaves the state as it was, and a re-run gives the same draft.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from forumbot.config import GameConfig
+from forumbot.engine import DayInput, DayOutcome, GameState, Order, Vote, deal, resolve_day
+from forumbot.engine.model import ACTIONS
+from forumbot.engine.variants import Ruleset, find_variant
+from forumbot.engine.variants.gameru import Gameru
+from forumbot.errors import ForumError, ParseError, StateError
+from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm
+from forumbot.extract.orders import OrderProblem
+from forumbot.forum.cache import PageCache, fetch_topic_incremental
+from forumbot.forum.client import ForumClient
+from forumbot.forum.models import Post, PrivateMessage
+from forumbot.render.day import render_day_post
+from forumbot.store import GameRow, Store
+from forumbot.tally import vote_json
+
+# Where each variant's votes are cast: in the day thread (red bold), or by PM ("Расстреливаю — ник").
+VOTE_CHANNEL: dict[str, frozenset[str]] = {
+    "gameru-3.3": frozenset({"thread"}),
+    "kozanostra": frozenset({"thread", "pm"}),
+    "salon": frozenset({"pm"}),
+}
+MIN_DAY_LENGTH = timedelta(hours=6)
+Checkpoint = Callable[[str], None]
+
+
+def _no_checkpoint(step: str) -> None:
+    return None
+
+
+# --- games, signups, dealing ------------------------------------------------------------------------
+
+
+def create_game(store: Store, config: GameConfig) -> int:
+    return store.create_game(
+        config.game.name, config.game.variant, config.model_dump(mode="json"), list(config.game.players)
+    )
+
+
+def load(store: Store, name: str) -> tuple[GameRow, GameConfig]:
+    row = store.game(name)
+    return row, GameConfig.model_validate(row.config)
+
+
+def signups_from_posts(posts: Iterable[Post], exclude: Iterable[str] = ()) -> list[str]:
+    """Authors who signed up in red (seed 001: "Записываться следует красным цветом"), first come first."""
+    skip = set(exclude)
+    players: list[str] = []
+    for post in sorted(posts, key=lambda p: (p.time, p.post_id)):
+        author = post.author.strip()
+        if author in skip or author in players:
+            continue
+        if any(f.red and not f.quoted and not f.spoiler and f.text.strip() for f in find_fragments(post.content_html)):
+            players.append(author)
+    return players
+
+
+def record_signups(store: Store, name: str, posts: Iterable[Post], exclude: Iterable[str] = ()) -> list[str]:
+    row = store.game(name)
+    if row.state is not None:
+        raise StateError(f"{name}: roles are dealt already; the player list can no longer change")
+    players = signups_from_posts(posts, exclude)
+    store.set_players(row.id, players)
+    return players
+
+
+@dataclass(frozen=True)
+class Dealt:
+    state: GameState
+    commitment: str
+    deadline: datetime
+
+
+def role_list_text(state: GameState) -> str:
+    """The role list as committed at the start and revealed at the end: one "nick: role" per line."""
+    return "\n".join(f"{p.nick}: {p.role}{' boss' if p.boss else ''}" for p in state.players)
+
+
+def commitment_of(state: GameState, salt: str) -> str:
+    return hashlib.sha256(f"{salt}\n{role_list_text(state)}".encode()).hexdigest()
+
+
+def deal_game(
+    store: Store, name: str, now: datetime, *, topic: str | None = None, deadline: datetime | None = None
+) -> Dealt:
+    """Deal the roles with a secure random seed (stored), commit to them, and open day 1."""
+    row, config = load(store, name)
+    players = store.players(row.id)
+    seed = secrets.randbits(63)
+    state = deal(row.variant, players, seed, config.game.options)
+    salt = secrets.token_hex(16)
+    commitment = commitment_of(state, salt)
+    store.save_deal(row.id, state, salt, commitment)
+    end = deadline or day_deadline(now, config.game.deadline, config.game.zone)
+    store.open_day(row.id, 1, now, end, topic)
+    return Dealt(state, commitment, end)
+
+
+def day_deadline(start: datetime, at: time, zone: ZoneInfo) -> datetime:
+    """The first `at` o'clock in the game's zone at least six hours after the day's start."""
+    local = start.astimezone(zone)
+    day: date = local.date()
+    while True:
+        candidate = datetime.combine(day, at, tzinfo=zone)
+        if candidate >= local + MIN_DAY_LENGTH:
+            return candidate
+        day += timedelta(days=1)
+
+
+# --- end of day -------------------------------------------------------------------------------------
+
+
+@dataclass
+class DayReading:
+    """What the forum said about one day, before the rules are applied."""
+
+    posts: list[Post]
+    pms: list[PrivateMessage]
+    vote_records: list[VoteRecord] = field(default_factory=list)
+    pm_votes: list[dict[str, Any]] = field(default_factory=list)
+    orders: list[dict[str, Any]] = field(default_factory=list)
+
+
+def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpoint = _no_checkpoint) -> dict[str, Any]:
+    """Read the day, resolve it, store the draft (replacing any earlier one) and return it."""
+    row, config = load(store, name)
+    state = _dealt_state(row)
+    day = store.day(row.id, state.day)
+    if day is None:
+        raise StateError(f"{name}: day {state.day} is not open")
+    if not day["topic"]:
+        raise StateError(f"{name}: day {state.day} has no topic yet (forumbot day-topic {name} TOPIC)")
+    rules = find_variant(row.variant)(find_variant(row.variant).parse_options(state.options))
+    start, deadline = day["starts_at"], day["deadline"]
+    posts = fetch_topic_incremental(client, PageCache(store.path), day["topic"])
+    checkpoint("posts read")
+    pms, unread = _day_pms(client, start, deadline)
+    checkpoint("messages read")
+    votes, vote_audit = _votes(state, rules, posts, pms, start, deadline)
+    orders, order_audit = _orders(state, pms, rules, start, deadline)
+    votes, orders, override_audit = _apply_overrides(store.overrides(row.id, state.day), votes, orders, vote_audit)
+    checkpoint("votes and orders extracted")
+    activity = _activity(state, posts, pms, start, deadline)
+    silent = frozenset(n for n, a in activity.items() if a["posts"] == 0 and a["orders"] == 0)
+    day_input = DayInput(
+        votes=tuple(votes),
+        orders=tuple(orders),
+        silent=silent,
+        posts={n: a["posts"] for n, a in activity.items()},
+    )
+    outcome = resolve_day(state, day_input)
+    checkpoint("day resolved")
+    payload = _draft_payload(config, state, outcome, vote_audit, order_audit, override_audit, activity, rules)
+    payload["unread_pms"] = unread
+    store.save_draft(row.id, state.day, payload)
+    checkpoint("draft stored")
+    return payload
+
+
+def _dealt_state(row: GameRow) -> GameState:
+    if row.state is None:
+        raise StateError(f"{row.name}: roles are not dealt yet (forumbot deal {row.name})")
+    if row.state.winner != "none":
+        raise StateError(f"{row.name}: the game is over ({row.state.winner} won)")
+    return row.state
+
+
+def _in_window(moment: datetime | None, start: datetime, deadline: datetime) -> bool:
+    return moment is not None and start <= moment < deadline
+
+
+def _day_pms(
+    client: ForumClient, start: datetime, deadline: datetime
+) -> tuple[list[PrivateMessage], list[dict[str, Any]]]:
+    """The day's PMs, oldest first, and the ones that could not be read (for the audit).
+
+    A PM is opened only when its inbox row may fall inside the day. One unreadable PM (a saved folder
+    without its page, a page the forum refuses) is reported, never a reason to drop the others.
+    """
+    found: list[PrivateMessage] = []
+    unread: list[dict[str, Any]] = []
+    for summary in client.fetch_inbox():
+        if summary.time is not None and not _in_window(summary.time, start, deadline):
+            continue
+        try:
+            pm = client.fetch_pm(summary)
+        except (ParseError, ForumError) as exc:
+            unread.append(
+                {
+                    "pm_id": summary.pm_id,
+                    "sender": summary.sender,
+                    "subject": summary.subject,
+                    "link": summary.url,
+                    "reason": str(exc),
+                }
+            )
+            continue
+        if _in_window(pm.time or summary.time, start, deadline):
+            found.append(pm if pm.time is not None else pm.model_copy(update={"time": summary.time}))
+    return sorted(found, key=lambda pm: (pm.time or start, pm.pm_id)), unread
+
+
+def _votes_per_post(state: GameState, rules: Ruleset) -> int:
+    if isinstance(rules, Gameru) and state.day in rules.double_days(len(state.players)):
+        return 2
+    return 1
+
+
+def _votes(
+    state: GameState,
+    rules: Ruleset,
+    posts: list[Post],
+    pms: list[PrivateMessage],
+    start: datetime,
+    deadline: datetime,
+) -> tuple[list[Vote], list[dict[str, Any]]]:
+    """Votes in time order, from the variant's channels, and the audit of every vote seen."""
+    channels = VOTE_CHANNEL[state.variant]
+    living = [p.nick for p in state.living()]
+    dead = [p.nick for p in state.players if not p.alive]
+    audit: list[dict[str, Any]] = []
+    timed: list[tuple[datetime, int, Vote]] = []
+    records = extract_votes(
+        posts,
+        Roster([*living, *dead]),
+        dead=set(dead),
+        start=start,
+        deadline=deadline,
+        mode=rules.options.nick_matching,
+        edited_votes=rules.options.edited_votes,
+        votes_per_post=_votes_per_post(state, rules),
+    )
+    for record in records:
+        entry = vote_json(record) | {"channel": "thread"}
+        if "thread" not in channels and record.counted:
+            entry |= {"counted": False, "reason": "wrong_channel"}
+        audit.append(entry)
+    if "thread" in channels:
+        timed += [
+            (r.time, r.post_id, Vote(voter=r.voter, targets=(r.target,), time=r.time, ref=r.permalink))
+            for r in records
+            if r.counted
+        ]
+        timed = _merge_double(timed)
+    for pm in pms:
+        orders, _ = orders_from_pm(pm, Roster([*living, *dead]), mode=rules.options.nick_matching)
+        for order in orders:
+            if order.action != "vote":
+                continue
+            entry = {
+                "voter": order.actor,
+                "target": ", ".join(order.targets),
+                "time": _iso(pm.time),
+                "link": order.ref,
+                "channel": "pm",
+                "counted": "pm" in channels,
+                "reason": None if "pm" in channels else "wrong_channel",
+            }
+            audit.append(entry)
+            if "pm" in channels:
+                timed.append(
+                    (
+                        pm.time or start,
+                        pm.pm_id,
+                        Vote(voter=order.actor, targets=order.targets, time=pm.time, ref=order.ref),
+                    )
+                )
+    timed.sort(key=lambda t: (t[0], t[1]))
+    return [v for _, _, v in timed], audit
+
+
+def _merge_double(timed: list[tuple[datetime, int, Vote]]) -> list[tuple[datetime, int, Vote]]:
+    """Two counted fragments of one post (a double-vote day) are one vote naming two players."""
+    merged: dict[int, tuple[datetime, int, Vote]] = {}
+    for moment, post_id, vote in timed:
+        if post_id in merged:
+            first = merged[post_id][2]
+            vote = first.model_copy(update={"targets": first.targets + vote.targets})
+        merged[post_id] = (moment, post_id, vote)
+    return list(merged.values())
+
+
+def _orders(
+    state: GameState, pms: list[PrivateMessage], rules: Ruleset, start: datetime, deadline: datetime
+) -> tuple[list[Order], list[dict[str, Any]]]:
+    everyone = Roster(state.nicks())
+    orders: list[Order] = []
+    audit: list[dict[str, Any]] = []
+    for pm in pms:
+        found, problems = orders_from_pm(pm, everyone, mode=rules.options.nick_matching)
+        for order in found:
+            if order.action == "vote":
+                continue
+            if order.action not in rules.actions:
+                audit.append(_order_entry(order, pm, valid=False, reason=f"no such order in {state.variant}"))
+                continue
+            orders.append(order)
+            audit.append(_order_entry(order, pm, valid=True, reason=None))
+        audit += [_problem_entry(p, pm) for p in problems]
+    return orders, audit
+
+
+def _order_entry(order: Order, pm: PrivateMessage, *, valid: bool, reason: str | None) -> dict[str, Any]:
+    return {
+        "actor": order.actor,
+        "action": order.action,
+        "targets": list(order.targets),
+        "time": _iso(pm.time),
+        "link": order.ref,
+        "valid": valid,
+        "reason": reason,
+    }
+
+
+def _problem_entry(problem: OrderProblem, pm: PrivateMessage) -> dict[str, Any]:
+    return {
+        "actor": problem.sender,
+        "action": None,
+        "targets": [problem.target_text] if problem.target_text else [],
+        "time": _iso(pm.time),
+        "link": problem.ref,
+        "valid": False,
+        "reason": problem.reason,
+        "line": problem.raw,
+        "nearest": problem.nearest,
+    }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def _apply_overrides(
+    overrides: list[dict[str, Any]], votes: list[Vote], orders: list[Order], vote_audit: list[dict[str, Any]]
+) -> tuple[list[Vote], list[Order], list[dict[str, Any]]]:
+    """The host's and moderators' decisions, applied in the order they were made."""
+    applied: list[dict[str, Any]] = []
+    for o in overrides:
+        kind, subject, value = o["kind"], o["subject"], o["value"]
+        if kind == "ignore_post":
+            votes = [v for v in votes if not _from_post(v, subject)]
+        elif kind == "count_post":
+            for entry in vote_audit:
+                if str(entry.get("post_id")) == subject and entry["target"] and not entry["counted"]:
+                    vote = Vote(
+                        voter=entry["voter"],
+                        targets=(entry["target"],),
+                        time=datetime.fromisoformat(entry["time"]),
+                        ref=entry.get("link"),
+                    )
+                    votes = [v for v in votes if v.voter != vote.voter] + [vote]
+        elif kind == "set_vote":
+            votes = [v for v in votes if v.voter != subject] + [Vote(voter=subject, targets=tuple(value.split("\n")))]
+        elif kind == "clear_vote":
+            votes = [v for v in votes if v.voter != subject]
+        elif kind == "set_order":
+            action, targets = json.loads(value)
+            orders = [x for x in orders if not (x.actor == subject and x.action == action)]
+            orders.append(Order(actor=subject, action=action, targets=tuple(targets)))
+        elif kind == "clear_order":
+            orders = [x for x in orders if not (x.actor == subject and x.action == value)]
+        applied.append(o)
+    return votes, orders, applied
+
+
+def parse_override(
+    state: GameState,
+    count_post: int | None,
+    ignore_post: int | None,
+    set_vote: str | None,
+    clear_vote: str | None,
+    set_order: str | None,
+    clear_order: str | None,
+) -> tuple[str, str, str | None]:
+    """An override as given on the command line -> (kind, subject, value), nicks checked against the game."""
+    nicks = list(state.nicks())
+
+    def player(nick: str) -> str:
+        nick = nick.strip()
+        if nick not in nicks:
+            nearest = Roster(nicks).nearest(nick)
+            raise StateError(f"{nick!r} is not a player" + (f" (did you mean {nearest!r}?)" if nearest else ""))
+        return nick
+
+    if count_post is not None:
+        return "count_post", str(count_post), None
+    if ignore_post is not None:
+        return "ignore_post", str(ignore_post), None
+    if set_vote is not None:
+        voter, sep, target = set_vote.partition("=")
+        if not sep:
+            raise StateError("--set-vote wants VOTER=TARGET")
+        return "set_vote", player(voter), "\n".join(player(t) for t in target.split(","))
+    if clear_vote is not None:
+        return "clear_vote", player(clear_vote), None
+    if set_order is not None:
+        actor, sep, rest = set_order.partition("=")
+        action, sep2, target = rest.partition(":")
+        if not sep or not sep2 or action.strip() not in ACTIONS:
+            raise StateError(f"--set-order wants ACTOR=ACTION:TARGET with ACTION one of {', '.join(ACTIONS)}")
+        targets = [player(t) for t in target.split(",")]
+        return "set_order", player(actor), json.dumps([action.strip(), targets], ensure_ascii=False)
+    if clear_order is not None:
+        actor, sep, action = clear_order.partition("=")
+        if not sep or action.strip() not in ACTIONS:
+            raise StateError(f"--clear-order wants ACTOR=ACTION with ACTION one of {', '.join(ACTIONS)}")
+        return "clear_order", player(actor), action.strip()
+    raise StateError("no override given")
+
+
+def _from_post(vote: Vote, post_id: str) -> bool:
+    return vote.ref is not None and (
+        vote.ref.endswith(f"p={post_id}")
+        or f"p={post_id}#" in vote.ref
+        or vote.ref.endswith(f"#p{post_id}")
+        or f"p={post_id}&" in vote.ref
+    )
+
+
+def _activity(
+    state: GameState, posts: Sequence[Post], pms: Sequence[PrivateMessage], start: datetime, deadline: datetime
+) -> dict[str, dict[str, int]]:
+    """Posts in the day thread and PMs sent, per living player, inside the day."""
+    activity = {p.nick: {"posts": 0, "orders": 0} for p in state.living()}
+    for post in posts:
+        author = post.author.strip()
+        if author in activity and _in_window(post.time, start, deadline):
+            activity[author]["posts"] += 1
+    for pm in pms:
+        sender = pm.sender.strip()
+        if sender in activity:
+            activity[sender]["orders"] += 1
+    return activity
+
+
+def _draft_payload(
+    config: GameConfig,
+    state: GameState,
+    outcome: DayOutcome,
+    vote_audit: list[dict[str, Any]],
+    order_audit: list[dict[str, Any]],
+    overrides: list[dict[str, Any]],
+    activity: dict[str, dict[str, int]],
+    rules: Ruleset,
+) -> dict[str, Any]:
+    return {
+        "day": outcome.day,
+        "deaths": dict(outcome.deaths),
+        "checks": dict(outcome.checks),
+        "winner": outcome.winner,
+        "executed": list(outcome.executed),
+        "tally": dict(outcome.tally),
+        "votes": vote_audit,
+        "orders": order_audit,
+        "void": _merge_void(outcome, vote_audit, order_audit),
+        "overrides": overrides,
+        "activity": activity,
+        "inactivity": inactivity_notes(state, outcome, activity, rules),
+        "events": [e.model_dump(mode="json") for e in outcome.events],
+        "bbcode": render_day_post(config, state, outcome),
+        "state": outcome.state.model_dump(mode="json"),
+    }
+
+
+def _merge_void(
+    outcome: DayOutcome, vote_audit: list[dict[str, Any]], order_audit: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Mark the audit entries the rules voided (dead target, wrong role, too many changes...) with the
+    rules' reason; return the voided votes and orders that have no audit entry (overrides, say)."""
+    rest: list[dict[str, Any]] = []
+    for void in outcome.void:
+        entries = vote_audit if void.kind == "vote" else order_audit
+        for entry in entries:
+            flag = "counted" if void.kind == "vote" else "valid"
+            same_targets = entry.get("targets", [entry.get("target")]) == list(void.targets)
+            if entry.get(flag) and entry.get("link") == void.ref and same_targets:
+                entry[flag] = False
+                entry["reason"] = void.reason
+                break
+        else:
+            rest.append(void.model_dump(mode="json"))
+    return rest
+
+
+def inactivity_notes(
+    state: GameState, outcome: DayOutcome, activity: dict[str, dict[str, int]], rules: Ruleset
+) -> list[str]:
+    """What the rules say about silence today, for the audit."""
+    notes: list[str] = []
+    for nick, a in activity.items():
+        if a["posts"] == 0 and a["orders"] == 0:
+            streak = outcome.state.silent_streak.get(nick, 0)
+            notes.append(f"{nick}: no post and no order today" + (f" ({streak} days running)" if streak > 1 else ""))
+    minimum = getattr(rules.options, "min_posts_per_day", None)
+    if minimum:
+        few = [n for n, a in activity.items() if a["posts"] < minimum]
+        if few:
+            notes.append(f"fewer than {minimum} posts today (seed 003's rule): {', '.join(few)}")
+    if state.variant == "salon":
+        no_vote = [n for n in activity if n not in outcome.counted_votes]
+        if no_vote:
+            notes.append(f"sent no valid vote by PM (dies this night): {', '.join(no_vote)}")
+    return notes
+
+
+# --- approval and advancing -------------------------------------------------------------------------
+
+
+def approve(store: Store, name: str, by: str) -> None:
+    row, config = load(store, name)
+    state = _dealt_state(row)
+    if config.game.moderators and by not in config.game.moderators:
+        raise StateError(f"{by!r} is not a moderator of {name} ({', '.join(config.game.moderators)})")
+    store.approve_draft(row.id, state.day, by)
+
+
+def advance(store: Store, name: str, now: datetime, *, topic: str | None = None) -> GameState:
+    """Record the approved draft as the day's result and open the next day (unless the game is over)."""
+    row, config = load(store, name)
+    state = _dealt_state(row)
+    draft = store.draft(row.id, state.day)
+    if draft is None:
+        raise StateError(f"{name}: day {state.day} has no draft (forumbot end-day {name})")
+    if not draft["approved_by"]:
+        raise StateError(f"{name}: the draft of day {state.day} is not approved (forumbot draft approve {name})")
+    payload = draft["payload"]
+    new_state = GameState.model_validate(payload["state"])
+    result = {k: payload[k] for k in ("day", "deaths", "checks", "winner", "executed", "tally")}
+    next_day = None
+    if new_state.winner == "none":
+        next_day = (now, day_deadline(now, config.game.deadline, config.game.zone), topic)
+    store.advance(row.id, state.day, new_state, result, next_day)
+    return new_state
