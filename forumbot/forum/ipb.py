@@ -87,6 +87,10 @@ _V2_PAGE_CLASSES = frozenset({"postcolor", "pagecurrent", "pagelink", "maintitle
 _QUOTE_CLASSES = frozenset({"quotetop", "quotemain", "citation", "ipsBlockquote", "blockquote"})
 
 
+class _PostError(ParseError):
+    """A post the parser cannot read; re-raised naming the page."""
+
+
 # --- dialect and page kinds -----------------------------------------------------------------
 
 
@@ -211,8 +215,8 @@ def _when(text: str, tz: tzinfo, now: datetime | None, what: str) -> datetime:
     moment = parse_forum_date(text, tz, now)
     if moment is None:
         if is_relative(text):
-            raise ParseError(f"{what}: relative date {text!r} needs the page's 'now' (footer) or now=")
-        raise ParseError(f"{what}: unrecognised date {text!r}")
+            raise _PostError(f"{what}: relative date {text!r} needs the page's 'now' (footer) or now=")
+        raise _PostError(f"{what}: unrecognised date {text!r}")
     return moment
 
 
@@ -224,9 +228,12 @@ def parse_topic_page(
 ) -> TopicPage:
     """One page of a topic (2.x `showtopic=T&st=N`, 3.x `showtopic=T&page=N` or friendly URLs)."""
     root = parse_html(html)
-    if dialect_of(root) == "ipb3":
-        return _v3_topic_page(root, url)
-    return _v2_topic_page(root, url, _zone(tz, now), now)
+    try:
+        if dialect_of(root) == "ipb3":
+            return _v3_topic_page(root, url)
+        return _v2_topic_page(root, url, _zone(tz, now), now)
+    except _PostError as exc:
+        raise ParseError(f"{page_label(root, url)}: {exc}") from exc
 
 
 def _v2_topic_page(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> TopicPage:
@@ -265,7 +272,7 @@ def _v2_page_parts(root: Element) -> dict[str, list[Element]]:
             for name in cls.split():
                 if name in _V2_PAGE_CLASSES:
                     found[name].append(el)
-        elif el.tag == "table" and el.get("id") == "gfooter":
+        if el.tag == "table" and el.get("id") == "gfooter":
             found["gfooter"].append(el)
     return found
 
@@ -328,7 +335,7 @@ def _v2_post(
     post_id = int(body.get("id")[5:])
     table = next(body.iterancestors("table"), None)
     if table is None:
-        raise ParseError(f"post {post_id}: its body is not inside a post table")
+        raise _PostError(f"post {post_id}: its body is not inside a post table")
     parts = _v2_parts(table, post_id)
     author, author_id = _v2_member(parts)
     link = parts.get("permalink")
@@ -506,7 +513,7 @@ def _v3_post(block: Element, topic_id: int | None, base: str | None, page: int) 
     stamp = first_class(block, "abbr", "published")
     body = next((d for d in iter_class(block, "div", "entry-content") if has_class(d, "post")), None)
     if stamp is None or body is None or not stamp.get("title"):
-        raise ParseError(f"post {post_id}: no abbr.published or no div.post.entry-content")
+        raise _PostError(f"post {post_id}: no abbr.published or no div.post.entry-content")
     author, author_id = _v3_author(block)
     link = next((a for a in iter_class(block, "span", "post_id")), None)
     href = link.find(".//a").get("href") if link is not None and link.find(".//a") is not None else None

@@ -124,7 +124,10 @@ def parse_topic_page(
     page, page_count, next_href = _pagination(pager)
     topic_id = _topic_id(root, heading)
     link_base = absolute(base, "./viewtopic.php") or "./viewtopic.php"
-    posts = tuple(_post(div, topic_id, link_base, page, tz, now) for div in divs)
+    try:
+        posts = tuple(_post(div, topic_id, link_base, page, tz, now) for div in divs)
+    except ParseError as exc:
+        raise ParseError(f"{page_label(root, url)}: {exc}") from exc
     return TopicPage(
         dialect="phpbb",
         topic_id=topic_id,

@@ -176,7 +176,7 @@ def test_ipb2_english_edit_line_and_dates() -> None:
 
 def test_ipb2_relative_dates_need_a_now() -> None:
     html = page("ipb/topic_page1.html").replace("Сейчас: 29.11.2026, 21:10", "")
-    with pytest.raises(ParseError, match="relative date 'Вчера, 10:02' needs"):
+    with pytest.raises(ParseError, match="Мафия-7. День 1 .*: post 302: relative date 'Вчера, 10:02' needs"):
         ipb.parse_topic_page(html, tz=MSK)
     posts = ipb.parse_topic_page(html, now=datetime(2026, 11, 29, 21, 0, tzinfo=MSK)).posts
     assert posts[1].time == datetime(2026, 11, 28, 10, 2, tzinfo=MSK)  # tz taken from `now`
@@ -230,6 +230,14 @@ def test_phpbb_guest_and_coloured_authors() -> None:
     posts = {p.post_id: p for p in phpbb.parse_topic_page(html).posts}
     assert (posts[14].author, posts[14].author_id) == ("Guest Anna", None)
     assert (posts[13].author, posts[13].author_id) == ("Bob Smith", 60)
+
+
+def test_a_broken_post_fails_the_page_naming_both() -> None:
+    html = page("phpbb/viewtopic_page2.html").replace(
+        '<div class="content">Changing my vote', "<div>Changing"
+    )
+    with pytest.raises(ParseError, match=r"start=10: post 13: no author line \(p.author\) or no body"):
+        phpbb.parse_topic_page(html, "http://127.0.0.1:8181/viewtopic.php?t=2&start=10")
 
 
 def test_phpbb_notice_without_a_profile_link() -> None:
