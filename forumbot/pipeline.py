@@ -359,6 +359,9 @@ def _apply_overrides(
         kind, subject, value = o["kind"], o["subject"], o["value"]
         if kind == "ignore_post":
             votes = [v for v in votes if not _from_post(v, subject)]
+            for entry in vote_audit:
+                if str(entry.get("post_id")) == subject and entry["counted"]:
+                    entry |= {"counted": False, "reason": f"override by {o['by']}: {o['reason']}"}
         elif kind == "count_post":
             for entry in vote_audit:
                 if str(entry.get("post_id")) == subject and entry["target"] and not entry["counted"]:
@@ -369,6 +372,7 @@ def _apply_overrides(
                         ref=entry.get("link"),
                     )
                     votes = [v for v in votes if v.voter != vote.voter] + [vote]
+                    entry |= {"counted": True, "reason": f"override by {o['by']}: {o['reason']}"}
         elif kind == "set_vote":
             votes = [v for v in votes if v.voter != subject] + [Vote(voter=subject, targets=tuple(value.split("\n")))]
         elif kind == "clear_vote":
