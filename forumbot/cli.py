@@ -28,9 +28,8 @@ from forumbot.engine.deal import deal as deal_game
 from forumbot.engine.variants import VARIANTS, find_variant
 from forumbot.engine.variants.gameru import Gameru
 from forumbot.errors import ForumbotError, ScenarioError
-from forumbot.forum.cache import PageCache, fetch_topic_incremental
+from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, client_settings, open_client
-from forumbot.forum.models import Post
 from forumbot.forum.saved import load_saved_folder
 from forumbot.scenario import ScenarioResult, load_scenario, run_scenario, scenario_files
 from forumbot.store import Store
@@ -252,12 +251,12 @@ def tally_command(
     ghosts = read_nicks(dead) if dead is not None else []
     try:
         rules_cls = find_variant(variant)
-        posts = _day_posts(topic, source, topic_id, parse_moment(now, zone, "--now"), zone)
+        read = _day_posts(topic, source, topic_id, parse_moment(now, zone, "--now"), zone)
         per_post = 1
         if isinstance(rules_cls, type) and issubclass(rules_cls, Gameru):
             per_post = 2 if day in Gameru().double_days(len(living) + len(ghosts)) else 1
         result = tally_posts(
-            posts,
+            read.posts,
             living,
             dead=ghosts,
             start=parse_moment(start, zone, "--start"),
@@ -268,8 +267,10 @@ def tally_command(
     except ForumbotError as exc:
         fail(str(exc))
     if as_json:
-        print_json(result.to_json())
+        print_json(result.to_json() | {"problems": read.problems})
         return
+    for problem in read.problems:
+        err.print(f"unreadable post: {problem}", markup=False)
     _print_tally(result)
     if bbcode:
         out.print(render_tally_bbcode(result, f"Подсчёт голосов, день {day}"), markup=False)
@@ -277,7 +278,7 @@ def tally_command(
 
 def _day_posts(
     topic: str | None, source: Path | None, topic_id: int | None, now: datetime | None, zone: ZoneInfo
-) -> list[Post]:
+) -> TopicRead:
     if source is not None:
         return _saved_posts(source, topic_id, now, zone)
     assert topic is not None
@@ -288,7 +289,7 @@ def _day_posts(
     try:
         with Progress(console=err, transient=True) as bar:
             task = bar.add_task("pages", total=None)
-            return fetch_topic_incremental(
+            return read_topic(
                 client, cache, topic, progress=lambda done, total: bar.update(task, completed=done, total=total)
             )
     finally:
@@ -296,7 +297,7 @@ def _day_posts(
         client.close()
 
 
-def _saved_posts(folder: Path, topic_id: int | None, now: datetime | None, zone: ZoneInfo) -> list[Post]:
+def _saved_posts(folder: Path, topic_id: int | None, now: datetime | None, zone: ZoneInfo) -> TopicRead:
     saved = load_saved_folder(folder, now, tz=zone)
     for skipped in saved.skipped:
         err.print(f"skipped {skipped.name}: {skipped.reason}", markup=False)
@@ -308,7 +309,7 @@ def _saved_posts(folder: Path, topic_id: int | None, now: datetime | None, zone:
     if len(topics) > 1:
         fail(f"{folder} holds several topics ({', '.join(map(str, topics))}): choose one with --topic")
     pages = [p for p in saved.topic_pages if p.topic_id == topics[0]]
-    return [post for page in pages for post in page.posts]
+    return TopicRead([post for page in pages for post in page.posts], [x for page in pages for x in page.problems])
 
 
 def _print_tally(result: Tally) -> None:
@@ -603,6 +604,8 @@ def show_draft(game: str, payload: dict[str, Any], approved_by: str | None) -> N
     out.print(orders)
     activity = ", ".join(f"{n}: {a['posts']} posts, {a['orders']} PMs" for n, a in payload["activity"].items())
     out.print(f"activity: {activity}", markup=False)
+    for problem in payload.get("page_problems", []):
+        out.print(f"UNREADABLE POST {problem}", markup=False)
     for pm in payload.get("unread_pms", []):
         out.print(f"UNREAD PM {pm['pm_id']} from {pm['sender']} ({pm['subject']}): {pm['reason']}", markup=False)
     for note in payload["inactivity"] + [

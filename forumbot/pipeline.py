@@ -27,7 +27,7 @@ from forumbot.engine.variants.gameru import Gameru
 from forumbot.errors import ForumError, ParseError, StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm
 from forumbot.extract.orders import OrderProblem
-from forumbot.forum.cache import PageCache, fetch_topic_incremental
+from forumbot.forum.cache import PageCache, read_topic
 from forumbot.forum.client import ForumClient
 from forumbot.forum.models import Post, PrivateMessage
 from forumbot.render.day import render_day_post
@@ -152,7 +152,12 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
         raise StateError(f"{name}: day {state.day} has no topic yet (forumbot day-topic {name} TOPIC)")
     rules = find_variant(row.variant)(find_variant(row.variant).parse_options(state.options))
     start, deadline = day["starts_at"], day["deadline"]
-    posts = fetch_topic_incremental(client, PageCache(store.path), day["topic"])
+    cache = PageCache(store.path)
+    try:
+        topic = read_topic(client, cache, day["topic"])
+    finally:
+        cache.close()
+    posts = topic.posts
     checkpoint("posts read")
     pms, unread = _day_pms(client, start, deadline)
     checkpoint("messages read")
@@ -172,6 +177,7 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     checkpoint("day resolved")
     payload = _draft_payload(config, state, outcome, vote_audit, order_audit, override_audit, activity, rules)
     payload["unread_pms"] = unread
+    payload["page_problems"] = topic.problems
     store.save_draft(row.id, state.day, payload)
     checkpoint("draft stored")
     return payload

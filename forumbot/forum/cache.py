@@ -104,6 +104,22 @@ class PageCache:
         self.close()
 
 
+@dataclass(frozen=True)
+class TopicRead:
+    """A whole topic as read: its posts in order, and what could not be read (page: post: why)."""
+
+    posts: list[Post]
+    problems: list[str]
+
+
+def read_topic(
+    client: ForumClient, cache: PageCache, topic: str | int, *, progress: Progress | None = None
+) -> TopicRead:
+    """`fetch_topic_incremental`, keeping the pages' reports of unreadable posts for the audit."""
+    pages = _read_pages(client, cache, topic, progress)
+    return TopicRead(_unique_posts(pages), [problem for page in pages for problem in page.problems])
+
+
 def fetch_topic_incremental(
     client: ForumClient,
     cache: PageCache,
@@ -111,7 +127,12 @@ def fetch_topic_incremental(
     *,
     progress: Progress | None = None,
 ) -> list[Post]:
-    """Every post of the topic in order, fetching only the last known page and newer ones.
+    """Every post of the topic in order, fetching only the last known page and newer ones (see `_read_pages`)."""
+    return _unique_posts(_read_pages(client, cache, topic, progress))
+
+
+def _read_pages(client: ForumClient, cache: PageCache, topic: str | int, progress: Progress | None) -> list[TopicPage]:
+    """Every page of the topic, fetching only the last known page and newer ones.
 
     A full read happens on the first visit, when the cache has a hole, or when earlier pages have
     shifted (the re-fetched page no longer starts with the post it started with: posts were deleted
@@ -135,7 +156,7 @@ def fetch_topic_incremental(
         cache.put(forum, key, page)
     cache.drop_after(forum, key, fresh[-1].page)
     kept = [cached[n].page for n in range(1, fresh[0].page)]
-    return _unique_posts([*kept, *fresh])
+    return [*kept, *fresh]
 
 
 def fingerprint(post: Post) -> str:
@@ -198,4 +219,4 @@ def _cached(row: tuple[str, str, str]) -> CachedPage:
     )
 
 
-__all__ = ["CachedPage", "PageCache", "fetch_topic_incremental", "fingerprint"]
+__all__ = ["CachedPage", "PageCache", "TopicRead", "fetch_topic_incremental", "fingerprint", "read_topic"]

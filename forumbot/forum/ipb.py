@@ -41,6 +41,7 @@ from forumbot.forum.markup import (
     has_class,
     iter_class,
     page_label,
+    parse_each,
     parse_html,
     query_int,
     serialize,
@@ -244,15 +245,21 @@ def _v2_topic_page(root: Element, url: str | None, tz: tzinfo, now: datetime | N
     clock = _footer_now(found["gfooter"], tz) or now
     page, page_count, next_href = _v2_pagination(root, found["pagecurrent"], found["pagelink"])
     topic_id = _v2_topic_id(root, url)
+    posts, problems = parse_each(
+        bodies, lambda body: _v2_post(body, topic_id, url, page, tz, clock), page_label(root, url)
+    )
+    if not posts:
+        raise _PostError(f"no readable post: {'; '.join(problems)}")
     return TopicPage(
         dialect="ipb2",
         topic_id=topic_id,
         title=_v2_title(root, found["maintitle"]),
         page=page,
         page_count=max(page_count, page),
-        posts=tuple(_v2_post(body, topic_id, url, page, tz, clock) for body in bodies),
+        posts=posts,
         next_url=absolute(url, next_href),
         url=url,
+        problems=problems,
     )
 
 
@@ -462,7 +469,10 @@ def _v3_topic_page(root: Element, url: str | None) -> TopicPage:
         raise _not_a(root, url, "topic page")
     page, page_count, next_href = _v3_pagination(root)
     topic_id = _v3_topic_id(root)
-    posts = [_v3_post(block, topic_id, url, page) for block in blocks]
+    parsed, problems = parse_each(blocks, lambda block: _v3_post(block, topic_id, url, page), page_label(root, url))
+    if not parsed:
+        raise _PostError(f"no readable post: {'; '.join(problems)}")
+    posts = list(parsed)
     if topic_id is None:
         topic_id = _first_topic_id([p.permalink for p in posts] + [url])
         posts = [p.model_copy(update={"topic_id": topic_id}) for p in posts]
@@ -476,6 +486,7 @@ def _v3_topic_page(root: Element, url: str | None) -> TopicPage:
         posts=tuple(posts),
         next_url=absolute(url, next_href),
         url=url,
+        problems=problems,
     )
 
 

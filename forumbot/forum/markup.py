@@ -10,13 +10,30 @@ from __future__ import annotations
 import codecs
 import re
 import threading
-from collections.abc import Callable, Iterator
-from typing import Any, TypeAlias
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeAlias, TypeVar
 from urllib.parse import urljoin
 
 from lxml import etree
 
 from forumbot.errors import ParseError
+
+_Item = TypeVar("_Item")
+_Parsed = TypeVar("_Parsed")
+
+
+def parse_each(
+    items: Iterable[_Item], parse: Callable[[_Item], _Parsed], where: str
+) -> tuple[tuple[_Parsed, ...], tuple[str, ...]]:
+    """Parse every item; one that fails is reported ("where: why") and skipped, the others kept."""
+    parsed: list[_Parsed] = []
+    problems: list[str] = []
+    for item in items:
+        try:
+            parsed.append(parse(item))
+        except ParseError as exc:
+            problems.append(f"{where}: {exc}")
+    return tuple(parsed), tuple(problems)
 
 Element: TypeAlias = Any  # lxml.etree._Element; lxml ships no type stubs here
 Page: TypeAlias = str | bytes | Element  # a page as text, bytes, or a tree parse_html already made

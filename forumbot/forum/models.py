@@ -39,6 +39,9 @@ class TopicPage(Frozen):
     posts: tuple[Post, ...]
     next_url: str | None = None
     url: str | None = None
+    # Posts the parser could not read, each "where: why": reported in the audit, never a reason to drop
+    # the page (one broken post must not abort a tally).
+    problems: tuple[str, ...] = ()
 
 
 class PmSummary(Frozen):

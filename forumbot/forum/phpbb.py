@@ -28,6 +28,7 @@ from forumbot.forum.markup import (
     has_class,
     iter_class,
     page_label,
+    parse_each,
     parse_html,
     query_int,
     serialize,
@@ -124,10 +125,11 @@ def parse_topic_page(
     page, page_count, next_href = _pagination(pager)
     topic_id = _topic_id(root, heading)
     link_base = absolute(base, "./viewtopic.php") or "./viewtopic.php"
-    try:
-        posts = tuple(_post(div, topic_id, link_base, page, tz, now) for div in divs)
-    except ParseError as exc:
-        raise ParseError(f"{page_label(root, url)}: {exc}") from exc
+    posts, problems = parse_each(
+        divs, lambda div: _post(div, topic_id, link_base, page, tz, now), page_label(root, url)
+    )
+    if not posts:
+        raise ParseError(f"{page_label(root, url)}: no readable post: {'; '.join(problems)}")
     return TopicPage(
         dialect="phpbb",
         topic_id=topic_id,
@@ -137,6 +139,7 @@ def parse_topic_page(
         posts=posts,
         next_url=absolute(base, next_href),
         url=url,
+        problems=problems,
     )
 
 

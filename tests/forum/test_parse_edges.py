@@ -4,6 +4,7 @@ edit reasons, English IPB, phpBB 3.0 text dates)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -176,8 +177,12 @@ def test_ipb2_english_edit_line_and_dates() -> None:
 
 def test_ipb2_relative_dates_need_a_now() -> None:
     html = page("ipb/topic_page1.html").replace("Сейчас: 29.11.2026, 21:10", "")
-    with pytest.raises(ParseError, match="Мафия-7. День 1 .*: post 302: relative date 'Вчера, 10:02' needs"):
-        ipb.parse_topic_page(html, tz=MSK)
+    unresolved = ipb.parse_topic_page(html, tz=MSK)
+    assert any(
+        re.search("Мафия-7. День 1 .*: post 302: relative date 'Вчера, 10:02' needs", problem)
+        for problem in unresolved.problems
+    )
+    assert 302 not in {p.post_id for p in unresolved.posts}
     posts = ipb.parse_topic_page(html, now=datetime(2026, 11, 29, 21, 0, tzinfo=MSK)).posts
     assert posts[1].time == datetime(2026, 11, 28, 10, 2, tzinfo=MSK)  # tz taken from `now`
     assert posts[1].time.utcoffset() == timedelta(hours=3)
@@ -232,12 +237,14 @@ def test_phpbb_guest_and_coloured_authors() -> None:
     assert (posts[13].author, posts[13].author_id) == ("Bob Smith", 60)
 
 
-def test_a_broken_post_fails_the_page_naming_both() -> None:
+def test_a_broken_post_is_reported_naming_page_and_post_and_the_others_are_kept() -> None:
     html = page("phpbb/viewtopic_page2.html").replace(
         '<div class="content">Changing my vote', "<div>Changing"
     )
-    with pytest.raises(ParseError, match=r"start=10: post 13: no author line \(p.author\) or no body"):
-        phpbb.parse_topic_page(html, "http://127.0.0.1:8181/viewtopic.php?t=2&start=10")
+    parsed = phpbb.parse_topic_page(html, "http://127.0.0.1:8181/viewtopic.php?t=2&start=10")
+    assert len(parsed.problems) == 1
+    assert re.search(r"start=10: post 13: no author line \(p.author\) or no body", parsed.problems[0])
+    assert [p.post_id for p in parsed.posts] == [12, 14, 15, 16, 17]
 
 
 def test_phpbb_notice_without_a_profile_link() -> None:
