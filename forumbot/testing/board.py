@@ -1,0 +1,1998 @@
+"""A fake phpBB 3.3 board for tests and benchmarks, serving the real prosilver markup.
+
+    board = Board()
+    board.add_user("host_bot", "secret", moderator=True)
+    forum = board.add_forum("Mafia")
+    topic = board.add_topic(forum, "Mafia-1. Day 1", "host_bot", "[b]Day 1 begins.[/b]", start)
+    populate_day(board, topic, posts=300, players=names, seed=1, start=start)
+    with BoardServer(board, latency=0.05) as server:
+        client = open_client(ClientSettings(forum=server.url, username="host_bot", password="secret"))
+
+`Board` is the state (users, forums, topics, posts, PMs), safe to share between threads. `BoardServer`
+serves it over HTTP on 127.0.0.1 the way phpBB 3.3.11 does: pages are rendered from skeletons cut out of
+the captured pages (`skeletons/`, see /work/shared/phpbb), BBCode as phpBB renders it (`bbcode.py`),
+sessions bound to the User-Agent with phpBB's cookies, form tokens with the one-second rule, flood control,
+the two-step PM compose form, the lock confirmation, and faults to inject.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import hashlib
+import math
+import random
+import re
+import secrets
+import threading
+import time as _time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from email.message import Message
+from email.parser import BytesParser
+from email.policy import HTTP
+from http.cookies import SimpleCookie
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlsplit
+from zoneinfo import ZoneInfo
+
+import jinja2
+from markupsafe import Markup
+
+from forumbot.testing.bbcode import render_bbcode, source_as_html
+
+__all__ = [
+    "Board",
+    "BoardServer",
+    "Forum",
+    "GeneratedPost",
+    "Post",
+    "PrivateMessage",
+    "RequestRecord",
+    "Topic",
+    "User",
+    "format_date",
+    "populate_day",
+]
+
+SKELETONS = Path(__file__).with_name("skeletons")
+ANONYMOUS = 1  # phpBB's guest user id
+FIRST_USER_ID = 48  # a fresh phpBB 3.3 board gives its first registered member id 48 (1 guest, 2 admin, bots)
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+# phpBB's English strings
+FORM_INVALID = "The submitted form was invalid. Try submitting again."
+FLOOD_ERROR = "You cannot make another post so soon after your last."
+TOPIC_LOCKED = "This topic is locked, you cannot edit posts or make further replies."
+NOT_AUTHORISED = "You are not authorised to access this area."
+MESSAGE_SENT = "This message has been sent successfully."
+WRONG_USERNAME = (
+    "You have specified an incorrect username. Please check your username and try again. "
+    "If you continue to have problems please contact the Board Administrator."
+)
+WRONG_PASSWORD = (
+    "You have specified an incorrect password. Please check your password and try again. "
+    "If you continue to have problems please contact the Board Administrator."
+)
+LOGIN_VIEWFORUM = "The board requires you to be registered and logged in to view this forum."
+LOGIN_POST = "In order to post you need to login or register."
+LOGIN_UCP = "Please login in order to access the User Control Panel."
+LOGIN_MCP = "To moderate this forum you must be registered and logged in."
+NO_TOPIC = "The requested topic does not exist."
+NO_FORUM = "The forum you selected does not exist."
+NO_POST = "The requested post does not exist."
+NO_MESSAGE = "The private message could not be found."
+TOO_FEW_CHARS = "Your message contains too few characters."
+EMPTY_SUBJECT = "You must specify a subject when posting a new topic."
+EMPTY_PM_SUBJECT = "You must specify a subject when composing a new message."
+NO_RECIPIENT = "No recipient defined."
+PM_NO_USERS = "The requested users to be added do not exist."
+USER_CANNOT_EDIT = "You can only edit your own posts."
+POST_REVIEW = "At least one new post has been made to this topic. You may wish to review your post in light of this."
+
+
+def format_date(moment: datetime, tz: tzinfo) -> str:
+    """phpBB's default date format `D M d, Y g:i a` ("Sun Nov 29, 2026 5:32 pm") in the viewer's zone."""
+    local = moment.astimezone(tz)
+    hour = local.hour % 12 or 12
+    half = "am" if local.hour < 12 else "pm"
+    day = f"{_DAYS[local.weekday()]} {_MONTHS[local.month - 1]} {local.day:02d}, {local.year}"
+    return f"{day} {hour}:{local.minute:02d} {half}"
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+
+
+def _aware(moment: datetime | None, default: Callable[[], datetime]) -> datetime:
+    if moment is None:
+        return default()
+    if moment.tzinfo is None:
+        raise ValueError(f"{moment!r}: times on the board must be aware (give a tzinfo)")
+    return moment
+
+
+# --- state ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class User:
+    user_id: int
+    name: str
+    password: str | None = field(default=None, repr=False)
+    moderator: bool = False  # may lock topics (mcp.php quickmod) and edit any post
+    colour: str | None = None  # a coloured group's colour, e.g. "AA0000": `a.username-coloured`
+    joined: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+@dataclass
+class Forum:
+    forum_id: int
+    name: str
+    description: str = ""
+    public: bool = False  # guests may read; private forums answer guests with a login wall
+
+
+@dataclass
+class Post:
+    post_id: int
+    topic_id: int
+    author: str
+    body: str  # BBCode source (or HTML when `html`)
+    time: datetime
+    subject: str
+    html: bool = False
+    guest: bool = False  # posted by a guest (or a deleted user): `span.username`, no profile
+    edited_by: str | None = None
+    edit_count: int = 0
+    edit_reason: str | None = None
+    edited_at: datetime | None = None
+    version: int = 0  # bumped by every edit
+
+    @property
+    def edited(self) -> bool:
+        return self.edit_count > 0
+
+
+@dataclass
+class Topic:
+    topic_id: int
+    forum_id: int
+    title: str
+    locked: bool = False
+    views: int = 0
+    posts: list[Post] = field(default_factory=list)  # in phpBB's order: post time, then id
+
+
+@dataclass
+class PrivateMessage:
+    pm_id: int
+    sender: str
+    recipients: tuple[str, ...]
+    subject: str
+    body: str
+    time: datetime
+    read_by: set[str] = field(default_factory=set)
+
+    @property
+    def read(self) -> bool:
+        """Whether every recipient has opened it."""
+        return all(name in self.read_by for name in self.recipients)
+
+    def is_read_by(self, user: str) -> bool:
+        return user in self.read_by
+
+
+class Board:
+    """The board's state. Every method takes the board's lock; what it returns are copies."""
+
+    def __init__(
+        self,
+        name: str = "Mafia Test Board",
+        description: str = "Local acceptance-test board (loopback only)",
+        *,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.now: Callable[[], datetime] = now or (lambda: datetime.now(UTC))
+        self.lock = threading.RLock()
+        self._users: dict[str, User] = {}  # by lower-cased name
+        self._users_by_id: dict[int, User] = {}
+        self._forums: dict[int, Forum] = {}
+        self._topics: dict[int, Topic] = {}
+        self._posts: dict[int, Post] = {}
+        self._pms: dict[int, PrivateMessage] = {}
+        self._next_user = FIRST_USER_ID
+        self._next_forum = 1
+        self._next_topic = 1
+        self._next_post = 1
+        self._next_pm = 1
+        self._post_counts: dict[str, int] = {}
+
+    # -- users and forums -------------------------------------------------------------------------
+
+    def add_user(
+        self,
+        name: str,
+        password: str | None = None,
+        *,
+        user_id: int | None = None,
+        moderator: bool = False,
+        colour: str | None = None,
+        joined: datetime | None = None,
+    ) -> int:
+        """Register a member; returns its id. Names are unique regardless of case, as in phpBB."""
+        with self.lock:
+            if name.lower() in self._users:
+                raise ValueError(f"{name!r}: a user of that name exists")
+            uid = self._next_user if user_id is None else user_id
+            if uid in self._users_by_id or uid <= ANONYMOUS:
+                raise ValueError(f"user id {uid} is taken")
+            user = User(
+                uid, name, password, moderator, colour.lstrip("#") if colour else None, _aware(joined, self.now)
+            )
+            self._users[name.lower()] = user
+            self._users_by_id[uid] = user
+            self._next_user = max(self._next_user, uid + 1)
+            return uid
+
+    def set_moderator(self, name: str, moderator: bool = True) -> None:
+        with self.lock:
+            self._user(name).moderator = moderator
+
+    def user(self, name: str) -> User | None:
+        with self.lock:
+            found = self._users.get(name.lower())
+            return dataclasses.replace(found) if found else None
+
+    @property
+    def users(self) -> list[User]:
+        with self.lock:
+            return [dataclasses.replace(u) for u in self._users_by_id.values()]
+
+    def _user(self, name: str) -> User:
+        found = self._users.get(name.lower())
+        if found is None:
+            raise KeyError(f"{name!r}: no such user")
+        return found
+
+    def _author(self, name: str, guest: bool) -> str:
+        """The stored author name; an unknown author becomes a member (no password) unless a guest."""
+        if guest:
+            return name
+        found = self._users.get(name.lower())
+        if found is None:
+            self.add_user(name)
+            found = self._users[name.lower()]
+        return found.name
+
+    def add_forum(self, name: str, *, forum_id: int | None = None, public: bool = False, description: str = "") -> int:
+        """A forum; private (guests get a login wall) unless `public`."""
+        with self.lock:
+            fid = self._next_forum if forum_id is None else forum_id
+            if fid in self._forums:
+                raise ValueError(f"forum id {fid} is taken")
+            self._forums[fid] = Forum(fid, name, description, public)
+            self._next_forum = max(self._next_forum, fid + 1)
+            return fid
+
+    @property
+    def forums(self) -> list[Forum]:
+        with self.lock:
+            return [dataclasses.replace(f) for f in self._forums.values()]
+
+    # -- topics and posts -------------------------------------------------------------------------
+
+    def add_topic(
+        self,
+        forum_id: int,
+        title: str,
+        author: str,
+        body: str,
+        time: datetime | None = None,
+        *,
+        topic_id: int | None = None,
+        post_id: int | None = None,
+        locked: bool = False,
+        html: bool = False,
+    ) -> int:
+        """A topic and its first post; returns the topic id. An unknown forum id is created (private)."""
+        with self.lock:
+            if forum_id not in self._forums:
+                self.add_forum(f"Forum {forum_id}", forum_id=forum_id)
+            tid = self._next_topic if topic_id is None else topic_id
+            if tid in self._topics:
+                raise ValueError(f"topic id {tid} is taken")
+            self._topics[tid] = Topic(tid, forum_id, title, locked)
+            self._next_topic = max(self._next_topic, tid + 1)
+            self.add_post(tid, author, body, time, subject=title, post_id=post_id, html=html)
+            return tid
+
+    def add_post(
+        self,
+        topic_id: int,
+        author: str,
+        body: str,
+        time: datetime | None = None,
+        *,
+        edited_by: str | None = None,
+        edit_reason: str | None = None,
+        edit_count: int | None = None,
+        edited_at: datetime | None = None,
+        subject: str | None = None,
+        post_id: int | None = None,
+        html: bool = False,
+        guest: bool = False,
+    ) -> int:
+        """A post (BBCode, or HTML when `html`); returns its id. `edited_by` makes it show as edited
+        (`edit_count` times, default 1, last at `edited_at`, default a minute after `time`)."""
+        with self.lock:
+            topic = self._topic(topic_id)
+            when = _aware(time, self.now)
+            pid = self._next_post if post_id is None else post_id
+            if pid in self._posts:
+                raise ValueError(f"post id {pid} is taken")
+            post = Post(
+                pid,
+                topic_id,
+                self._author(author, guest),
+                body.replace("\r\n", "\n"),
+                when,
+                subject if subject is not None else f"Re: {topic.title}",
+                html=html,
+                guest=guest,
+            )
+            if edited_by is not None or edit_count or edit_reason is not None:
+                post.edited_by = self._author(edited_by, False) if edited_by is not None else post.author
+                post.edit_count = edit_count if edit_count is not None else 1
+                post.edit_reason = edit_reason
+                post.edited_at = _aware(edited_at, lambda: when + timedelta(minutes=1))
+            self._posts[pid] = post
+            self._post_counts[post.author] = self._post_counts.get(post.author, 0) + 1
+            self._next_post = max(self._next_post, pid + 1)
+            keys = [(p.time, p.post_id) for p in topic.posts]
+            topic.posts.insert(bisect.bisect(keys, (post.time, post.post_id)), post)
+            return pid
+
+    def edit_post(
+        self,
+        post_id: int,
+        body: str | None = None,
+        *,
+        editor: str | None = None,
+        reason: str | None = None,
+        time: datetime | None = None,
+        subject: str | None = None,
+        track: bool = True,
+    ) -> None:
+        """Change a post. `track` (default) records the edit as phpBB shows it ("Last edited by `editor`
+        (default the author) on `time`, edited N times in total", with the reason if any); `track=False`
+        is an edit phpBB does not show (the topic's last post by its author, a moderator without reason)."""
+        with self.lock:
+            post = self._post(post_id)
+            if body is not None:
+                post.body = body.replace("\r\n", "\n")
+            if subject is not None:
+                post.subject = subject
+            post.version += 1
+            if track:
+                post.edited_by = self._author(editor, False) if editor is not None else post.author
+                post.edit_count += 1
+                post.edit_reason = reason
+                post.edited_at = _aware(time, self.now)
+
+    def lock_topic(self, topic_id: int, locked: bool = True) -> None:
+        with self.lock:
+            self._topic(topic_id).locked = locked
+
+    def topic(self, topic_id: int) -> Topic:
+        """A copy of the topic with copies of its posts."""
+        with self.lock:
+            found = self._topic(topic_id)
+            return dataclasses.replace(found, posts=[dataclasses.replace(p) for p in found.posts])
+
+    @property
+    def topics(self) -> list[Topic]:
+        with self.lock:
+            return [self.topic(tid) for tid in self._topics]
+
+    def post(self, post_id: int) -> Post:
+        with self.lock:
+            return dataclasses.replace(self._post(post_id))
+
+    def posts_of(self, topic: int | Topic) -> list[Post]:
+        """The topic's posts in display order (copies)."""
+        return self.topic(topic.topic_id if isinstance(topic, Topic) else topic).posts
+
+    def _topic(self, topic_id: int) -> Topic:
+        found = self._topics.get(topic_id)
+        if found is None:
+            raise KeyError(f"no topic {topic_id}")
+        return found
+
+    def _post(self, post_id: int) -> Post:
+        found = self._posts.get(post_id)
+        if found is None:
+            raise KeyError(f"no post {post_id}")
+        return found
+
+    # -- private messages -------------------------------------------------------------------------
+
+    def send_pm(
+        self,
+        sender: str,
+        to: str | Sequence[str],
+        subject: str,
+        body: str,
+        time: datetime | None = None,
+        *,
+        pm_id: int | None = None,
+        read: bool = False,
+    ) -> int:
+        """A private message from `sender` to one or more members; returns its id."""
+        with self.lock:
+            recipients = (to,) if isinstance(to, str) else tuple(to)
+            if not recipients:
+                raise ValueError("a PM needs at least one recipient")
+            names = tuple(self._user(name).name for name in recipients)
+            mid = self._next_pm if pm_id is None else pm_id
+            if mid in self._pms:
+                raise ValueError(f"PM id {mid} is taken")
+            message = PrivateMessage(
+                mid, self._author(sender, False), names, subject, body.replace("\r\n", "\n"), _aware(time, self.now)
+            )
+            if read:
+                message.read_by.update(names)
+            self._pms[mid] = message
+            self._next_pm = max(self._next_pm, mid + 1)
+            return mid
+
+    def mark_pm_read(self, pm_id: int, user: str, read: bool = True) -> None:
+        with self.lock:
+            message = self._pm(pm_id)
+            name = self._user(user).name
+            if read:
+                message.read_by.add(name)
+            else:
+                message.read_by.discard(name)
+
+    def pm(self, pm_id: int) -> PrivateMessage:
+        with self.lock:
+            return _copy_pm(self._pm(pm_id))
+
+    def pms_to(self, user: str) -> list[PrivateMessage]:
+        """PMs the member received, newest first (the inbox order)."""
+        with self.lock:
+            name = self._user(user).name
+            found = [m for m in self._pms.values() if name in m.recipients]
+            return [_copy_pm(m) for m in sorted(found, key=lambda m: (m.time, m.pm_id), reverse=True)]
+
+    def pms_from(self, user: str) -> list[PrivateMessage]:
+        """PMs the member sent, newest first."""
+        with self.lock:
+            name = self._user(user).name
+            found = [m for m in self._pms.values() if m.sender == name]
+            return [_copy_pm(m) for m in sorted(found, key=lambda m: (m.time, m.pm_id), reverse=True)]
+
+    def _pm(self, pm_id: int) -> PrivateMessage:
+        found = self._pms.get(pm_id)
+        if found is None:
+            raise KeyError(f"no PM {pm_id}")
+        return found
+
+
+def _copy_pm(message: PrivateMessage) -> PrivateMessage:
+    return dataclasses.replace(message, read_by=set(message.read_by))
+
+
+# --- the HTTP side ---------------------------------------------------------------------------------
+
+
+@dataclass
+class RequestRecord:
+    """One request the server received: `time` is its arrival (the server's clock), `status` is filled
+    in once the answer is sent (0 until then)."""
+
+    method: str
+    path: str
+    query: str
+    time: float
+    status: int = 0
+    user: str | None = None  # the member the request was served as, None for a guest
+
+    @property
+    def params(self) -> dict[str, str]:
+        return dict(parse_qsl(self.query, keep_blank_values=True))
+
+
+@dataclass
+class _Session:
+    sid: str
+    user_id: int  # ANONYMOUS for a guest
+    user_agent: str
+    confirm_key: str | None = None
+
+
+@dataclass
+class _Response:
+    status: int
+    body: bytes = b""
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class _Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    form: dict[str, str]
+    headers: Mapping[str, str] | Message
+    cookies: dict[str, str]
+    base_url: str
+    session: _Session | None = None
+    user: User | None = None
+    set_cookies: list[str] = field(default_factory=list)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "Apache"
+    sys_version = ""
+    app: BoardServer  # set on the subclass each server makes
+
+    def do_GET(self) -> None:  # noqa: N802 (the stdlib's naming)
+        self.app._serve(self)
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.app._serve(self)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        return
+
+
+class BoardServer:
+    """`board` over HTTP on 127.0.0.1, as phpBB 3.3.11 (prosilver, English) would serve it.
+
+    `latency` seconds are added to every answer; `posts_per_page` is phpBB's setting (10 on the captured
+    board); `flood_interval` seconds must pass between two posts or PMs of a member; `board_tz` is the
+    viewers' time zone for the dates printed as text. `clock` (default `time.time`) is the server's time:
+    form tokens, flood control and the times of posts made over HTTP use it, so a test can move it on
+    instead of sleeping. Start and stop it with `with` (or `start()` / `stop()`).
+    """
+
+    def __init__(
+        self,
+        board: Board,
+        *,
+        latency: float = 0.0,
+        posts_per_page: int = 10,
+        flood_interval: float = 0.0,
+        board_tz: str | tzinfo = "UTC",
+        topics_per_page: int = 25,
+        form_lifetime: int = 7200,
+        clock: Callable[[], float] | None = None,
+        port: int = 0,
+    ) -> None:
+        if posts_per_page < 1 or topics_per_page < 1:
+            raise ValueError("pages hold at least one item")
+        self.board = board
+        self.latency = latency
+        self.posts_per_page = posts_per_page
+        self.topics_per_page = topics_per_page
+        self.flood_interval = flood_interval
+        self.form_lifetime = form_lifetime
+        self.tz: tzinfo = ZoneInfo(board_tz) if isinstance(board_tz, str) else board_tz
+        self.clock: Callable[[], float] = clock or _time.time
+        self.cookie_prefix = "phpbb3_" + "".join(
+            secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(5)
+        )
+        self.requests: list[RequestRecord] = []
+        self._port = port
+        self._state = threading.RLock()
+        self._sessions: dict[str, _Session] = {}
+        self._autologin: dict[str, int] = {}  # autologin key -> user id
+        self._salts: dict[int, str] = {}
+        self._last_post: dict[int, float] = {}
+        self._fail_next: list[tuple[int, float | None]] = []
+        self._fail_paths: dict[str, tuple[int, float | None]] = {}
+        self._html_cache: dict[tuple[int, int], str] = {}
+        self._env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(SKELETONS)),
+            autoescape=True,
+            keep_trailing_newline=True,
+            undefined=jinja2.StrictUndefined,
+        )
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- life cycle -------------------------------------------------------------------------------
+
+    def start(self) -> BoardServer:
+        if self._httpd is not None:
+            return self
+        handler = type("BoardHandler", (_Handler,), {"app": self})
+        httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
+        httpd.daemon_threads = True
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, name="phpbb-fake", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> BoardServer:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("the board server is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The board's base URL, ending in `/`."""
+        return f"http://127.0.0.1:{self.port}/"
+
+    # -- what tests look at and control -------------------------------------------------------------
+
+    @property
+    def request_count(self) -> int:
+        with self._state:
+            return len(self.requests)
+
+    def count(self, path: str | None = None, *, method: str | None = None, query: str | None = None) -> int:
+        """Requests received whose path contains `path`, of `method`, whose query contains `query`."""
+        with self._state:
+            return sum(
+                1
+                for r in self.requests
+                if (path is None or path in r.path)
+                and (method is None or r.method == method.upper())
+                and (query is None or query in r.query)
+            )
+
+    def reset_log(self) -> None:
+        with self._state:
+            self.requests.clear()
+
+    def expire_sessions(self) -> None:
+        """Forget every session and "remember me" key: the next request of any client is a guest's."""
+        with self._state:
+            self._sessions.clear()
+            self._autologin.clear()
+
+    def fail_next(self, n: int = 1, status: int = 503, retry_after: float | None = None) -> None:
+        """Answer the next `n` requests with `status` (and `Retry-After`), doing nothing else."""
+        with self._state:
+            self._fail_next.extend([(status, retry_after)] * n)
+
+    def fail_path(self, substr: str, status: int | None = 503, retry_after: float | None = None) -> None:
+        """Answer every request whose path and query contain `substr` with `status`; `status=None` stops."""
+        with self._state:
+            if status is None:
+                self._fail_paths.pop(substr, None)
+            else:
+                self._fail_paths[substr] = (status, retry_after)
+
+    def clear_faults(self) -> None:
+        with self._state:
+            self._fail_next.clear()
+            self._fail_paths.clear()
+
+    def session_count(self) -> int:
+        with self._state:
+            return len(self._sessions)
+
+    # -- serving ----------------------------------------------------------------------------------
+
+    def _serve(self, handler: _Handler) -> None:
+        arrival = self.clock()
+        split = urlsplit(handler.path)
+        record = RequestRecord(handler.command, split.path, split.query, arrival)
+        with self._state:
+            self.requests.append(record)
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length else b""
+        try:
+            fault = self._take_fault(f"{split.path}?{split.query}")
+            if fault is not None:
+                response = fault
+            else:
+                request = self._request(handler, split.path, split.query, raw)
+                response = self._dispatch(request)
+                response.headers.extend(("Set-Cookie", c) for c in request.set_cookies)
+                record.user = request.user.name if request.user else None
+        except Exception as exc:  # a bug in the fake board: show it, as PHP would print a fatal error
+            response = _Response(500, f"<h1>Internal error</h1><pre>{type(exc).__name__}: {exc}</pre>".encode())
+        if self.latency > 0:
+            _time.sleep(self.latency)
+        record.status = response.status
+        handler.send_response(response.status)
+        headers = dict.fromkeys(name.lower() for name, _ in response.headers)
+        if "content-type" not in headers:
+            handler.send_header("Content-Type", "text/html; charset=UTF-8")
+        for name, value in response.headers:
+            handler.send_header(name, value)
+        handler.send_header("Cache-Control", 'private, no-cache="set-cookie"')
+        handler.send_header("Expires", "0")
+        handler.send_header("Pragma", "no-cache")
+        handler.send_header("Content-Length", str(len(response.body)))
+        handler.end_headers()
+        if handler.command != "HEAD":
+            handler.wfile.write(response.body)
+
+    def _take_fault(self, target: str) -> _Response | None:
+        with self._state:
+            if self._fail_next:
+                status, retry_after = self._fail_next.pop(0)
+            else:
+                hit = next((v for k, v in self._fail_paths.items() if k in target), None)
+                if hit is None:
+                    return None
+                status, retry_after = hit
+        headers = [("Retry-After", f"{retry_after:g}")] if retry_after is not None else []
+        return _Response(status, f"<html><body><h1>{status} Error</h1></body></html>".encode(), headers)
+
+    def _request(self, handler: _Handler, path: str, query: str, raw: bytes) -> _Request:
+        cookies: dict[str, str] = {}
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(handler.headers.get("Cookie") or "")
+        except Exception:  # a cookie header the stdlib cannot read: PHP would skip the bad parts too
+            jar = SimpleCookie()
+        for name, morsel in jar.items():
+            cookies[name] = morsel.value
+        host = handler.headers.get("Host") or f"127.0.0.1:{self.port}"
+        request = _Request(
+            handler.command,
+            path,
+            dict(parse_qsl(query, keep_blank_values=True)),
+            _form(handler.headers.get("Content-Type") or "", raw) if handler.command == "POST" else {},
+            handler.headers,
+            cookies,
+            f"http://{host}/",
+        )
+        self._begin_session(request)
+        return request
+
+    def _dispatch(self, request: _Request) -> _Response:
+        script = request.path.rsplit("/", 1)[-1] or "index.php"
+        route = {
+            "index.php": self._index,
+            "viewtopic.php": self._viewtopic,
+            "viewforum.php": self._viewforum,
+            "ucp.php": self._ucp,
+            "posting.php": self._posting,
+            "mcp.php": self._mcp,
+        }.get(script)
+        if route is None or request.path.count("/") > 1:
+            return _not_found()
+        return route(request)
+
+    # -- sessions and form tokens -----------------------------------------------------------------
+
+    def _begin_session(self, request: _Request) -> None:
+        """phpBB's session_begin: the session named by the cookie (else `sid=`), bound to the User-Agent;
+        else a "remember me" login from the `_k` cookie; else a new guest session."""
+        agent = (request.headers.get("User-Agent") or "")[:149]
+        sid = request.cookies.get(f"{self.cookie_prefix}_sid") or request.query.get("sid", "")
+        with self._state:
+            session = self._sessions.get(sid)
+            if session is not None and session.user_agent == agent:
+                request.session = session
+            else:
+                key = request.cookies.get(f"{self.cookie_prefix}_k", "")
+                uid = self._autologin.get(key) if key else None
+                if uid is not None and str(uid) == request.cookies.get(f"{self.cookie_prefix}_u"):
+                    request.session = self._new_session(request, uid, key)
+                else:
+                    request.session = self._new_session(request, ANONYMOUS, "")
+        with self.board.lock:
+            user = self.board._users_by_id.get(request.session.user_id)
+            request.user = dataclasses.replace(user) if user is not None else None
+
+    def _new_session(self, request: _Request, user_id: int, autologin_key: str) -> _Session:
+        agent = (request.headers.get("User-Agent") or "")[:149]
+        session = _Session(secrets.token_hex(16), user_id, agent)
+        with self._state:
+            self._sessions[session.sid] = session
+        expires = "Fri, 01-Jan-2100 00:00:00 GMT"
+        for name, value in (("u", str(user_id)), ("k", autologin_key), ("sid", session.sid)):
+            request.set_cookies.append(f"{self.cookie_prefix}_{name}={value}; expires={expires}; path=/; HttpOnly")
+        return session
+
+    def _salt(self, user_id: int) -> str:
+        with self._state:
+            return self._salts.setdefault(user_id, secrets.token_hex(8))
+
+    def _tokens(self, request: _Request, form_name: str) -> list[tuple[str, str]]:
+        """`creation_time` and `form_token` as phpBB's add_form_key() makes them."""
+        now = int(self.clock())
+        return [("creation_time", str(now)), ("form_token", self._token(request, form_name, now))]
+
+    def _token(self, request: _Request, form_name: str, creation_time: int) -> str:
+        uid = request.user.user_id if request.user else ANONYMOUS
+        token_sid = request.session.sid if request.user is None and request.session else ""
+        text = f"{creation_time}{self._salt(uid)}{form_name}{token_sid}"
+        return hashlib.sha1(text.encode()).hexdigest()
+
+    def _check_form(self, request: _Request, form_name: str) -> bool:
+        """phpBB's check_form_key(): the token must match and the form must be between 1 second and
+        `form_lifetime` seconds old (a form posted in the second it was made is refused)."""
+        created = request.form.get("creation_time", "")
+        token = request.form.get("form_token", "")
+        if not created.isdigit() or not token:
+            return False
+        diff = int(self.clock()) - int(created)
+        if diff == 0 or diff > self.form_lifetime:
+            return False
+        return secrets.compare_digest(token, self._token(request, form_name, int(created)))
+
+    def _link_hash(self, request: _Request) -> str:
+        uid = request.user.user_id if request.user else ANONYMOUS
+        return hashlib.sha1(self._salt(uid).encode()).hexdigest()[:8]
+
+    def _flooding(self, user: User) -> bool:
+        with self._state:
+            last = self._last_post.get(user.user_id)
+        return last is not None and self.flood_interval > 0 and self.clock() - last < self.flood_interval
+
+    def _posted(self, user: User) -> None:
+        with self._state:
+            self._last_post[user.user_id] = self.clock()
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self.clock(), UTC)
+
+    # -- page frame -------------------------------------------------------------------------------
+
+    def _date(self, moment: datetime) -> str:
+        return format_date(moment, self.tz)
+
+    def _tz_label(self) -> tuple[str, str]:
+        name = getattr(self.tz, "key", None) or str(self.tz)
+        offset = datetime.now(UTC).astimezone(self.tz).utcoffset() or timedelta(0)
+        if offset == timedelta(0):
+            return name, "UTC"
+        sign = "+" if offset >= timedelta(0) else "-"
+        minutes = abs(int(offset.total_seconds())) // 60
+        return name, f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+    def _userref(self, name: str, guest: bool = False) -> dict[str, Any]:
+        """What the templates need to print a member: name, id (None: a guest), group colour."""
+        found = None if guest else self.board._users.get(name.lower())
+        if found is None:
+            return {"name": name, "user_id": None, "colour": None}
+        return {"name": found.name, "user_id": found.user_id, "colour": found.colour}
+
+    def _online(self) -> list[dict[str, Any]]:
+        with self._state:
+            ids = {s.user_id for s in self._sessions.values() if s.user_id != ANONYMOUS}
+        users = [self.board._users_by_id[i] for i in ids if i in self.board._users_by_id]
+        return [self._userref(u.name) for u in sorted(users, key=lambda u: u.name.lower())]
+
+    def _online_ids(self) -> set[int]:
+        with self._state:
+            return {s.user_id for s in self._sessions.values()}
+
+    def _unread(self, user: User | None) -> int:
+        if user is None:
+            return 0
+        return sum(1 for m in self.board._pms.values() if user.name in m.recipients and user.name not in m.read_by)
+
+    def _render(
+        self,
+        request: _Request,
+        template: str,
+        *,
+        title: str,
+        kind: str | None = None,
+        section: str = "index",
+        status: int = 200,
+        **values: Any,
+    ) -> _Response:
+        """A whole page: the captured header and footer around `template`, with the viewer's menus."""
+        user = request.user
+        with self.board.lock:
+            unread = self._unread(user)
+            notifications = []
+            if user is not None:
+                mine = sorted(
+                    (m for m in self.board._pms.values() if user.name in m.recipients),
+                    key=lambda m: (m.time, m.pm_id),
+                    reverse=True,
+                )
+                notifications = [
+                    {
+                        "pm_id": m.pm_id,
+                        "sender": m.sender,
+                        "subject": m.subject,
+                        "time_text": self._date(m.time),
+                        "unread": user.name not in m.read_by,
+                    }
+                    for m in mine[:5]
+                ]
+            viewer = self._userref(user.name) if user is not None else None
+        if kind in ("topic", "forum"):
+            html_title = f"{title} - {self.board.name}"
+        elif kind == "ucp":
+            html_title = f"{self.board.name} - User Control Panel - {title}"
+        elif kind == "mcp":
+            html_title = f"{self.board.name} - Moderator Control Panel - {title}"
+        else:
+            html_title = f"{self.board.name} - {title}"
+        if unread:
+            html_title = f"({unread}) {html_title}"
+        guest_sid = request.session.sid if user is None and request.session is not None else None
+        tz_name, tz_label = self._tz_label()
+
+        def u(link: str) -> str:
+            if guest_sid is None or f"{self.cookie_prefix}_sid" in request.cookies:
+                return link
+            return f"{link}{'&' if '?' in link else '?'}sid={guest_sid}"
+
+        context: dict[str, Any] = {
+            "sitename": self.board.name,
+            "site_desc": self.board.description,
+            "html_title": html_title,
+            "section": section,
+            "user": viewer,
+            "session_id": request.session.sid if request.session else "",
+            "unread_pms": unread,
+            "notifications": notifications,
+            "link_hash": self._link_hash(request),
+            "u": u,
+            "crumbs": [],
+            "canonical": None,
+            "feed_forum": None,
+            "feed_topic": None,
+            "posting_page": False,
+            "plupload_url": "",
+            "meta_refresh": None,
+            "tz_name": tz_name,
+            "tz_label": tz_label,
+            "login_redirect": None,
+        }
+        context.update(values)
+        body = self._env.get_template(template).render(**context)
+        return _Response(status, body.encode("utf-8"))
+
+    def _message(
+        self,
+        request: _Request,
+        text: str,
+        *,
+        title: str = "Information",
+        status: int = 200,
+        refresh: tuple[int, str] | None = None,
+        text_html: Markup | None = None,
+    ) -> _Response:
+        """A trigger_error() page: `div#message` with a title and a text."""
+        return self._render(
+            request,
+            "message_body.html",
+            title=title,
+            status=status,
+            message_title=title,
+            message_text=text_html if text_html is not None else text,
+            meta_refresh=refresh,
+        )
+
+    def _login_wall(
+        self,
+        request: _Request,
+        explain: str | None,
+        *,
+        redirect: str | None = None,
+        error: str | None = None,
+        username: str = "",
+        in_ucp: bool = False,
+    ) -> _Response:
+        """login_body.html: the login page, and what phpBB serves instead of a page a guest may not see
+        (`explain` says why; the form then sends the guest back to that page)."""
+        here = _page_link(request)
+        first, hidden = (redirect or here, redirect or here) if explain else (here, redirect or "index.php")
+        return self._render(
+            request,
+            "login_body.html",
+            title="Login",
+            kind="ucp" if in_ucp else None,
+            section="ucp" if in_ucp else request.path.strip("/").removesuffix(".php") or "index",
+            login_explain=explain,
+            login_error=error,
+            login_username=username,
+            login_redirect_first=first,
+            login_redirect=hidden,
+            tokens=self._tokens(request, "login"),
+        )
+
+    def _jump_forums(self) -> list[dict[str, Any]]:
+        return [{"forum_id": f.forum_id, "name": f.name} for f in self.board._forums.values()]
+
+    def _post_html(self, post: Post) -> str:
+        if post.html:
+            return post.body
+        key = (post.post_id, post.version)
+        cached = self._html_cache.get(key)
+        if cached is None:
+            cached = render_bbcode(post.body, lambda stamp: self._date(datetime.fromtimestamp(stamp, UTC)))
+            self._html_cache[key] = cached
+        return cached
+
+    # -- index.php, viewforum.php, viewtopic.php -----------------------------------------------------
+
+    def _can_read(self, request: _Request, forum: Forum) -> bool:
+        return forum.public or request.user is not None
+
+    def _index(self, request: _Request) -> _Response:
+        with self.board.lock:
+            rows = []
+            for forum in self.board._forums.values():
+                if not self._can_read(request, forum):
+                    continue
+                topics = [t for t in self.board._topics.values() if t.forum_id == forum.forum_id and t.posts]
+                last_post = max((t.posts[-1] for t in topics), key=lambda p: (p.time, p.post_id), default=None)
+                rows.append(
+                    {
+                        "forum": forum,
+                        "topics": len(topics),
+                        "posts": sum(len(t.posts) for t in topics),
+                        "last": self._post_summary(last_post) if last_post else None,
+                    }
+                )
+            online = self._online()
+        return self._render(
+            request,
+            "index_body.html",
+            title="Index page",
+            forums=rows,
+            online_users=online,
+            now_text=self._date(self._now()),
+        )
+
+    def _post_summary(self, post: Post) -> dict[str, Any]:
+        return {
+            "post_id": post.post_id,
+            "subject": post.subject,
+            "author": self._userref(post.author, post.guest),
+            "time_iso": _iso(post.time),
+            "time_text": self._date(post.time),
+        }
+
+    def _viewforum(self, request: _Request) -> _Response:
+        with self.board.lock:
+            forum = self.board._forums.get(_int(request.query.get("f")) or 0)
+            if forum is None:
+                return self._message(request, NO_FORUM, status=404)
+            if not self._can_read(request, forum):
+                return self._login_wall(request, LOGIN_VIEWFORUM)
+            topics = [t for t in self.board._topics.values() if t.forum_id == forum.forum_id and t.posts]
+            topics.sort(key=lambda t: (t.posts[-1].time, t.posts[-1].post_id), reverse=True)
+            per = self.topics_per_page
+            start = _validate_start(_int(request.query.get("start")) or 0, per, len(topics))
+            base = f"./viewforum.php?f={forum.forum_id}"
+            rows = []
+            for k, topic in enumerate(topics[start : start + per]):
+                pages = _pagination(
+                    f"./viewtopic.php?t={topic.topic_id}", len(topic.posts), self.posts_per_page, 1, reverse=True
+                )
+                links = [
+                    {"number": it.number, "url": it.url, "ellipsis": it.kind == "ellipsis"}
+                    for it in pages.items
+                    if it.kind in ("page", "ellipsis")
+                ]
+                rows.append(
+                    {
+                        "row_class": "bg1" if k % 2 == 0 else "bg2",
+                        "topic": topic,
+                        "first": self._post_summary(topic.posts[0]),
+                        "last": self._post_summary(topic.posts[-1]),
+                        "replies": len(topic.posts) - 1,
+                        "page_links": links,
+                    }
+                )
+            online = self._online()
+            forums = self._jump_forums()
+        user = request.user
+        permissions = [
+            ("post new topics", user is not None),
+            ("reply to topics", user is not None),
+            ("edit your posts", user is not None),
+            ("delete your posts", user is not None),
+            ("post attachments", user is not None),
+        ]
+        return self._render(
+            request,
+            "viewforum_body.html",
+            title=forum.name,
+            kind="forum",
+            section="viewforum",
+            canonical=f"{request.base_url}viewforum.php?f={forum.forum_id}" + (f"&start={start}" if start else ""),
+            feed_forum=forum,
+            crumbs=[{"forum_id": forum.forum_id, "href": base, "name": forum.name}],
+            forum=forum,
+            rows=rows,
+            pages=_pagination(base, len(topics), per, start),
+            total_text=_plural(len(topics), "topic"),
+            forums=forums,
+            online_users=online,
+            permissions=permissions,
+            now_unix=int(self.clock()),
+        )
+
+    def _viewtopic(self, request: _Request) -> _Response:
+        user = request.user
+        with self.board.lock:
+            post_id = _int(request.query.get("p"))
+            topic_id = _int(request.query.get("t"))
+            if post_id is not None:
+                target = self.board._posts.get(post_id)
+                if target is None:
+                    return self._message(request, NO_POST, status=404)
+                topic_id = target.topic_id
+            topic = self.board._topics.get(topic_id or 0)
+            if topic is None or not topic.posts:
+                return self._message(request, NO_TOPIC, status=404)
+            forum = self.board._forums[topic.forum_id]
+            if not self._can_read(request, forum):
+                return self._login_wall(request, LOGIN_VIEWFORUM)
+            per = self.posts_per_page
+            total = len(topic.posts)
+            if post_id is not None:
+                index = next(k for k, p in enumerate(topic.posts) if p.post_id == post_id)
+                start = index // per * per
+            else:
+                start = _validate_start(_int(request.query.get("start")) or 0, per, total)
+            topic.views += 1
+            base = f"./viewtopic.php?t={topic.topic_id}"
+            topic_url = base + (f"&start={start}" if start else "")
+            last = topic.posts[-1]
+            online_ids = self._online_ids()
+            moderator = user is not None and user.moderator
+            posts = []
+            for k, post in enumerate(topic.posts[start : start + per]):
+                author = self._userref(post.author, post.guest)
+                member = None if post.guest else self.board._users.get(post.author.lower())
+                own = user is not None and member is not None and member.user_id == user.user_id
+                notice = None
+                if post.edit_count > 0 or post.edit_reason:
+                    notice = {
+                        "editor": self._userref(post.edited_by or post.author),
+                        "time_text": self._date(post.edited_at or post.time),
+                        "count": post.edit_count,
+                        "reason": post.edit_reason,
+                    }
+                posts.append(
+                    {
+                        "post_id": post.post_id,
+                        "row_class": "bg2" if k % 2 == 0 else "bg1",
+                        "online": member is not None and member.user_id in online_ids,
+                        "author": author,
+                        "author_posts": self.board._post_counts.get(post.author, 0),
+                        "author_joined": self._date(member.joined) if member else "",
+                        "subject": post.subject,
+                        "can_edit": moderator or (own and not topic.locked),
+                        "can_delete": moderator or (own and not topic.locked and post is last),
+                        "time_iso": _iso(post.time),
+                        "time_text": self._date(post.time),
+                        "html": Markup(self._post_html(post)),
+                        "notice": notice,
+                    }
+                )
+            quick_reply = None
+            if user is not None and (not topic.locked or moderator):
+                quick_reply = {
+                    "tokens": self._tokens(request, "posting"),
+                    "fields": [
+                        ("topic_cur_post_id", str(last.post_id)),
+                        ("topic_id", str(topic.topic_id)),
+                        ("forum_id", str(forum.forum_id)),
+                        ("attach_sig", "1"),
+                    ],
+                }
+            quickmod = None
+            if moderator:
+                back = quote(f"./viewtopic.php?t={topic.topic_id}", safe="")
+                action = "unlock" if topic.locked else "lock"
+                quickmod = [
+                    {
+                        "url": f"./mcp.php?f={forum.forum_id}&t={topic.topic_id}&quickmod=1"
+                        f"&redirect={back}&action={action}",
+                        "title": "Unlock topic" if topic.locked else "Lock topic",
+                    }
+                ]
+            online = self._online()
+            forums = self._jump_forums()
+            topic_copy = dataclasses.replace(topic, posts=[])
+        pages = _pagination(base, total, per, start)
+        page_title = topic.title + (f" - Page {pages.current}" if pages.current > 1 else "")
+        return self._render(
+            request,
+            "viewtopic_body.html",
+            title=page_title,
+            kind="topic",
+            section="viewtopic",
+            canonical=f"{request.base_url}viewtopic.php?t={topic.topic_id}" + (f"&start={start}" if start else ""),
+            feed_forum=forum,
+            feed_topic=topic_copy,
+            crumbs=[{"forum_id": forum.forum_id, "href": f"./viewforum.php?f={forum.forum_id}", "name": forum.name}],
+            login_redirect=quote(_page_link(request).removeprefix("./"), safe=""),
+            topic=topic_copy,
+            forum=forum,
+            topic_url=topic_url,
+            start=start,
+            pages=pages,
+            total_posts_text=_plural(total, "post"),
+            posts=posts,
+            quick_reply=quick_reply,
+            quickmod=quickmod,
+            forums=forums,
+            online_users=online,
+        )
+
+    # -- ucp.php: login, logout, private messages -------------------------------------------------
+
+    def _ucp(self, request: _Request) -> _Response:
+        mode = request.query.get("mode", "")
+        if mode == "login":
+            return self._login(request)
+        if mode == "logout":
+            return self._logout(request)
+        if request.user is None:
+            return self._login_wall(request, LOGIN_UCP, in_ucp=True)
+        if request.query.get("i", "") in ("pm", "ucp_pm"):
+            if mode == "compose":
+                return self._compose(request)
+            if mode == "view" and _int(request.query.get("p")) is not None:
+                return self._view_pm(request)
+            if request.query.get("folder", request.query.get("f", "inbox")) in ("inbox", "0", ""):
+                return self._inbox(request)
+        return _not_found()
+
+    def _login(self, request: _Request) -> _Response:
+        if request.user is not None:
+            return _redirect("./index.php")
+        wanted = request.query.get("redirect")
+        if request.method != "POST" or "login" not in request.form:
+            return self._login_wall(request, None, redirect=wanted, in_ucp=True)
+        form = request.form
+        username = form.get("username", "").strip()
+        error = None
+        member = None
+        if not self._check_form(request, "login"):
+            error = FORM_INVALID
+        else:
+            with self.board.lock:
+                found = self.board._users.get(username.lower()) if username else None
+                member = dataclasses.replace(found) if found is not None else None
+            if member is None:
+                error = WRONG_USERNAME
+            elif member.password is None or form.get("password", "") != member.password:
+                error = WRONG_PASSWORD
+        if error is not None or member is None:
+            return self._login_wall(
+                request, None, redirect=form.get("redirect") or wanted, error=error, username=username, in_ucp=True
+            )
+        with self._state:
+            if request.session is not None:
+                self._sessions.pop(request.session.sid, None)
+            key = secrets.token_hex(8) if form.get("autologin") else ""
+            if key:
+                self._autologin[key] = member.user_id
+        request.set_cookies.clear()
+        request.session = self._new_session(request, member.user_id, key)
+        request.user = member
+        return _redirect(_local_target(form.get("redirect") or "index.php"))
+
+    def _logout(self, request: _Request) -> _Response:
+        if request.user is None or request.session is None:
+            return _redirect("./index.php")
+        if request.query.get("sid") != request.session.sid:
+            return self._message(
+                request,
+                "You were not logged out, as the request did not match your session. "
+                "Please contact the board administrator if you continue to experience problems.",
+                refresh=(3, "./index.php"),
+            )
+        with self._state:
+            self._sessions.pop(request.session.sid, None)
+            self._autologin.pop(request.cookies.get(f"{self.cookie_prefix}_k", ""), None)
+        request.set_cookies.clear()
+        request.user = None
+        request.session = self._new_session(request, ANONYMOUS, "")
+        return _redirect("./index.php")
+
+    def _ucp_page(self, request: _Request, template: str, title: str, **values: Any) -> _Response:
+        crumbs = [
+            {"forum_id": None, "href": "./ucp.php", "name": "User Control Panel"},
+            {"forum_id": None, "href": "./ucp.php?i=ucp_pm", "name": "Private messages"},
+        ]
+        values.setdefault("ucp_form_open", None)
+        return self._render(request, template, title=title, kind="ucp", section="ucp", crumbs=crumbs, **values)
+
+    def _inbox(self, request: _Request) -> _Response:
+        assert request.user is not None
+        name = request.user.name
+        with self.board.lock:
+            mine = sorted(
+                (m for m in self.board._pms.values() if name in m.recipients),
+                key=lambda m: (m.time, m.pm_id),
+                reverse=True,
+            )
+            per = self.topics_per_page
+            start = _validate_start(_int(request.query.get("start")) or 0, per, len(mine))
+            rows = [
+                {
+                    "row_class": "bg2" if k % 2 == 0 else "bg1",
+                    "pm_id": m.pm_id,
+                    "subject": m.subject,
+                    "sender": self._userref(m.sender),
+                    "time_text": self._date(m.time),
+                    "unread": name not in m.read_by,
+                }
+                for k, m in enumerate(mine[start : start + per])
+            ]
+        return self._ucp_page(
+            request,
+            "ucp_pm_viewfolder.html",
+            "View messages",
+            ucp_active="inbox",
+            rows=rows,
+            pages=_pagination("./ucp.php?i=pm&folder=inbox", len(mine), per, start),
+            total_text=_plural(len(mine), "message"),
+            tokens=self._tokens(request, "ucp_pm_view"),
+        )
+
+    def _view_pm(self, request: _Request) -> _Response:
+        assert request.user is not None
+        name = request.user.name
+        with self.board.lock:
+            message = self.board._pms.get(_int(request.query.get("p")) or 0)
+            if message is None or (name not in message.recipients and name != message.sender):
+                return self._message(request, NO_MESSAGE)
+            if name in message.recipients:
+                message.read_by.add(name)
+            sender = self.board._users.get(message.sender.lower())
+            values = {
+                "pm": {"pm_id": message.pm_id, "subject": message.subject},
+                "sender": self._userref(message.sender),
+                "sender_posts": self.board._post_counts.get(message.sender, 0),
+                "sender_joined": self._date(sender.joined) if sender else "",
+                "sender_online": sender is not None and sender.user_id in self._online_ids(),
+                "sent_text": self._date(message.time),
+                "recipients": [self._userref(r) for r in message.recipients],
+                "pm_html": Markup(render_bbcode(message.body, lambda s: self._date(datetime.fromtimestamp(s, UTC)))),
+            }
+        in_inbox = name in message.recipients
+        return self._ucp_page(
+            request,
+            "ucp_pm_viewmessage.html",
+            "View messages",
+            ucp_active="inbox" if in_inbox else "sent",
+            folder_id=0 if in_inbox else -1,
+            folder_name="Inbox" if in_inbox else "Sent messages",
+            tokens=self._tokens(request, "ucp_pm_view"),
+            **values,
+        )
+
+    def _compose(self, request: _Request) -> _Response:
+        user = request.user
+        assert user is not None and request.session is not None
+        form = request.form
+        recipients: list[int] = []
+        if request.method == "GET" and _int(request.query.get("u")) is not None:
+            recipients.append(_int(request.query.get("u")) or 0)
+        for key, value in form.items():
+            address = _ADDRESS.fullmatch(key)
+            if address and value in ("to", "bcc") and int(address.group(1)) not in recipients:
+                recipients.append(int(address.group(1)))
+        removed = {int(m.group(1)) for m in map(_REMOVE.fullmatch, form) if m}
+        recipients = [uid for uid in recipients if uid not in removed]
+        with self.board.lock:
+            recipients = [uid for uid in recipients if uid in self.board._users_by_id]
+        errors: list[str] = []
+        if "add_to" in form or "add_bcc" in form:
+            names = [n.strip() for n in form.get("username_list", "").splitlines() if n.strip()]
+            with self.board.lock:
+                found = [self.board._users.get(n.lower()) for n in names]
+            if not names or any(f is None for f in found):
+                errors.append(PM_NO_USERS)
+            recipients += [f.user_id for f in found if f is not None and f.user_id not in recipients]
+        elif "post" in form:
+            if not self._check_form(request, "ucp_pm_compose"):
+                errors.append(FORM_INVALID)
+            if not recipients:
+                errors.append(NO_RECIPIENT)
+            if not form.get("subject", "").strip():
+                errors.append(EMPTY_PM_SUBJECT)
+            if not form.get("message", "").strip():
+                errors.append(TOO_FEW_CHARS)
+            if self._flooding(user):
+                errors.append(FLOOD_ERROR)
+            if not errors:
+                with self.board.lock:
+                    names = [self.board._users_by_id[uid].name for uid in recipients]
+                pm_id = self.board.send_pm(user.name, names, form["subject"].strip(), form["message"], self._now())
+                self._posted(user)
+                link = f"./ucp.php?i=pm&mode=view&p={pm_id}"
+                text = Markup(
+                    '{}<br /><br /><a href="{}">View your submitted private message</a><br /><br />'
+                    '<a href="./ucp.php?i=pm&amp;folder=outbox">Return to your “Outbox” folder</a>'
+                ).format(MESSAGE_SENT, link)
+                return self._message(request, MESSAGE_SENT, refresh=(3, link), text_html=text)
+        with self.board.lock:
+            refs = [self._userref(self.board._users_by_id[uid].name) for uid in recipients]
+        action = Markup(
+            '<form id="postform" method="post" action="./ucp.php?i=pm&amp;mode=compose&amp;action=post&amp;sid={}">\n'
+        ).format(request.session.sid)
+        return self._ucp_page(
+            request,
+            "ucp_pm_compose.html",
+            "Compose message",
+            ucp_form_open=action,
+            ucp_active="compose",
+            pm_mode=True,
+            error=Markup("<br />").join(errors) if errors else None,
+            icon_label="PM icon",
+            subject=form.get("subject", ""),
+            subject_maxlength=120,
+            message=form.get("message", ""),
+            review=None,
+            recipients=refs,
+            address_fields=[(f"address_list[u][{uid}]", "to") for uid in recipients],
+            tokens=self._tokens(request, "ucp_pm_compose"),
+        )
+
+    # -- posting.php ------------------------------------------------------------------------------
+
+    def _posting(self, request: _Request) -> _Response:
+        user = request.user
+        if user is None:
+            return self._login_wall(request, LOGIN_POST)
+        mode = request.query.get("mode", "")
+        post: Post | None = None
+        topic: Topic | None = None
+        with self.board.lock:
+            if mode == "post":
+                forum = self.board._forums.get(_int(request.query.get("f")) or 0)
+                if forum is None:
+                    return self._message(request, NO_FORUM, status=404)
+            elif mode in ("reply", "quote", "edit"):
+                if mode == "reply" and request.query.get("t"):
+                    topic = self.board._topics.get(_int(request.query.get("t")) or 0)
+                    if topic is None or not topic.posts:
+                        return self._message(request, NO_TOPIC, status=404)
+                else:
+                    post = self.board._posts.get(_int(request.query.get("p")) or 0)
+                    if post is None:
+                        return self._message(request, NO_POST, status=404)
+                    topic = self.board._topics[post.topic_id]
+                forum = self.board._forums[topic.forum_id]
+            else:
+                return self._message(request, "No post mode specified.")
+            if topic is not None and topic.locked and not user.moderator:
+                return self._message(request, TOPIC_LOCKED)
+            if mode == "edit" and post is not None and not user.moderator:
+                if post.guest or post.author.lower() != user.name.lower():
+                    return self._message(request, USER_CANNOT_EDIT, status=403)
+        form = request.form
+        errors: list[str] = []
+        review: list[Post] | None = None
+        if request.method == "POST" and "post" in form:
+            subject = form.get("subject", "").strip()
+            message = form.get("message", "")
+            if not self._check_form(request, "posting"):
+                errors.append(FORM_INVALID)
+            if mode != "edit" and self._flooding(user):
+                errors.append(FLOOD_ERROR)
+            if mode == "post" and not subject:
+                errors.append(EMPTY_SUBJECT)
+            if not message.strip():
+                errors.append(TOO_FEW_CHARS)
+            if not errors and topic is not None and mode in ("reply", "quote"):
+                seen = _int(form.get("topic_cur_post_id"))
+                with self.board.lock:
+                    later = [p for p in topic.posts if seen and p.post_id > seen]
+                if seen and later:
+                    review = later
+            if not errors and review is None:
+                return self._submit(request, user, mode, forum, topic, post, subject, message)
+        return self._posting_form(request, user, mode, forum, topic, post, errors, review)
+
+    def _submit(
+        self,
+        request: _Request,
+        user: User,
+        mode: str,
+        forum: Forum,
+        topic: Topic | None,
+        post: Post | None,
+        subject: str,
+        message: str,
+    ) -> _Response:
+        now = self._now()
+        if mode == "post":
+            topic_id = self.board.add_topic(forum.forum_id, subject, user.name, message, now)
+            self._posted(user)
+            return _redirect(f"./viewtopic.php?t={topic_id}")
+        assert topic is not None
+        if mode in ("reply", "quote"):
+            post_id = self.board.add_post(
+                topic.topic_id, user.name, message, now, subject=subject or f"Re: {topic.title}"
+            )
+            self._posted(user)
+            return _redirect(f"./viewtopic.php?p={post_id}#p{post_id}")
+        assert post is not None
+        with self.board.lock:  # phpBB's rule for showing an edit (functions_posting.php, submit_post)
+            reason = request.form.get("edit_reason", "").strip() if user.moderator else ""
+            first, last = topic.posts[0] is post, topic.posts[-1] is post
+            post_mode = (
+                "edit_topic" if first and last else "edit_first_post" if first else "edit_last_post" if last else "edit"
+            )
+            track = bool(reason) or (not user.moderator and post_mode in ("edit", "edit_first_post"))
+            self.board.edit_post(
+                post.post_id,
+                message,
+                editor=user.name,
+                reason=reason or None,
+                time=now,
+                subject=subject or post.subject,
+                track=track,
+            )
+            if not track and user.moderator:
+                post.edit_reason = None
+        return _redirect(f"./viewtopic.php?p={post.post_id}#p{post.post_id}")
+
+    def _posting_form(
+        self,
+        request: _Request,
+        user: User,
+        mode: str,
+        forum: Forum,
+        topic: Topic | None,
+        post: Post | None,
+        errors: list[str],
+        review: list[Post] | None,
+    ) -> _Response:
+        form = request.form
+        submitted = request.method == "POST"
+        with self.board.lock:
+            if mode == "post":
+                action = f"./posting.php?mode=post&f={forum.forum_id}"
+                heading, subject, message = "Post a new topic", "", ""
+            elif mode == "edit":
+                assert post is not None
+                action = f"./posting.php?mode=edit&p={post.post_id}"
+                heading, subject, message = "Edit post", post.subject, post.body
+            else:
+                assert topic is not None
+                action = f"./posting.php?mode={mode}&" + (
+                    f"p={post.post_id}" if mode == "quote" and post else f"t={topic.topic_id}"
+                )
+                heading, subject, message = "Post a reply", f"Re: {topic.title}", ""
+                if mode == "quote" and post is not None and not submitted:
+                    message = _quote_text(post, self.board._users.get(post.author.lower())) + "\n\n"
+            if submitted:
+                subject, message = form.get("subject", subject), form.get("message", message)
+            fields: list[tuple[str, str]] = []
+            topic_review = None
+            if mode in ("reply", "quote") and topic is not None:
+                fields.append(("topic_cur_post_id", str(topic.posts[-1].post_id)))
+                newest = list(reversed(topic.posts))[: self.posts_per_page]
+                topic_review = [self._review_row(k, p) for k, p in enumerate(newest)]
+            if mode == "edit" and post is not None:
+                fields += [
+                    ("edit_post_message_checksum", hashlib.md5(post.body.encode()).hexdigest()),
+                    ("edit_post_subject_checksum", hashlib.md5(post.subject.encode()).hexdigest()),
+                ]
+            post_review = [self._review_row(k, p) for k, p in enumerate(review)] if review else None
+            if topic is not None:
+                title_href, title_text = f"./viewtopic.php?t={topic.topic_id}", topic.title
+            else:
+                title_href, title_text = f"./viewforum.php?f={forum.forum_id}", forum.name
+            edit_reason = form.get("edit_reason", post.edit_reason or "" if post else "")
+        return self._render(
+            request,
+            "posting_body.html",
+            title=heading,
+            section="posting",
+            crumbs=[{"forum_id": forum.forum_id, "href": f"./viewforum.php?f={forum.forum_id}", "name": forum.name}],
+            posting_page=True,
+            plupload_url=action,
+            title_href=title_href,
+            title_text=title_text,
+            form_action=action,
+            pm_mode=False,
+            heading=heading,
+            error=Markup("<br />").join(errors) if errors else None,
+            icon_label="Topic icon" if mode == "post" else "Post icon",
+            subject=subject,
+            subject_maxlength=120 if mode == "post" else 124,
+            message=message,
+            fields=fields,
+            can_save_draft=mode != "edit",
+            edit_reason_field=mode == "edit" and user.moderator,
+            edit_reason=edit_reason,
+            tokens=self._tokens(request, "posting"),
+            review=topic_review,
+            post_review=post_review,
+            topic_title=topic.title if topic else "",
+        )
+
+    def _review_row(self, k: int, post: Post) -> dict[str, Any]:
+        name = post.author
+        return {
+            "row_class": "bg2" if k % 2 == 0 else "bg1",
+            "post_id": post.post_id,
+            "subject": post.subject,
+            "author": self._userref(name, post.guest),
+            "author_js": "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'",
+            "unix_time": int(post.time.timestamp()),
+            "time_text": self._date(post.time),
+            "html": Markup(self._post_html(post)),
+            "source_html": Markup(source_as_html(post.body)) if not post.html else "",
+        }
+
+    # -- mcp.php (quick-mod lock / unlock, with phpBB's confirmation step) ----------------------------
+
+    def _mcp(self, request: _Request) -> _Response:
+        user = request.user
+        if user is None:
+            return self._login_wall(request, LOGIN_MCP)
+        assert request.session is not None
+        if not user.moderator:
+            return self._message(request, NOT_AUTHORISED, status=403)
+        action = request.form.get("action") or request.query.get("action", "")
+        if request.query.get("quickmod") != "1" or action not in ("lock", "unlock"):
+            return self._message(request, "No mode specified.")
+        topic_id = _int(request.query.get("t")) or _int(request.form.get("topic_id_list[0]")) or 0
+        with self.board.lock:
+            topic = self.board._topics.get(topic_id)
+            if topic is None:
+                return self._message(request, NO_TOPIC, status=404)
+            forum_id = topic.forum_id
+        back = _local_target(request.query.get("redirect") or f"./viewtopic.php?t={topic_id}")
+        form = request.form
+        if request.method == "POST" and "cancel" in form:
+            return _redirect(back)
+        if request.method == "POST" and form.get("confirm") == "Yes":
+            key = request.query.get("confirm_key", "")
+            valid = (
+                form.get("confirm_uid") == str(user.user_id)
+                and form.get("sess") == request.session.sid
+                and bool(key)
+                and key == request.session.confirm_key
+            )
+            request.session.confirm_key = None
+            if valid:
+                self.board.lock_topic(topic_id, action == "lock")
+                done = "locked" if action == "lock" else "unlocked"
+                text = Markup(
+                    'The selected topic has been {}.<br /><br /><a href="{}">Return to the previous page</a>'
+                ).format(done, back)
+                return self._message(request, f"The selected topic has been {done}.", refresh=(2, back), text_html=text)
+        key = secrets.token_hex(5)
+        request.session.confirm_key = key
+        title = "Lock topic" if action == "lock" else "Unlock topic"
+        return self._render(
+            request,
+            "confirm_body.html",
+            title=title,
+            kind="mcp",
+            section="mcp",
+            confirm_action=f"./mcp.php?f={forum_id}&t={topic_id}&quickmod=1&redirect={quote(back, safe='')}"
+            f"&action={action}&confirm_key={key}",
+            message_title=title,
+            message_text=f"Are you sure you want to {action} this topic?",
+            confirm_fields=[
+                ("action", action),
+                ("redirect", back),
+                ("topic_id_list[0]", str(topic_id)),
+                ("confirm_uid", str(user.user_id)),
+                ("sess", request.session.sid),
+                ("sid", request.session.sid),
+            ],
+        )
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+_ADDRESS = re.compile(r"address_list\[u\]\[(\d+)\]")
+_REMOVE = re.compile(r"remove_u\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class _PageItem:
+    kind: str  # prev / current / ellipsis / next / page
+    number: int | None
+    url: str
+
+
+@dataclass(frozen=True)
+class _Pagination:
+    items: tuple[_PageItem, ...]
+    current: int
+    total: int
+    per_page: int
+    base_url: str
+
+    @property
+    def jump(self) -> bool:
+        return self.total > 6
+
+
+def _page_url(base: str, page: int, per_page: int) -> str:
+    return base if page <= 1 else f"{base}&start={(page - 1) * per_page}"
+
+
+def _pagination(base: str, items: int, per_page: int, start: int, *, reverse: bool = False) -> _Pagination:
+    """phpBB's pagination::generate_template_pagination(): previous, pages with at most one ellipsis
+    on each side of the current page (seven links around it), next."""
+    total = max(1, math.ceil(items / per_page))
+    on_page = start // per_page + 1
+    out: list[_PageItem] = []
+    if total > 1:
+        if reverse:  # the topic rows of viewforum: the last pages
+            first_shown, last_shown = (total - 4 if total > 5 else 1), total
+        else:
+            first_shown = min(max(1, on_page - 3), total - 4) if total > 5 else 1
+            last_shown = max(min(total, on_page + 3), 5) if total > 5 else total
+        if on_page != 1 and not reverse:
+            out.append(_PageItem("prev", None, _page_url(base, on_page - 1, per_page)))
+        at = 1
+        while at <= total:
+            ellipsis = (at == 2 and first_shown > 2) or (at == total - 1 and last_shown < total - 1)
+            kind = "current" if at == on_page and not reverse else "ellipsis" if ellipsis else "page"
+            out.append(_PageItem(kind, at, _page_url(base, at, per_page)))
+            if at == 2 and at < first_shown - 1:
+                at = first_shown
+            elif at == last_shown and last_shown < total - 1:
+                at = total - 1
+            else:
+                at += 1
+        if on_page != total and not reverse:
+            out.append(_PageItem("next", None, _page_url(base, on_page + 1, per_page)))
+    return _Pagination(tuple(out), on_page, total, per_page, base)
+
+
+def _validate_start(start: int, per_page: int, items: int) -> int:
+    if start < 0:
+        return 0
+    if start >= items:
+        return max(0, (items - 1) // per_page * per_page)
+    return start
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    value = value.strip()
+    return int(value) if value.isdigit() else None
+
+
+def _page_link(request: _Request) -> str:
+    """The page asked for, as phpBB writes it in a login form's `redirect` (no `sid`)."""
+    query = "&".join(f"{k}={quote(v, safe='')}" for k, v in request.query.items() if k != "sid")
+    script = request.path.rsplit("/", 1)[-1] or "index.php"
+    return f"./{script}" + (f"?{query}" if query else "")
+
+
+def _local_target(target: str) -> str:
+    """A redirect target on this board (phpBB refuses to send a user elsewhere)."""
+    target = target.strip()
+    if "://" in target or target.startswith("//") or not target:
+        return "./index.php"
+    return target if target.startswith("./") else "./" + target.lstrip("/")
+
+
+def _redirect(location: str) -> _Response:
+    return _Response(302, b"", [("Location", location)])
+
+
+def _not_found() -> _Response:
+    body = b"<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>"
+    return _Response(404, body)
+
+
+def _form(content_type: str, raw: bytes) -> dict[str, str]:
+    """A POSTed form, urlencoded or multipart; a repeated name keeps its last value, as PHP reads it."""
+    if content_type.lower().startswith("multipart/form-data"):
+        message = BytesParser(policy=HTTP).parsebytes(
+            b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + raw
+        )
+        fields: dict[str, str] = {}
+        for part in message.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            if not isinstance(name, str) or part.get_filename():
+                continue
+            payload = part.get_payload(decode=True)
+            data = payload if isinstance(payload, bytes) else b""
+            fields[name] = data.decode(part.get_content_charset() or "utf-8", errors="replace")
+        return fields
+    charset = "utf-8"
+    for piece in content_type.split(";")[1:]:
+        key, _, value = piece.strip().partition("=")
+        if key.lower() == "charset" and value:
+            charset = value.strip('"')
+    return dict(parse_qsl(raw.decode(charset, errors="replace"), keep_blank_values=True))
+
+
+def _quote_text(post: Post, member: User | None) -> str:
+    """What the Quote button puts in the editor: `[quote=name post_id=N time=T user_id=U]...[/quote]`."""
+    name = post.author
+    if any(c in name for c in ' "]\\'):
+        name = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    head = f"[quote={name} post_id={post.post_id} time={int(post.time.timestamp())}"
+    head += f" user_id={member.user_id}]" if member is not None else "]"
+    newline = "\n" if len(head + post.body + "[/quote]") > 80 or "\n" in post.body else ""
+    return f"{head}{newline}{post.body}{newline}[/quote]"
+
+
+# --- a day of play, for benchmarks -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GeneratedPost:
+    """One post `populate_day` wrote: its kind and the names its markup names as votes (the last one
+    is the vote that stands when a post carries two; empty for chatter and for quotes without a vote)."""
+
+    post_id: int
+    author: str
+    kind: str
+    targets: tuple[str, ...] = ()
+
+
+# kind -> share of the posts (sums to 1); every kind but chatter carries a name in some markup
+DAY_MIX: tuple[tuple[str, float], ...] = (
+    ("chatter", 0.40),
+    ("vote_color_bold", 0.12),  # [color=red][b]X[/b][/color]
+    ("vote_bold_color", 0.08),  # [b][color=red]X[/color][/b]
+    ("quoted_vote", 0.08),  # a quoted vote, half the time with the quoter's own vote after it
+    ("dark_red", 0.04),  # [color=darkred][b]X[/b][/color]
+    ("bold_only", 0.06),  # [b]X[/b]
+    ("red_only", 0.03),  # [color=red]X[/color], not bold
+    ("edited_vote", 0.08),  # voted X, edited to Y (by the author, or by a moderator with a reason)
+    ("two_votes", 0.04),  # two red-bold names in one post
+    ("ghost", 0.07),  # a non-player (dead or spectator) posting, sometimes a red-bold "vote"
+)
+_REDS = ("red", "#FF0000", "#ff0000", "red", "Red")
+_CHATTER = (
+    "I think we should wait for more information before voting.",
+    "Что-то {name} подозрительно тихий сегодня.",
+    "[i]Reading back the thread...[/i] nothing conclusive yet.",
+    "Has anyone noticed how {name} avoided the question?",
+    "I'm town, for what it's worth :)",
+    "Согласен с предыдущим оратором.",
+    "Link to the rules: [url=https://example.org/rules]rules[/url]",
+    "[u]Reminder[/u]: day ends at 20:00.",
+    "{name}, what do you think about the last night?",
+    "Not voting yet. [color=blue]Just a thought[/color] about {name}.",
+    "Hmm. :?",
+    "See https://example.org/mafia/wiki for the roles list.",
+    "Ok.\nI will be back later tonight.",
+    "Голосую завтра, сегодня не уверен.",
+)
+_GHOSTS = ("Ghost of Day 0", "Spectator", "Зритель")
+
+
+def populate_day(
+    board: Board,
+    topic_id: int,
+    posts: int,
+    players: Sequence[str],
+    seed: int,
+    start: datetime,
+    *,
+    moderator: str = "admin",
+) -> list[GeneratedPost]:
+    """Fill a topic with `posts` realistic posts of a Mafia day by `players`, mixed in the fixed shares of
+    `DAY_MIX` (rounded; the order shuffled), deterministic for a `seed`. Posts are 10 s to 5 min apart from
+    `start`. Unknown players become members; `moderator` (a coloured member, created if needed) makes the
+    moderator edits. Returns what was written, post by post."""
+    if len(players) < 2:
+        raise ValueError("a day needs at least two players")
+    _aware(start, board.now)
+    rng = random.Random(seed)
+    counts = {kind: int(share * posts) for kind, share in DAY_MIX}
+    leftover = posts - sum(counts.values())
+    for kind, _ in sorted(DAY_MIX, key=lambda item: item[1] * posts - int(item[1] * posts), reverse=True)[:leftover]:
+        counts[kind] += 1
+    kinds = [kind for kind, _ in DAY_MIX for _ in range(counts[kind])]
+    rng.shuffle(kinds)
+    with board.lock:
+        if board.user(moderator) is None:
+            board.add_user(moderator, moderator=True, colour="AA0000")
+        for name in (*players, *_GHOSTS):
+            if board.user(name) is None:
+                board.add_user(name)
+    made: list[GeneratedPost] = []
+    votes: list[tuple[int, str, str, datetime]] = []  # (post id, voter, target, time) for quotes
+    moment = start
+    for kind in kinds:
+        moment += timedelta(seconds=rng.randint(10, 300))
+        author = rng.choice(list(players))
+        target = rng.choice([p for p in players if p != author])
+        red = rng.choice(_REDS)
+        targets: tuple[str, ...] = (target,)
+        edit: dict[str, Any] = {}
+        if kind == "chatter":
+            body = rng.choice(_CHATTER).format(name=rng.choice(list(players)))
+            targets = ()
+        elif kind == "vote_color_bold":
+            body = rng.choice(("Vote: {v}", "{v}", "Голосую против {v}", "My vote goes to {v}.")).format(
+                v=f"[color={red}][b]{target}[/b][/color]"
+            )
+        elif kind == "vote_bold_color":
+            body = f"[b][color={red}]{target}[/color][/b] is suspicious."
+        elif kind == "quoted_vote" and votes:
+            post_id, voter, quoted, when = rng.choice(votes)
+            if rng.random() < 0.5:
+                head = f'[quote="{voter}"]'
+            else:
+                member = board.user(voter)
+                who = f'"{voter}"' if " " in voter else voter
+                uid = member.user_id if member else ANONYMOUS
+                head = f"[quote={who} post_id={post_id} time={int(when.timestamp())} user_id={uid}]\n"
+            body = f"{head}I vote [color=red][b]{quoted}[/b][/color][/quote]\n"
+            if rng.random() < 0.5:
+                body += f"Agreed, I also vote [color=red][b]{target}[/b][/color]"
+            else:
+                body += "I disagree with that."
+                targets = ()
+        elif kind == "quoted_vote":  # nothing to quote yet: a plain vote
+            body = f"[color=red][b]{target}[/b][/color]"
+        elif kind == "dark_red":
+            body = f"Dark red: [color=darkred][b]{target}[/b][/color]"
+        elif kind == "bold_only":
+            body = f"I'd look at [b]{target}[/b] today."
+        elif kind == "red_only":
+            body = f"Maybe [color=red]{target}[/color]?"
+        elif kind == "edited_vote":
+            first = rng.choice([p for p in players if p not in (author, target)] or [target])
+            body = f"Vote [color=red][b]{target}[/b][/color] (changed my mind from {first})"
+            by_moderator = rng.random() < 0.25
+            edit = {
+                "edited_by": moderator if by_moderator else author,
+                "edit_reason": "moderator note" if by_moderator else None,
+                "edited_at": moment + timedelta(seconds=rng.randint(30, 600)),
+            }
+        elif kind == "two_votes":
+            other = rng.choice([p for p in players if p not in (author, target)] or [target])
+            body = f"[color=red][b]{other}[/b][/color]\nNo wait, [color=red][b]{target}[/b][/color]"
+            targets = (other, target)
+        else:  # ghost
+            author = rng.choice(_GHOSTS)
+            if rng.random() < 0.5:
+                body = f"If I could vote it would be [color=red][b]{target}[/b][/color]"
+            else:
+                body = "Boo. Ghosts can't vote, but I'm watching you all."
+                targets = ()
+        post_id = board.add_post(topic_id, author, body, moment, **edit)
+        if kind in ("vote_color_bold", "vote_bold_color", "edited_vote") or (kind == "quoted_vote" and targets):
+            votes.append((post_id, author, target, moment))
+        made.append(GeneratedPost(post_id, author, kind, targets))
+    return made
