@@ -1080,6 +1080,7 @@ class BoardServer:
         }
 
     def _viewforum(self, request: _Request) -> _Response:
+        user = request.user
         with self.board.lock:
             forum = self.board._forums.get(_int(request.query.get("f")) or 0)
             if forum is None:
@@ -1101,9 +1102,11 @@ class BoardServer:
                     for it in pages.items
                     if it.kind in ("page", "ellipsis")
                 ]
+                mine = user is not None and any(p.author == user.name and not p.guest for p in topic.posts)
                 rows.append(
                     {
                         "row_class": "bg1" if k % 2 == 0 else "bg2",
+                        "mine": mine,
                         "topic": topic,
                         "first": self._post_summary(topic.posts[0]),
                         "last": self._post_summary(topic.posts[-1]),
@@ -1113,7 +1116,6 @@ class BoardServer:
                 )
             online = self._online()
             forums = self._jump_forums()
-        user = request.user
         permissions = [
             ("post new topics", user is not None),
             ("reply to topics", user is not None),
