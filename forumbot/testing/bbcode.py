@@ -60,7 +60,9 @@ SMILIES: tuple[tuple[str, str, int, int, str], ...] = (
 )
 _SMILEY_BY_CODE = {s[0]: s for s in SMILIES}
 _SMILEY_RE = re.compile(
-    r"(?:(?<=\s)|^)(" + "|".join(re.escape(code) for code, *_ in sorted(SMILIES, key=lambda s: -len(s[0]))) + r")(?!\w)",
+    r"(?:(?<=\s)|^)("
+    + "|".join(re.escape(code) for code, *_ in sorted(SMILIES, key=lambda s: -len(s[0])))
+    + r")(?!\w)",
     re.M,
 )
 _MAGIC_URL = re.compile(r"(?<![\w/@.])(?:(?:https?|ftp)://|www\.)[^\s()\[\]<>\"']+", re.I)
@@ -118,7 +120,8 @@ class _Renderer:
     # -- scanning -------------------------------------------------------------------------------
 
     def _scan(self) -> list[_Token]:
-        text, tokens, i = self.text, [], 0
+        text, i = self.text, 0
+        tokens: list[_Token] = []
         code_open = False
         while True:
             i = text.find("[", i)
