@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 
-__all__ = ["render_bbcode", "source_as_html", "SMILIES"]
+__all__ = ["QUOTE_DEPTH", "SMILIES", "quote_depth", "render_bbcode", "source_as_html"]
 
 DateFormatter = Callable[[int], str]  # unix time -> the viewer's date text
 
@@ -101,6 +101,16 @@ class _Open:
 def render_bbcode(source: str, format_date: DateFormatter | None = None) -> str:
     """The HTML phpBB would put in `div.content` for this BBCode source."""
     return _Renderer(source.replace("\r\n", "\n").replace("\r", "\n"), format_date).render()
+
+
+def quote_depth(source: str) -> int:
+    """How deep the source's quotes nest (phpBB refuses to post more than `QUOTE_DEPTH`)."""
+    depth = deepest = 0
+    for token in _Renderer(source, None)._scan():
+        if token.name == "quote":
+            depth = max(0, depth - 1) if token.end else depth + 1
+            deepest = max(deepest, depth)
+    return deepest
 
 
 def source_as_html(source: str) -> str:

@@ -26,6 +26,7 @@ import re
 import secrets
 import threading
 import time as _time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -43,7 +44,7 @@ from zoneinfo import ZoneInfo
 import jinja2
 from markupsafe import Markup
 
-from forumbot.testing.bbcode import render_bbcode, source_as_html
+from forumbot.testing.bbcode import QUOTE_DEPTH, quote_depth, render_bbcode, source_as_html
 
 __all__ = [
     "Board",
@@ -93,6 +94,7 @@ EMPTY_SUBJECT = "You must specify a subject when posting a new topic."
 EMPTY_PM_SUBJECT = "You must specify a subject when composing a new message."
 NO_RECIPIENT = "No recipient defined."
 PM_NO_USERS = "The requested users to be added do not exist."
+QUOTE_DEPTH_EXCEEDED = f"You may embed only {QUOTE_DEPTH} quotes within each other."
 USER_CANNOT_EDIT = "You can only edit your own posts."
 POST_REVIEW = "At least one new post has been made to this topic. You may wish to review your post in light of this."
 
@@ -137,6 +139,8 @@ class Forum:
     name: str
     description: str = ""
     public: bool = False  # guests may read; private forums answer guests with a login wall
+    parent_id: int | None = None  # the category (or forum) it sits in: breadcrumbs, jumpbox
+    category: bool = False
 
 
 @dataclass
@@ -273,13 +277,25 @@ class Board:
             found = self._users[name.lower()]
         return found.name
 
-    def add_forum(self, name: str, *, forum_id: int | None = None, public: bool = False, description: str = "") -> int:
-        """A forum; private (guests get a login wall) unless `public`."""
+    def add_forum(
+        self,
+        name: str,
+        *,
+        forum_id: int | None = None,
+        public: bool = False,
+        description: str = "",
+        parent: int | None = None,
+        category: bool = False,
+    ) -> int:
+        """A forum; private (guests get a login wall) unless `public`. `parent` is the id of the category
+        (`category=True`) or forum it sits in."""
         with self.lock:
             fid = self._next_forum if forum_id is None else forum_id
             if fid in self._forums:
                 raise ValueError(f"forum id {fid} is taken")
-            self._forums[fid] = Forum(fid, name, description, public)
+            if parent is not None and parent not in self._forums:
+                raise KeyError(f"no forum {parent}")
+            self._forums[fid] = Forum(fid, name, description, public, parent, category)
             self._next_forum = max(self._next_forum, fid + 1)
             return fid
 
@@ -543,6 +559,7 @@ class _Request:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stalls
     server_version = "Apache"
     sys_version = ""
     app: BoardServer  # set on the subclass each server makes
@@ -594,6 +611,7 @@ class BoardServer:
             secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(5)
         )
         self.requests: list[RequestRecord] = []
+        self.errors: list[str] = []  # tracebacks of requests the fake board itself failed (answered 500)
         self._port = port
         self._state = threading.RLock()
         self._sessions: dict[str, _Session] = {}
@@ -675,11 +693,13 @@ class BoardServer:
         with self._state:
             self.requests.clear()
 
-    def expire_sessions(self) -> None:
-        """Forget every session and "remember me" key: the next request of any client is a guest's."""
+    def expire_sessions(self, *, keep_autologin: bool = False) -> None:
+        """Forget every session, and the "remember me" keys unless `keep_autologin`: the next request of
+        a client is then a guest's (the login wall), or logs it in again from its `_k` cookie."""
         with self._state:
             self._sessions.clear()
-            self._autologin.clear()
+            if not keep_autologin:
+                self._autologin.clear()
 
     def fail_next(self, n: int = 1, status: int = 503, retry_after: float | None = None) -> None:
         """Answer the next `n` requests with `status` (and `Retry-After`), doing nothing else."""
@@ -723,6 +743,7 @@ class BoardServer:
                 response.headers.extend(("Set-Cookie", c) for c in request.set_cookies)
                 record.user = request.user.name if request.user else None
         except Exception as exc:  # a bug in the fake board: show it, as PHP would print a fatal error
+            self.errors.append(traceback.format_exc())
             response = _Response(500, f"<h1>Internal error</h1><pre>{type(exc).__name__}: {exc}</pre>".encode())
         if self.latency > 0:
             _time.sleep(self.latency)
@@ -967,6 +988,7 @@ class BoardServer:
             "feed_forum": None,
             "feed_topic": None,
             "posting_page": False,
+            "editor_js": False,
             "plupload_url": "",
             "meta_refresh": None,
             "tz_name": tz_name,
@@ -1027,7 +1049,29 @@ class BoardServer:
         )
 
     def _jump_forums(self) -> list[dict[str, Any]]:
-        return [{"forum_id": f.forum_id, "name": f.name} for f in self.board._forums.values()]
+        """The jumpbox: every forum in tree order, categories as such, the others with their depth."""
+        forums = self.board._forums
+        children: dict[int | None, list[Forum]] = {}
+        for forum in sorted(forums.values(), key=lambda f: f.forum_id):
+            parent = forum.parent_id if forum.parent_id in forums else None
+            children.setdefault(parent, []).append(forum)
+        out: list[dict[str, Any]] = []
+
+        def walk(parent: int | None, level: int) -> None:
+            for forum in children.get(parent, []):
+                out.append({"forum_id": forum.forum_id, "name": forum.name, "category": forum.category, "level": level})
+                walk(forum.forum_id, level + 1)
+
+        walk(None, 0)
+        return out
+
+    def _crumbs(self, forum: Forum) -> list[dict[str, Any]]:
+        chain: list[Forum] = []
+        at: Forum | None = forum
+        while at is not None and at not in chain:
+            chain.insert(0, at)
+            at = self.board._forums.get(at.parent_id) if at.parent_id is not None else None
+        return [{"forum_id": f.forum_id, "href": f"./viewforum.php?f={f.forum_id}", "name": f.name} for f in chain]
 
     def _post_html(self, post: Post) -> str:
         if post.html:
@@ -1116,6 +1160,7 @@ class BoardServer:
                 )
             online = self._online()
             forums = self._jump_forums()
+            crumbs = self._crumbs(forum)
         permissions = [
             ("post new topics", user is not None),
             ("reply to topics", user is not None),
@@ -1131,7 +1176,7 @@ class BoardServer:
             section="viewforum",
             canonical=f"{request.base_url}viewforum.php?f={forum.forum_id}" + (f"&start={start}" if start else ""),
             feed_forum=forum,
-            crumbs=[{"forum_id": forum.forum_id, "href": base, "name": forum.name}],
+            crumbs=crumbs,
             forum=forum,
             rows=rows,
             pages=_pagination(base, len(topics), per, start),
@@ -1225,6 +1270,7 @@ class BoardServer:
                 ]
             online = self._online()
             forums = self._jump_forums()
+            crumbs = self._crumbs(forum)
             topic_copy = dataclasses.replace(topic, posts=[])
         pages = _pagination(base, total, per, start)
         page_title = topic.title + (f" - Page {pages.current}" if pages.current > 1 else "")
@@ -1237,7 +1283,7 @@ class BoardServer:
             canonical=f"{request.base_url}viewtopic.php?t={topic.topic_id}" + (f"&start={start}" if start else ""),
             feed_forum=forum,
             feed_topic=topic_copy,
-            crumbs=[{"forum_id": forum.forum_id, "href": f"./viewforum.php?f={forum.forum_id}", "name": forum.name}],
+            crumbs=crumbs,
             login_redirect=quote(_page_link(request).removeprefix("./"), safe=""),
             topic=topic_copy,
             forum=forum,
@@ -1329,7 +1375,10 @@ class BoardServer:
             {"forum_id": None, "href": "./ucp.php", "name": "User Control Panel"},
             {"forum_id": None, "href": "./ucp.php?i=ucp_pm", "name": "Private messages"},
         ]
+        if values.get("ucp_active") == "compose":
+            crumbs.append({"forum_id": None, "href": "./ucp.php?i=ucp_pm&mode=compose", "name": "Compose message"})
         values.setdefault("ucp_form_open", None)
+        values.setdefault("ucp_legend", False)
         return self._render(request, template, title=title, kind="ucp", section="ucp", crumbs=crumbs, **values)
 
     def _inbox(self, request: _Request) -> _Response:
@@ -1359,6 +1408,7 @@ class BoardServer:
             "ucp_pm_viewfolder.html",
             "View messages",
             ucp_active="inbox",
+            ucp_legend=True,
             rows=rows,
             pages=_pagination("./ucp.php?i=pm&folder=inbox", len(mine), per, start),
             total_text=_plural(len(mine), "message"),
@@ -1429,6 +1479,8 @@ class BoardServer:
                 errors.append(EMPTY_PM_SUBJECT)
             if not form.get("message", "").strip():
                 errors.append(TOO_FEW_CHARS)
+            if quote_depth(form.get("message", "")) > QUOTE_DEPTH:
+                errors.append(QUOTE_DEPTH_EXCEEDED)
             if self._flooding(user):
                 errors.append(FLOOD_ERROR)
             if not errors:
@@ -1453,6 +1505,7 @@ class BoardServer:
             "Compose message",
             ucp_form_open=action,
             ucp_active="compose",
+            editor_js=True,
             pm_mode=True,
             error=Markup("<br />").join(errors) if errors else None,
             icon_label="PM icon",
@@ -1511,6 +1564,8 @@ class BoardServer:
                 errors.append(EMPTY_SUBJECT)
             if not message.strip():
                 errors.append(TOO_FEW_CHARS)
+            if quote_depth(message) > QUOTE_DEPTH:
+                errors.append(QUOTE_DEPTH_EXCEEDED)
             if not errors and topic is not None and mode in ("reply", "quote"):
                 seen = _int(form.get("topic_cur_post_id"))
                 with self.board.lock:
@@ -1613,14 +1668,15 @@ class BoardServer:
             else:
                 title_href, title_text = f"./viewforum.php?f={forum.forum_id}", forum.name
             edit_reason = form.get("edit_reason", post.edit_reason or "" if post else "")
+            crumbs = self._crumbs(forum)
         return self._render(
             request,
             "posting_body.html",
             title=heading,
             section="posting",
-            crumbs=[{"forum_id": forum.forum_id, "href": f"./viewforum.php?f={forum.forum_id}", "name": forum.name}],
+            crumbs=crumbs,
             posting_page=True,
-            plupload_url=action,
+            plupload_url=Markup(action),
             title_href=title_href,
             title_text=title_text,
             form_action=action,
@@ -1648,7 +1704,7 @@ class BoardServer:
             "post_id": post.post_id,
             "subject": post.subject,
             "author": self._userref(name, post.guest),
-            "author_js": "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'",
+            "author_js": Markup("'{}'").format(name.replace("\\", "\\\\").replace("'", "\\'")),
             "unix_time": int(post.time.timestamp()),
             "time_text": self._date(post.time),
             "html": Markup(self._post_html(post)),

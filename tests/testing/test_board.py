@@ -130,8 +130,10 @@ def demo_board(*, public: bool = False) -> Board:
             colour="AA0000" if name == "admin" else None,
             joined=joined,
         )
-    board.add_forum("Games", forum_id=3)
-    forum = board.add_forum("Mafia", forum_id=4, public=public, description="Mafia games (test)")
+    board.add_forum("Your first category", forum_id=1, category=True)
+    board.add_forum("Your first forum", forum_id=2, parent=1)
+    board.add_forum("Games", forum_id=3, category=True)
+    forum = board.add_forum("Mafia", forum_id=4, public=public, description="Mafia games (test)", parent=3)
     (first_id, author, second, body), *rest = POSTS
     topic = board.add_topic(
         forum, "Mafia-1. Day 1", author, body, DAY.replace(second=second), topic_id=2, post_id=first_id
@@ -178,6 +180,7 @@ def clock() -> FakeClock:
 def demo(clock: FakeClock):
     with BoardServer(demo_board(), clock=clock) as server:
         yield server
+    assert not server.errors, server.errors[0]
 
 
 @pytest.fixture
@@ -590,6 +593,19 @@ def test_expired_sessions_get_the_login_wall_until_a_new_login(demo, clock, bot)
     assert not phpbb.is_login_wall(bot.get("viewtopic.php?t=2").text)
 
 
+def test_remember_me_logs_in_again_after_the_session_expired(demo, clock):
+    with session(demo, clock) as client:
+        fields = phpbb.parse_login_form(client.get("ucp.php?mode=login").text)
+        clock.advance()
+        data = {**fields, "username": "Alice", "password": "pw-Alice", "autologin": "on", "login": "Login"}
+        client.post(fields.pop("_action"), data=data)
+        demo.expire_sessions(keep_autologin=True)
+        assert not phpbb.is_login_wall(client.get("viewtopic.php?t=2").text)
+        assert demo.requests[-1].user == "Alice"
+        demo.expire_sessions()
+        assert phpbb.is_login_wall(client.get("viewtopic.php?t=2").text)
+
+
 def test_logout_needs_the_session_id(demo, clock, bot):
     sid = bot.cookies[f"{demo.cookie_prefix}_sid"]
     assert "You were not logged out" in bot.get("ucp.php?mode=logout").text
@@ -687,6 +703,15 @@ def test_missing_or_wrong_token_is_phpbbs_invalid_form(demo, clock, bot):
     for broken in ({**fields, "form_token": "f" * 40}, {k: v for k, v in fields.items() if k != "form_token"}):
         answer = bot.post("posting.php?mode=reply&t=2", data={**broken, "message": "x", "post": "Submit"})
         assert answer.status_code == 200 and FORM_INVALID in answer.text
+    assert len(demo.board.posts_of(2)) == 16
+
+
+def test_quotes_nested_deeper_than_three_are_refused(demo, clock, bot):
+    fields = _form(bot, "posting.php?mode=reply&t=2")
+    clock.advance()
+    deep = "[quote]" * 4 + "x" + "[/quote]" * 4
+    answer = bot.post("posting.php?mode=reply&t=2", data={**fields, "message": deep, "post": "Submit"})
+    assert "You may embed only 3 quotes within each other." in answer.text
     assert len(demo.board.posts_of(2)) == 16
 
 
