@@ -1981,6 +1981,11 @@ def populate_day(
         counts[kind] += 1
     kinds = [kind for kind, _ in DAY_MIX for _ in range(counts[kind])]
     rng.shuffle(kinds)
+    voting = ("vote_color_bold", "vote_bold_color", "edited_vote")
+    first_vote = next((k for k, kind in enumerate(kinds) if kind in voting), None)
+    first_quote = next((k for k, kind in enumerate(kinds) if kind == "quoted_vote"), None)
+    if first_vote is not None and first_quote is not None and first_quote < first_vote:
+        kinds[first_quote], kinds[first_vote] = kinds[first_vote], kinds[first_quote]  # a vote to quote comes first
     with board.lock:
         if board.user(moderator) is None:
             board.add_user(moderator, moderator=True, colour="AA0000")
@@ -2006,7 +2011,7 @@ def populate_day(
             )
         elif kind == "vote_bold_color":
             body = f"[b][color={red}]{target}[/color][/b] is suspicious."
-        elif kind == "quoted_vote" and votes:
+        elif kind == "quoted_vote" and votes:  # (no votes yet only when the mix has no voting kinds)
             post_id, voter, quoted, when = rng.choice(votes)
             if rng.random() < 0.5:
                 head = f'[quote="{voter}"]'

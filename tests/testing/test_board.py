@@ -454,6 +454,17 @@ def test_hostile_nick_and_subject_are_escaped_everywhere(clock):
     assert inbox[0].sender == nick and inbox[0].subject == "<script>s</script>"
 
 
+def test_html_bodies_guests_and_deleted_users(clock):
+    board = Board()
+    board.add_user("host_bot", "pw-host_bot")
+    topic = board.add_topic(board.add_forum("F"), "T", "host_bot", "<p>raw <em>html</em></p>", DAY, html=True)
+    board.add_post(topic, "Old account", "a guest's post", DAY + timedelta(seconds=1), guest=True)
+    with BoardServer(board, clock=clock) as server, session(server, clock, "host_bot") as client:
+        page = phpbb.parse_topic_page(client.get(f"viewtopic.php?t={topic}").text)
+    assert page.posts[0].content_html == '<div class="content"><p>raw <em>html</em></p></div>'
+    assert (page.posts[1].author, page.posts[1].author_id) == ("Old account", None)
+
+
 # --- pagination -------------------------------------------------------------------------------------
 
 
@@ -870,6 +881,7 @@ def test_populate_day_is_deterministic_and_mixed_in_fixed_shares():
     assert all(bodies[p.post_id].count("[b]") == 2 for p in made if p.kind == "two_votes")
     assert all(p.author not in PLAYERS for p in made if p.kind == "ghost")
     assert any("post_id=" in bodies[p.post_id] for p in made if p.kind == "quoted_vote")
+    assert all(bodies[p.post_id].startswith("[quote") for p in made if p.kind == "quoted_vote")
     assert all(board.post(p.post_id).edited for p in made if p.kind == "edited_vote")
     editors = Counter(board.post(p.post_id).edited_by == p.author for p in made if p.kind == "edited_vote")
     assert editors[True] and editors[False]  # by their authors, and by the moderator with a reason
