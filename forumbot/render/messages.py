@@ -1,0 +1,250 @@
+"""The private messages of a game, and its end-of-game reveal, rendered from Jinja2 templates into BBCode.
+
+    render_role_messages(config, state)             at the deal: each player's role; the mafia (and the
+                                                    yakuza) also get their team and their boss
+    render_check_messages(config, before, outcome)  each checker's private result of the night
+    render_role_change_messages(config, before, outcome)
+                                                    a new sheriff or maniac, a role passed on, a new boss
+    render_reveal(config, state, salt, commitment)  the end of the game: every role, and the salt that
+                                                    opens the SHA-256 commitment published at the start
+
+Templates live in `templates/messages/`; each has a `subject` block (plain text) and the body. A host's
+own role template (`[templates] role = "..."`) may extend `messages/role.bbcode.j2` and override one block.
+As in the day's post, everything printed is escaped for BBCode (nicks cannot open or close tags).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import time
+from pathlib import Path
+from typing import Any
+
+from forumbot.config import GameConfig
+from forumbot.engine import deal
+from forumbot.engine.model import CheckResult, DayOutcome, Event, GameState, Player, Role
+from forumbot.errors import StateError
+from forumbot.render.bbcode import escape, unescape
+from forumbot.render.day import WINNER_TEXT, load_template, render_template, role_name
+
+ROLE_TEMPLATE = "messages/role.bbcode.j2"
+CHECK_TEMPLATE = "messages/check.bbcode.j2"
+ROLE_CHANGE_TEMPLATE = "messages/role_change.bbcode.j2"
+REVEAL_TEMPLATE = "messages/reveal.bbcode.j2"
+
+# How each variant's players vote (FORUM.md): in the day thread in red bold, or by PM.
+VOTE_HOW: dict[str, str] = {
+    "gameru-3.3": "thread",
+    "kozanostra": "thread_or_pm",
+    "salon": "pm",
+}
+CLAN_ROLES: dict[str, frozenset[Role]] = {
+    "mafia": frozenset({"mafia"}),
+    "yakuza": frozenset({"yakuza", "ninja"}),
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    """A private message (`to` a player), or a public post when `to` is None."""
+
+    to: str | None
+    subject: str  # plain text
+    body: str  # BBCode
+
+
+def _render(path: Path | None, name: str, context: dict[str, Any], to: str | None) -> Message:
+    template = load_template(path, name)
+    where = str(path) if path is not None else name
+    rendered = render_template(template, context, where, blocks=["subject"])
+    subject = " ".join(unescape(rendered.blocks.get("subject", "")).split())
+    return Message(to=to, subject=subject or context["game"], body=_tidy(rendered.body))
+
+
+def _tidy(text: str) -> str:
+    lines: list[str] = []
+    for line in text.strip().splitlines():
+        line = line.rstrip()
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    return "\n".join(lines).strip() + "\n"
+
+
+def _base_context(config: GameConfig, state: GameState) -> dict[str, Any]:
+    deadline: time = config.game.deadline
+    return {
+        "game": config.game.name,
+        "variant": state.variant,
+        "deadline": f"{deadline:%H:%M}",
+        "timezone": config.game.timezone,
+        "vote_how": VOTE_HOW.get(state.variant, "thread"),
+        "options": dict(state.options),
+        "role_name": lambda role: role_name(role, state.variant),
+    }
+
+
+# --- roles at the deal ------------------------------------------------------------------------------
+
+
+def _clan(state: GameState, player: Player) -> str | None:
+    for clan, roles in CLAN_ROLES.items():
+        if player.role in roles:
+            return clan
+    return None
+
+
+def role_context(config: GameConfig, state: GameState, nick: str) -> dict[str, Any]:
+    player = state.player(nick)
+    if player is None:
+        raise StateError(f"{nick!r} is not a player of {config.game.name}")
+    clan = _clan(state, player)
+    team = [p for p in state.players if clan is not None and _clan(state, p) == clan and p.alive]
+    boss = next((p.nick for p in team if p.boss), None)
+    return _base_context(config, state) | {
+        "nick": nick,
+        "role": player.role,
+        "role_title": role_name(player.role, state.variant),
+        "boss": player.boss,
+        "clan": clan,
+        "team": [{"nick": p.nick, "role": role_name(p.role, state.variant), "boss": p.boss} for p in team],
+        "boss_nick": boss,
+        "players": [p.nick for p in state.players if p.alive],
+        "day": state.day,
+    }
+
+
+def render_role_message(config: GameConfig, state: GameState, nick: str) -> Message:
+    """One player's role PM (the deal): his role, what he may do and how, and the team of a clan."""
+    return _render(config.templates.role, ROLE_TEMPLATE, role_context(config, state, nick), nick)
+
+
+def render_role_messages(config: GameConfig, state: GameState) -> list[Message]:
+    return [render_role_message(config, state, p.nick) for p in state.players if p.alive]
+
+
+# --- checks -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckLine:
+    target: str | None  # None: the check did not take place (kozanostra: jailed)
+    result: CheckResult
+    text: str  # what the result means, in Russian
+
+
+def _check_text(variant: str, result: CheckResult) -> str:
+    if result == "miss":
+        return "промах"
+    if result == "not_mafia":
+        return "НЕ мафия"
+    if variant == "kozanostra" or result in ("mafia", "maniac"):
+        return role_name(result, variant)
+    return result
+
+
+def check_lines(before: GameState, outcome: DayOutcome, checker: str) -> list[CheckLine]:
+    """A checker's results with their targets, from the outcome's checks and events, in order."""
+    raw = outcome.checks.get(checker)
+    if raw is None:
+        return []
+    results = list(raw) if isinstance(raw, list) else [raw]
+    targets = [e.target for e in outcome.events if e.actor == checker and _is_check_event(e)]
+    targets += [None] * (len(results) - len(targets))
+    return [
+        CheckLine(target, result, _check_text(before.variant, result))
+        for target, result in zip(targets, results, strict=False)
+    ]
+
+
+def _is_check_event(event: Event) -> bool:
+    return event.kind == "checked" or (event.kind == "missed" and event.role == "commissar")
+
+
+def render_check_messages(config: GameConfig, before: GameState, outcome: DayOutcome) -> list[Message]:
+    """Each checker's private result of the night (sheriff, commissar, lawyer)."""
+    messages: list[Message] = []
+    for checker in outcome.checks:
+        player = before.player(checker)
+        if player is None:
+            continue
+        context = _base_context(config, before) | {
+            "nick": checker,
+            "role": player.role,
+            "role_title": role_name(player.role, before.variant),
+            "day": outcome.day,
+            "next_day": outcome.day + 1,
+            "lines": check_lines(before, outcome, checker),
+            "alive": checker not in outcome.deaths,
+        }
+        messages.append(_render(None, CHECK_TEMPLATE, context, checker))
+    return messages
+
+
+# --- roles that change hands ------------------------------------------------------------------------
+
+
+def render_role_change_messages(config: GameConfig, before: GameState, outcome: DayOutcome) -> list[Message]:
+    """A new sheriff or maniac (gameru-3.3), a role passed on by the autokill (kozanostra): the heir learns
+    his new role; a new boss: every living member of his clan learns it."""
+    after = outcome.state
+    messages: list[Message] = []
+    for e in outcome.events:
+        if e.kind not in ("new_sheriff", "new_maniac", "inherited", "new_boss") or e.target is None:
+            continue
+        heir = after.player(e.target)
+        if heir is None or not heir.alive:
+            continue
+        recipients = [heir.nick]
+        if e.kind == "new_boss":
+            clan = _clan(after, heir)
+            recipients = [p.nick for p in after.living() if clan is not None and _clan(after, p) == clan]
+        for nick in recipients:
+            context = role_context(config, after, nick) | {
+                "change": e.kind,
+                "heir": heir.nick,
+                "from_player": e.actor,
+                "from_day": outcome.day + 1,
+            }
+            messages.append(_render(None, ROLE_CHANGE_TEMPLATE, context, nick))
+    return messages
+
+
+# --- the reveal -------------------------------------------------------------------------------------
+
+
+def dealt_state(state: GameState) -> GameState:
+    """The roles as they were dealt (roles change hands during a game): the deal is a pure function of
+    the variant, the player list, the seed and the options, all kept in the state."""
+    return deal(state.variant, list(state.nicks()), state.seed, state.options or None)
+
+
+def render_reveal(config: GameConfig, state: GameState, salt: str, commitment: str) -> Message:
+    """The end-of-game post: every player's role (dealt, and at the end), and the salt that opens the
+    commitment `SHA-256(salt + "\\n" + role list)` published when the roles were dealt. Refuses when the
+    dealt roles do not give that commitment (the state file does not belong to that deal)."""
+    from forumbot.pipeline import commitment_of, role_list_text  # the pipeline imports the renderers
+
+    dealt = dealt_state(state)
+    if commitment_of(dealt, salt) != commitment:
+        raise StateError(f"{config.game.name}: the dealt roles and the salt do not give the published commitment")
+    role_list = role_list_text(dealt)
+    context = _base_context(config, state) | {
+        "winner": state.winner,
+        "winner_text": WINNER_TEXT.get(state.winner, ""),
+        "players": [
+            {
+                "nick": p.nick,
+                "dealt": role_name(d.role, state.variant) + (" (босс)" if d.boss else ""),
+                "final": role_name(p.role, state.variant) + (" (босс)" if p.boss else ""),
+                "alive": p.alive,
+                "death_day": p.death_day,
+                "death_cause": p.death_cause,
+            }
+            for p, d in zip(state.players, dealt.players, strict=True)
+        ],
+        "role_list": role_list,
+        "altered": any(escape(line) != line for line in role_list.splitlines()),
+        "salt": salt,
+        "commitment": commitment,
+    }
+    return _render(None, REVEAL_TEMPLATE, context, None)
