@@ -31,6 +31,7 @@ from forumbot.errors import ForumbotError, ScenarioError
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, client_settings, open_client
 from forumbot.forum.saved import load_saved_folder
+from forumbot.render.preview import render_preview_html
 from forumbot.scenario import ScenarioResult, load_scenario, run_scenario, scenario_files
 from forumbot.store import Store
 from forumbot.tally import Tally, render_tally_bbcode, tally_posts
@@ -153,7 +154,7 @@ def deal_command(
 ) -> None:
     """Deal roles: a game of the state file (roles stay secret), or a player list (--variant, --players)."""
     if game is not None:
-        _deal_stored_game(game, topic, state, now)
+        _deal_stored_game(game, topic, state, now, seed)
         return
     if variant is None or players is None:
         fail("give a GAME, or --variant and --players")
@@ -180,10 +181,10 @@ def deal_command(
     out.print(table)
 
 
-def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str | None) -> None:
+def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str | None, seed: int | None) -> None:
     with host_errors():
         store = open_store(state)
-        dealt = pipeline.deal_game(store, game, current_time(now), topic=topic)
+        dealt = pipeline.deal_game(store, game, current_time(now), topic=topic, seed=seed)
     out.print(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
     out.print(f"commitment for the first day's post: SHA-256 {dealt.commitment}", markup=False)
     out.print(f"day 1 deadline: {dealt.deadline.isoformat()}", markup=False)
@@ -441,7 +442,7 @@ def end_day_command(
     show_draft(game, payload, approved_by=None)
 
 
-draft_app = typer.Typer(help="The day's draft: show it, approve it.", no_args_is_help=True)
+draft_app = typer.Typer(help="The day's draft: show it, write it as HTML, approve it.", no_args_is_help=True)
 app.add_typer(draft_app, name="draft")
 
 
@@ -457,6 +458,36 @@ def draft_show_command(game: Annotated[str, typer.Argument(help="The game.")], s
     show_draft(game, draft["payload"], approved_by=draft["approved_by"])
     out.print("")
     out.print(draft["payload"]["bbcode"], markup=False)
+
+
+@draft_app.command("html")
+def draft_html_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    out_file: Annotated[Path, typer.Argument(metavar="OUT.html", help="Where to write the page.")],
+    state: StateOption = None,
+) -> None:
+    """The draft as one self-contained HTML page for the moderators: the post as the forum shows it, the
+    audit with links to the posts, and a chart of the day's votes over time."""
+    with host_errors():
+        store = open_store(state)
+        row, config = pipeline.load(store, game)
+        draft = store.draft(row.id, row.state.day) if row.state is not None else None
+        if row.state is None or draft is None:
+            fail(f"{game}: no draft for the current day (forumbot end-day {game})")
+        day = store.day(row.id, row.state.day)
+        page = render_preview_html(
+            game,
+            draft["payload"],
+            tz=config.game.zone,
+            deadline=day["deadline"] if day is not None else None,
+            approved_by=draft["approved_by"],
+        )
+    try:
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        out_file.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {out_file}: {exc}")
+    out.print(f"{game}: preview of day {draft['payload']['day']} written to {out_file}", markup=False)
 
 
 @draft_app.command("approve")

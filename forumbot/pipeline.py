@@ -101,12 +101,20 @@ def commitment_of(state: GameState, salt: str) -> str:
 
 
 def deal_game(
-    store: Store, name: str, now: datetime, *, topic: str | None = None, deadline: datetime | None = None
+    store: Store,
+    name: str,
+    now: datetime,
+    *,
+    topic: str | None = None,
+    deadline: datetime | None = None,
+    seed: int | None = None,
 ) -> Dealt:
-    """Deal the roles with a secure random seed (stored), commit to them, and open day 1."""
+    """Deal the roles with `seed` (default: a secure random one; stored), commit to them, and open day 1.
+    A fixed seed is for demos and replays: anyone who knows it can work out the roles."""
     row, config = load(store, name)
     players = store.players(row.id)
-    seed = secrets.randbits(63)
+    if seed is None:
+        seed = secrets.randbits(63)
     state = deal(row.variant, players, seed, config.game.options)
     salt = secrets.token_hex(16)
     commitment = commitment_of(state, salt)

@@ -1,0 +1,344 @@
+"""The moderators' review of a day's draft: ONE self-contained HTML page (inline CSS, inline SVG, no
+external resources, no scripts).
+
+    render_preview_html(game_name, payload) -> str
+
+It shows the post as the forum would show it (the draft's BBCode through `bbcode.to_html`), a chart of
+the day's votes over time (`#vote-chart`: one row per voter, x = time, marks coloured by target, filled
+when counted, hollow when not), and the audit: every vote seen with whether it counted and why not, every
+order valid or void and why, overrides, activity, inactivity notes, PMs and posts that could not be read,
+the private results and the resolution's events. Every value from the payload is HTML-escaped; links are
+kept only when they are http(s) or relative.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from forumbot.render.bbcode import to_html, unescape
+
+# What each audit reason means, for a moderator who reads Russian.
+VOTE_REASONS: dict[str, str] = {
+    "quoted": "в цитате или спойлере",
+    "spoiler": "в спойлере",
+    "not_red": "не красный цвет",
+    "not_bold": "не жирный",
+    "unknown_nick": "нет такого игрока",
+    "dead_target": "цель мертва",
+    "not_player": "пишет не игрок",
+    "dead_voter": "голос призрака",
+    "before_start": "до начала дня",
+    "after_deadline": "после окончания дня",
+    "edited": "сообщение отредактировано",
+    "superseded": "заменён более поздним голосом",
+    "wrong_channel": "голосуют не здесь",
+}
+CAUSES: dict[str, str] = {
+    "executed": "казнь",
+    "mafia": "мафия",
+    "yakuza": "якудза",
+    "maniac": "маньяк",
+    "sheriff": "шериф",
+    "inactive": "неактивность",
+}
+PALETTE: tuple[str, ...] = (
+    "#d62728",
+    "#1f77b4",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#17becf",
+    "#8c564b",
+    "#e377c2",
+    "#bcbd22",
+    "#393b79",
+    "#637939",
+    "#843c39",
+)
+_TAGS = re.compile(r"\[/?[a-z*]+(?:=[^\]]*)?\]", re.I)
+_STEPS_MIN = (1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880)
+
+
+# --- the chart ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mark:
+    voter: str
+    target: str
+    time: datetime
+    counted: bool
+    reason: str | None
+    link: str | None
+    channel: str
+
+
+def _moment(text: Any, tz: tzinfo | None) -> datetime | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if tz is not None and moment.tzinfo is not None:
+        moment = moment.astimezone(tz)
+    return moment
+
+
+def chart_marks(votes: Iterable[dict[str, Any]], tz: tzinfo | None = None) -> list[Mark]:
+    marks: list[Mark] = []
+    for v in votes:
+        moment = _moment(v.get("time"), tz)
+        if moment is None:
+            continue
+        marks.append(
+            Mark(
+                voter=str(v.get("voter") or "?"),
+                target=str(v.get("target") or "?"),
+                time=moment,
+                counted=bool(v.get("counted")),
+                reason=v.get("reason"),
+                link=v.get("link"),
+                channel=str(v.get("channel") or "thread"),
+            )
+        )
+    return sorted(marks, key=lambda m: m.time)
+
+
+def target_colors(marks: Iterable[Mark]) -> dict[str, str]:
+    """A colour per target: the most voted-for get the most distinct colours."""
+    counted: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    for m in marks:
+        seen.setdefault(m.target, len(seen))
+        counted[m.target] = counted.get(m.target, 0) + (1 if m.counted else 0)
+    ordered = sorted(seen, key=lambda t: (-counted[t], seen[t]))
+    colors: dict[str, str] = {}
+    for i, target in enumerate(ordered):
+        if i < len(PALETTE):
+            colors[target] = PALETTE[i]
+        else:
+            colors[target] = f"hsl({(i * 137) % 360}, 55%, 45%)"
+    return colors
+
+
+def _step(span: timedelta) -> timedelta:
+    minutes = max(span.total_seconds() / 60, 1)
+    for step in _STEPS_MIN:
+        if minutes / step <= 8:
+            return timedelta(minutes=step)
+    return timedelta(minutes=_STEPS_MIN[-1])
+
+
+def _ticks(t0: datetime, t1: datetime) -> list[datetime]:
+    step = _step(t1 - t0)
+    seconds = int(step.total_seconds())
+    offset = t0.utcoffset() or timedelta(0)
+    local = t0.timestamp() + offset.total_seconds()
+    first = math.ceil(local / seconds) * seconds - offset.total_seconds()
+    ticks: list[datetime] = []
+    moment = datetime.fromtimestamp(first, t0.tzinfo)
+    while moment <= t1:
+        ticks.append(moment)
+        moment += step
+    return ticks
+
+
+def render_chart_svg(
+    votes: Iterable[dict[str, Any]], *, tz: tzinfo | None = None, deadline: datetime | None = None
+) -> tuple[Markup, dict[str, str]]:
+    """The day's votes over time as inline SVG (`svg#vote-chart.vote-chart`), and the target colours."""
+    marks = chart_marks(votes, tz)
+    colors = target_colors(marks)
+    voters: list[str] = []
+    for m in marks:
+        if m.voter not in voters:
+            voters.append(m.voter)
+    label_w, plot_w, row_h, top, bottom = 190, 760, 26, 16, 44
+    width = label_w + plot_w + 30
+    height = top + max(len(voters), 1) * row_h + bottom
+    parts: list[str] = [
+        f'<svg id="vote-chart" class="vote-chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="Голоса дня по времени">',
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
+    ]
+    if not marks:
+        parts.append(f'<text x="{label_w}" y="{top + 18}" class="empty">Голосов со временем нет.</text></svg>')
+        return Markup("".join(parts)), colors
+    if deadline is not None and tz is not None:
+        deadline = deadline.astimezone(tz)
+    t0, t1 = marks[0].time, marks[-1].time
+    span = max(t1 - t0, timedelta(minutes=1))
+    if deadline is not None and t0 - span <= deadline <= t1 + span:
+        t1 = max(t1, deadline)
+        t0 = min(t0, deadline)
+    span = max(t1 - t0, timedelta(minutes=1))
+    t0, t1 = t0 - span * 0.03, t1 + span * 0.03
+    total = (t1 - t0).total_seconds()
+
+    def x(moment: datetime) -> float:
+        return round(label_w + (moment - t0).total_seconds() / total * plot_w, 1)
+
+    plot_bottom = top + len(voters) * row_h
+    days_differ = t0.date() != t1.date()
+    for tick in _ticks(t0, t1):
+        tx = x(tick)
+        label = tick.strftime("%d.%m %H:%M" if days_differ else "%H:%M")
+        parts.append(f'<line x1="{tx}" y1="{top}" x2="{tx}" y2="{plot_bottom}" class="grid"/>')
+        parts.append(f'<text x="{tx}" y="{plot_bottom + 16}" text-anchor="middle" class="tick">{label}</text>')
+    if deadline is not None and t0 <= deadline <= t1:
+        dx = x(deadline)
+        parts.append(f'<line x1="{dx}" y1="{top - 6}" x2="{dx}" y2="{plot_bottom}" class="deadline"/>')
+        parts.append(
+            f'<text x="{dx}" y="{plot_bottom + 32}" text-anchor="middle" class="deadline-label">'
+            f"конец дня {deadline:%H:%M}</text>"
+        )
+    zone = f" ({escape(getattr(tz, 'key', '') or str(tz))})" if tz is not None else ""
+    parts.append(f'<text x="{label_w - 8}" y="{plot_bottom + 16}" text-anchor="end" class="tick">время{zone}</text>')
+    for row, voter in enumerate(voters):
+        y = top + row * row_h + row_h / 2
+        mine = [m for m in marks if m.voter == voter]
+        if row % 2 == 0:
+            parts.append(f'<rect x="0" y="{y - row_h / 2}" width="{width}" height="{row_h}" class="band"/>')
+        parts.append(
+            f'<text x="{label_w - 8}" y="{y + 4}" text-anchor="end" class="voter">{escape(_short(voter, 26))}</text>'
+        )
+        if len(mine) > 1:
+            parts.append(f'<line x1="{x(mine[0].time)}" y1="{y}" x2="{x(mine[-1].time)}" y2="{y}" class="track"/>')
+        last_label = -1e9
+        for m in mine:
+            mx = x(m.time)
+            color = colors[m.target]
+            state = "counted" if m.counted else "void"
+            why = "засчитан" if m.counted else f"не засчитан: {_reason(m.reason)}"
+            tooltip = f"{m.voter} → {m.target}, {m.time:%d.%m %H:%M:%S}, {why}"
+            fill = color if m.counted else "#ffffff"
+            dash = "" if m.counted else ' stroke-dasharray="2 2"'
+            parts.append(
+                f'<g class="mark {state}" data-voter="{escape(m.voter)}" data-target="{escape(m.target)}" '
+                f'data-counted="{str(m.counted).lower()}"><title>{escape(tooltip)}</title>'
+                f'<circle cx="{mx}" cy="{y}" r="{7 if m.counted else 6}" fill="{fill}" stroke="{color}" '
+                f'stroke-width="2"{dash}/></g>'
+            )
+            if mx - last_label > 70:
+                parts.append(
+                    f'<text x="{mx + 10}" y="{y + 4}" class="mark-label{"" if m.counted else " void"}" '
+                    f'fill="{color}">{escape(_short(m.target, 14))}</text>'
+                )
+                last_label = mx
+    parts.append("</svg>")
+    return Markup("".join(parts)), colors
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _reason(reason: str | None) -> str:
+    if not reason:
+        return ""
+    return VOTE_REASONS.get(reason, reason)
+
+
+# --- the page -----------------------------------------------------------------------------------------
+
+
+def safe_link(link: Any) -> str | None:
+    """A link fit for an href: http(s), or relative to the forum; anything else (javascript:, pm:1) is
+    shown as text only."""
+    if not isinstance(link, str) or not link:
+        return None
+    lowered = link.strip().lower()
+    if lowered.startswith(("http://", "https://", "./", "/")) and not lowered.startswith("//"):
+        return link.strip()
+    return None
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("forumbot.render", "templates"),
+        autoescape=True,
+        undefined=jinja2.ChainableUndefined,  # payloads of older drafts may lack a key: show nothing
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["reason"] = _reason
+    env.filters["cause"] = lambda c: CAUSES.get(c, c)
+    env.globals["safe_link"] = safe_link
+    return env
+
+
+def _fmt_time(text: Any, tz: tzinfo | None) -> str:
+    moment = _moment(text, tz)
+    return moment.strftime("%d.%m %H:%M:%S") if moment is not None else ""
+
+
+def render_preview_html(
+    game_name: str,
+    payload: dict[str, Any],
+    *,
+    tz: tzinfo | None = None,
+    deadline: datetime | None = None,
+    approved_by: str | None = None,
+    subject: str | None = None,
+) -> str:
+    """The draft of a day as one self-contained HTML page for the moderators."""
+    bbcode = str(payload.get("bbcode") or "")
+    title = subject or payload.get("title") or _title_from(bbcode) or f"{game_name}. День {payload.get('day', 0) + 1}"
+    chart, colors = render_chart_svg(payload.get("votes") or [], tz=tz, deadline=deadline)
+    votes = payload.get("votes") or []
+    counted: dict[str, int] = {}
+    for v in votes:
+        if v.get("counted"):
+            target = str(v.get("target"))
+            counted[target] = counted.get(target, 0) + 1
+    context = {
+        "game": game_name,
+        "day": payload.get("day"),
+        "title": title,
+        "approved_by": approved_by,
+        "post_html": Markup(to_html(bbcode)),
+        "bbcode": bbcode,
+        "chart": chart,
+        "legend": [(t, c, counted.get(t, 0)) for t, c in colors.items()],
+        "deaths": payload.get("deaths") or {},
+        "executed": payload.get("executed") or [],
+        "winner": payload.get("winner") or "none",
+        "tally": payload.get("tally") or {},
+        "checks": payload.get("checks") or {},
+        "votes": [v | {"when": _fmt_time(v.get("time"), tz)} for v in votes],
+        "orders": [o | {"when": _fmt_time(o.get("time"), tz)} for o in payload.get("orders") or []],
+        "void": payload.get("void") or [],
+        "overrides": payload.get("overrides") or [],
+        "activity": payload.get("activity") or {},
+        "inactivity": payload.get("inactivity") or [],
+        "unread_pms": payload.get("unread_pms") or [],
+        "page_problems": payload.get("page_problems") or [],
+        "events": payload.get("events") or [],
+        "counted_total": sum(1 for v in votes if v.get("counted")),
+        "void_total": sum(1 for v in votes if not v.get("counted")),
+        "deadline": deadline.astimezone(tz).strftime("%d.%m.%Y %H:%M") if deadline and tz else None,
+        "zone": getattr(tz, "key", None) if tz is not None else None,
+    }
+    return _environment().get_template("preview.html.j2").render(context)
+
+
+def _title_from(bbcode: str) -> str | None:
+    """The post's heading line without its tags (drafts made before the subject was stored)."""
+    for line in bbcode.splitlines():
+        text = unescape(_strip_tags(line)).strip()
+        if text:
+            return text
+    return None
+
+
+def _strip_tags(line: str) -> str:
+    return _TAGS.sub("", line)
