@@ -6,9 +6,9 @@ game's seed and the day number, so a replay gives the same outcome.
 
 from __future__ import annotations
 
-from forumbot.engine.model import Cause, DayInput, DayOutcome, GameState, Player
+from forumbot.engine.model import Cause, DayInput, DayOutcome, GameState, Player, evolve
 from forumbot.engine.variants import find_variant
-from forumbot.engine.variants.base import DayContext, Ruleset, make_rng
+from forumbot.engine.variants.base import DayContext, Ruleset, rng_seed
 from forumbot.errors import RulesError
 
 
@@ -26,9 +26,9 @@ def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
     ctx = DayContext(
         state=state,
         day=state.day,
-        rng=make_rng(state, state.day),
+        rng_seed=rng_seed(state, state.day),
         players={p.nick: p for p in state.players},
-        alive_at_start=frozenset(p.nick for p in state.players if p.alive),
+        alive_at_start=frozenset([p.nick for p in state.players if p.alive]),
         day_input=day_input,
         sheriff_due=state.sheriff_due,
         maniac_due=state.maniac_due,
@@ -43,18 +43,17 @@ def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
     deaths = {nick: ctx.recorded_cause(nick) for nick in ctx.causes}
     _bury(ctx, deaths)
     rules.succession(ctx)
-    players = tuple(ctx.players[p.nick] for p in state.players)
+    players = tuple(ctx.players.values())  # in player-list order: `players` was built from it
     winner = rules.winner([p for p in players if p.alive])
-    new_state = state.model_copy(
-        update={
-            "day": state.day + 1,
-            "players": players,
-            "last_targets": _last_targets(ctx),
-            "silent_streak": ctx.silent_streak,
-            "sheriff_due": ctx.sheriff_due,
-            "maniac_due": ctx.maniac_due,
-            "winner": winner,
-        }
+    new_state = evolve(
+        state,
+        day=state.day + 1,
+        players=players,
+        last_targets=_last_targets(ctx),
+        silent_streak=ctx.silent_streak,
+        sheriff_due=ctx.sheriff_due,
+        maniac_due=ctx.maniac_due,
+        winner=winner,
     )
     return DayOutcome(
         day=state.day,
@@ -73,7 +72,7 @@ def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
 def _bury(ctx: DayContext, deaths: dict[str, Cause]) -> None:
     for nick, cause in deaths.items():
         p: Player = ctx.players[nick]
-        ctx.players[nick] = p.model_copy(update={"alive": False, "death_day": ctx.day, "death_cause": cause})
+        ctx.players[nick] = evolve(p, alive=False, death_day=ctx.day, death_cause=cause)
 
 
 def _last_targets(ctx: DayContext) -> dict[str, dict[str, tuple[str, ...]]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -74,6 +74,27 @@ def copies(role: Role, n: int) -> list[Role]:
 
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+F = TypeVar("F", bound=Frozen)
+_set = object.__setattr__
+
+
+def evolve(model: F, **changes: Any) -> F:
+    """`model.model_copy(update=changes)` for the engine's hot paths: the same new instance for a third less.
+
+    Like `model_copy`, it does not validate `changes`. It sets what pydantic's `__copy__` sets on a model
+    with no extra fields and no private attributes, which is every engine model (`Frozen` forbids extras).
+    """
+    values = model.__dict__.copy()
+    values.update(changes)
+    cls = type(model)
+    copied = cls.__new__(cls)
+    _set(copied, "__dict__", values)
+    _set(copied, "__pydantic_fields_set__", model.__pydantic_fields_set__ | changes.keys())
+    _set(copied, "__pydantic_extra__", None)
+    _set(copied, "__pydantic_private__", None)
+    return copied
 
 
 class Player(Frozen):

@@ -20,9 +20,9 @@ name the actor's own valid target of the previous night; the latest valid vote/o
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -41,6 +41,7 @@ from forumbot.engine.model import (
     VoidEntry,
     Vote,
     Winner,
+    evolve,
 )
 from forumbot.errors import DealError, RulesError
 
@@ -56,7 +57,7 @@ class VariantOptions(BaseModel):
     roles: tuple[Role, ...] | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class ValidOrder:
     actor: str
     action: Action
@@ -64,13 +65,14 @@ class ValidOrder:
     index: int  # position in the day's input: later is later
 
 
-@dataclass
+@dataclass(slots=True)
 class DayContext:
     """The working state of one day's resolution. Built and consumed inside `resolve_day` only."""
 
     state: GameState
     day: int
-    rng: random.Random
+    # The seed of the day's RNG (see `make_rng`); the RNG itself is made when a rule first draws.
+    rng_seed: str
     players: dict[str, Player]
     alive_at_start: frozenset[str]
     day_input: DayInput
@@ -86,6 +88,14 @@ class DayContext:
     sheriff_due: int | None = None
     maniac_due: int | None = None
     silent_streak: dict[str, int] = field(default_factory=dict)
+    _rng: random.Random | None = field(default=None, init=False, repr=False)
+
+    @property
+    def rng(self) -> random.Random:
+        """The day's RNG: the same draws for the same game and day, however often the day is replayed."""
+        if self._rng is None:
+            self._rng = random.Random(self.rng_seed)
+        return self._rng
 
     # --- queries -------------------------------------------------------------------------------
     def is_alive(self, nick: str) -> bool:
@@ -94,14 +104,16 @@ class DayContext:
 
     def living(self, roles: Iterable[Role] | None = None) -> list[Player]:
         """Players alive right now, in player-list order, optionally of some roles."""
-        wanted = set(roles) if roles is not None else None
-        return [
-            p for p in self.players.values() if self.is_alive(p.nick) and (wanted is None or p.role in wanted)
-        ]
+        causes = self.causes
+        if roles is None:
+            return [p for p in self.players.values() if p.alive and p.nick not in causes]
+        wanted = set(roles)
+        return [p for p in self.players.values() if p.alive and p.role in wanted and p.nick not in causes]
 
     def started_alive(self, roles: Iterable[Role]) -> list[Player]:
         wanted = set(roles)
-        return [p for p in self.players.values() if p.nick in self.alive_at_start and p.role in wanted]
+        alive = self.alive_at_start
+        return [p for p in self.players.values() if p.role in wanted and p.nick in alive]
 
     def order(self, actor: str, action: Action) -> ValidOrder | None:
         return self.orders.get((actor, action))
@@ -136,20 +148,17 @@ class DayContext:
 
     def set_role(self, nick: str, role: Role, boss: bool | None = None) -> None:
         p = self.players[nick]
-        update: dict[str, object] = {"role": role}
-        if boss is not None:
-            update["boss"] = boss
-        self.players[nick] = p.model_copy(update=update)
+        self.players[nick] = evolve(p, role=role) if boss is None else evolve(p, role=role, boss=boss)
 
     def set_boss(self, nick: str) -> None:
         for n, p in self.players.items():
             if p.boss and n != nick:
-                self.players[n] = p.model_copy(update={"boss": False})
-        self.players[nick] = self.players[nick].model_copy(update={"boss": True})
+                self.players[n] = evolve(p, boss=False)
+        self.players[nick] = evolve(self.players[nick], boss=True)
 
     def recorded_cause(self, nick: str) -> Cause:
         causes = self.causes[nick]
-        return min(causes, key=CAUSE_PRIORITY.index)
+        return causes[0] if len(causes) == 1 else min(causes, key=CAUSE_PRIORITY.index)
 
 
 class Ruleset:
@@ -172,22 +181,42 @@ class Ruleset:
 
     @classmethod
     def parse_options(cls, raw: dict[str, object] | None) -> VariantOptions:
+        """The variant's options model from raw values; the same plain values give the same (frozen) model.
+
+        Options are read every day of a game, so models of plain data (JSON/TOML values) are kept.
+        """
+        key = _options_key(cls, raw)
+        found = _PARSED_OPTIONS.get(key) if key is not None else None
+        if found is not None:
+            return found
         try:
-            return cls.options_model.model_validate(raw or {})
+            parsed = cls.options_model.model_validate(raw or {})
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"]) or "options"
             raise RulesError(f"{cls.name} option {where}: {first['msg']}") from None
+        if key is not None:
+            if len(_PARSED_OPTIONS) >= _PARSED_OPTIONS_MAX:
+                _PARSED_OPTIONS.clear()
+            _PARSED_OPTIONS[key] = parsed
+        return parsed
 
     @property
     def actions(self) -> frozenset[Action]:
-        acts: set[Action] = {"vote"}
-        for a in self.role_actions.values():
-            acts |= a
-        return frozenset(acts)
+        """`vote` and every role's actions (worked out once per variant)."""
+        cls = type(self)
+        found = _ACTIONS.get(cls)
+        if found is None or found[0] is not cls.role_actions:
+            acts: set[Action] = {"vote"}
+            for a in cls.role_actions.values():
+                acts |= a
+            found = _ACTIONS[cls] = (cls.role_actions, frozenset(acts))
+        return found[1]
 
     # --- validation of the game itself ---------------------------------------------------------
     def check_roles(self, players: Sequence[Player]) -> None:
+        if {p.role for p in players} <= self.roles:
+            return
         for p in players:
             if p.role not in self.roles:
                 known = ", ".join(sorted(self.roles))
@@ -223,7 +252,15 @@ class Ruleset:
         return None
 
     def collect_votes(self, ctx: DayContext) -> None:
+        alive = ctx.alive_at_start
+        single_ok = self.max_targets(ctx.day, "vote") >= 1
         for index, vote in enumerate(ctx.day_input.votes):
+            targets = vote.targets
+            if single_ok and len(targets) == 1 and vote.voter in alive and targets[0] in alive:
+                # The common case, valid for certain: a living voter names one living player.
+                ctx.votes[vote.voter] = targets
+                ctx.vote_index[vote.voter] = index
+                continue
             reason = self._vote_problem(ctx, vote)
             if reason is not None:
                 ctx.void.append(_void("vote", vote.voter, "vote", vote.targets, reason, vote.ref))
@@ -246,7 +283,10 @@ class Ruleset:
             return "names nobody"
         if len(targets) > limit:
             return f"names {len(targets)} players, {limit} allowed on day {ctx.day}"
-        if len(set(targets)) != len(targets):
+        if len(targets) == 1:
+            if targets[0] in ctx.alive_at_start:  # the common case: one living player
+                return None
+        elif len(set(targets)) != len(targets):
             return "names the same player twice"
         for t in targets:
             if t not in ctx.players:
@@ -375,6 +415,41 @@ def plain_check(role: Role) -> CheckResult:
     return "mafia" if role == "mafia" else "not_mafia"
 
 
+def rng_seed(state: GameState, day: int) -> str:
+    return f"{state.variant}:{state.seed}:{day}"
+
+
 def make_rng(state: GameState, day: int) -> random.Random:
     """One RNG per game and day: replaying a day gives the same random choices."""
-    return random.Random(f"{state.variant}:{state.seed}:{day}")
+    return random.Random(rng_seed(state, day))
+
+
+# Parsed options by variant and plain raw values; bounded, as a host process may see many option sets.
+_PARSED_OPTIONS: dict[Hashable, VariantOptions] = {}
+_PARSED_OPTIONS_MAX = 256
+_ACTIONS: dict[type[Ruleset], tuple[dict[Role, frozenset[Action]], frozenset[Action]]] = {}
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _options_key(cls: type[Ruleset], raw: dict[str, object] | None) -> Hashable | None:
+    """A hashable key of raw options made only of plain values (None when some value is not plain)."""
+    if not raw:
+        return (cls, cls.options_model)
+    try:
+        return (cls, cls.options_model, _freeze(raw))
+    except _NotPlain:
+        return None
+
+
+def _freeze(value: Any) -> Hashable:
+    # The type is part of the key: `1`, `1.0` and `True` are equal in Python but may validate differently.
+    if value is None or type(value) in (str, int, float, bool):
+        return (type(value), value)
+    if type(value) in (list, tuple):
+        return (type(value), tuple(_freeze(v) for v in value))
+    if type(value) is dict:
+        return (dict, tuple(sorted(((_freeze(k), _freeze(v)) for k, v in value.items()), key=repr)))
+    raise _NotPlain

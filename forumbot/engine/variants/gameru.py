@@ -85,13 +85,17 @@ class Gameru(Ruleset):
 
     def resolve_phases(self, ctx: DayContext) -> None:
         self._execute(ctx)
-        for p in ctx.started_alive(["mafia"]):
+        # The bosses' kills, then the sheriffs' checks, then the maniacs' kills; each in player-list order.
+        actors: dict[Role, list[Player]] = {"mafia": [], "sheriff": [], "maniac": []}
+        for p in ctx.started_alive(actors):
+            actors[p.role].append(p)
+        for p in actors["mafia"]:
             if p.boss:
                 for target in _targets(ctx, p.nick, "kill"):
                     ctx.kill(target, "mafia", by=p.nick)
-        for p in ctx.started_alive(["sheriff"]):
+        for p in actors["sheriff"]:
             self._sheriff_check(ctx, p)
-        for p in ctx.started_alive(["maniac"]):
+        for p in actors["maniac"]:
             for target in _targets(ctx, p.nick, "kill"):
                 ctx.kill(target, "maniac", by=p.nick)
 
@@ -99,9 +103,12 @@ class Gameru(Ruleset):
         ctx.tally = self.tally_votes(ctx)
         order = {nick: i for i, nick in enumerate(ctx.players)}
         first_vote: dict[str, int] = {}
+        vote_index = ctx.vote_index
         for voter, targets in ctx.votes.items():
+            index = vote_index[voter]
             for t in targets:
-                first_vote[t] = min(first_vote.get(t, 1 << 30), ctx.vote_index[voter])
+                if index < first_vote.get(t, 1 << 30):
+                    first_vote[t] = index
         ranked = self.rank(ctx.tally, first_vote, order)
         for nick in ranked[: self.max_targets(ctx.day, "vote")]:
             ctx.executed.append(nick)
@@ -125,22 +132,21 @@ class Gameru(Ruleset):
 
     def apply_inactivity(self, ctx: DayContext) -> None:
         silent = ctx.day_input.silent
-        for nick in sorted(ctx.alive_at_start, key=list(ctx.players).index):
-            streak = ctx.silent_streak.get(nick, 0) + 1 if nick in silent else 0
-            ctx.silent_streak[nick] = streak
+        streaks = ctx.silent_streak
+        for nick in [n for n in ctx.players if n in ctx.alive_at_start]:
+            streak = streaks.get(nick, 0) + 1 if nick in silent else 0
+            streaks[nick] = streak
             p = ctx.players[nick]
             if streak >= self.options.inactivity_days:
                 ctx.kill(nick, "inactive", detail=f"silent {streak} days")
             elif p.role == "sheriff" and ctx.day == 1 and nick in silent:
                 ctx.kill(nick, "inactive", detail="the sheriff did not appear on day 1")
                 ctx.sheriff_due = 2
-        for nick in list(ctx.silent_streak):
-            if nick not in ctx.alive_at_start or nick in ctx.causes:
-                del ctx.silent_streak[nick]
+        for nick in [n for n in streaks if n not in ctx.alive_at_start or n in ctx.causes]:
+            del streaks[nick]
 
     def succession(self, ctx: DayContext) -> None:
-        dead_today = {n for n in ctx.causes}
-        for nick in dead_today:
+        for nick in ctx.causes:  # the dead of today
             role = ctx.players[nick].role
             if role == "sheriff" and ctx.sheriff_due is None:
                 ctx.sheriff_due = ctx.day + self.options.sheriff_replacement_delay
@@ -151,8 +157,12 @@ class Gameru(Ruleset):
         ctx.maniac_due = _appoint(ctx, "maniac", ctx.maniac_due, "new_maniac")
 
     def winner(self, players: Sequence[Player]) -> Winner:
-        mafia = sum(p.role == "mafia" for p in players)
-        maniac = sum(p.role == "maniac" for p in players)
+        mafia = maniac = 0
+        for p in players:
+            if p.role == "mafia":
+                mafia += 1
+            elif p.role == "maniac":
+                maniac += 1
         town = len(players) - mafia - maniac
         if not players:
             return "draw"
@@ -184,11 +194,15 @@ def _targets(ctx: DayContext, actor: str, action: Action) -> tuple[str, ...]:
 
 def _ensure_boss(ctx: DayContext) -> None:
     """If the boss is dead, the first living mafioso in the player list becomes boss at once."""
-    mafia = ctx.living(["mafia"])
-    if not mafia or any(p.boss for p in mafia):
-        return
-    ctx.set_boss(mafia[0].nick)
-    ctx.event("new_boss", target=mafia[0].nick, role="mafia")
+    first: Player | None = None
+    for p in ctx.living(["mafia"]):
+        if p.boss:
+            return
+        if first is None:
+            first = p
+    if first is not None:
+        ctx.set_boss(first.nick)
+        ctx.event("new_boss", target=first.nick, role="mafia")
 
 
 def _appoint(ctx: DayContext, role: Role, due: int | None, kind: EventKind) -> int | None:
