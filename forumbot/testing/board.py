@@ -24,6 +24,7 @@ import math
 import random
 import re
 import secrets
+import socket
 import threading
 import time as _time
 import traceback
@@ -564,6 +565,16 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     app: BoardServer  # set on the subclass each server makes
 
+    def setup(self) -> None:
+        super().setup()
+        with self.app._state:
+            self.app._connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.app._state:
+            self.app._connections.discard(self.connection)
+        super().finish()
+
     def do_GET(self) -> None:  # noqa: N802 (the stdlib's naming)
         self.app._serve(self)
 
@@ -629,6 +640,7 @@ class BoardServer:
         )
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._connections: set[socket.socket] = set()  # open (kept-alive) connections, cut by stop()
 
     # -- life cycle -------------------------------------------------------------------------------
 
@@ -648,6 +660,13 @@ class BoardServer:
         if httpd is not None:
             httpd.shutdown()
             httpd.server_close()
+        with self._state:
+            open_ones, self._connections = list(self._connections), set()
+        for connection in open_ones:  # a stopped board answers nobody, kept-alive clients included
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None

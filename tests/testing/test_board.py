@@ -853,6 +853,15 @@ def test_faults_request_log_and_unknown_routes(demo, clock, bot):
     assert demo.requests[0].params == {"t": "2"} and demo.requests[0].method == "GET"
 
 
+def test_a_stopped_board_answers_nobody_not_even_kept_alive_connections():
+    server = BoardServer(demo_board()).start()
+    client = httpx.Client(base_url=server.url, headers={"User-Agent": UA})
+    assert client.get("index.php").status_code == 200
+    server.stop()
+    with pytest.raises(httpx.TransportError):
+        client.get("index.php")
+
+
 # --- the day generator ------------------------------------------------------------------------------
 
 PLAYERS = ["Alice", "Bob Smith", "Пётр", "Кот_Матроскин", "Дядя Фёдор", "Шарик", "Mr. Pink", "Charlie"]
