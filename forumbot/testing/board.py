@@ -48,6 +48,7 @@ from markupsafe import Markup
 from forumbot.testing.bbcode import QUOTE_DEPTH, quote_depth, render_bbcode, source_as_html
 
 __all__ = [
+    "DAY_MIX",
     "Board",
     "BoardServer",
     "Forum",
