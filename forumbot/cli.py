@@ -33,6 +33,7 @@ from forumbot.forum.client import ForumClient, client_settings, open_client
 from forumbot.forum.saved import load_saved_folder
 from forumbot.render.preview import render_preview_html
 from forumbot.scenario import ScenarioResult, load_scenario, run_scenario, scenario_files
+from forumbot.simulate import CHART_FORMATS, ChartFormat, render_chart, simulate
 from forumbot.store import Store
 from forumbot.tally import Tally, render_tally_bbcode, tally_posts
 
@@ -646,6 +647,52 @@ def show_draft(game: str, payload: dict[str, Any], approved_by: str | None) -> N
     for e in payload["events"]:
         parts = [e["kind"], e.get("actor") or "", "→", e.get("target") or "", e.get("detail") or ""]
         out.print("event: " + " ".join(p for p in parts if p), markup=False)
+
+
+@app.command("simulate")
+def simulate_command(
+    variant: Annotated[str, typer.Option(help=f"Rule variant: {', '.join(VARIANTS)}.")],
+    players: Annotated[int, typer.Option(help="Number of players.")],
+    games: Annotated[int, typer.Option(help="Number of games to play.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same figures.")] = 0,
+    chart: Annotated[Path | None, typer.Option(help="Write a bar chart of the rates to FILE (.svg or .png).")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="A variant option, KEY=VALUE (JSON value).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Play many games with random legal play: each side's win rate with its 95% interval, draws, length."""
+    fmt: ChartFormat | None = None
+    if chart is not None:
+        suffix = chart.suffix.lower().lstrip(".")
+        if suffix not in CHART_FORMATS:
+            fail(f"--chart {chart}: give a file ending in {' or '.join('.' + f for f in CHART_FORMATS)}")
+        fmt = "svg" if suffix == "svg" else "png"
+    if players < 1 or games < 1:
+        fail("--players and --games must be at least 1")
+    try:
+        result = simulate(variant, players, games, seed, parse_option_pairs(option or []))
+    except ForumbotError as exc:
+        fail(str(exc))
+    if chart is not None and fmt is not None:
+        try:
+            chart.write_bytes(render_chart(result, fmt))
+        except OSError as exc:
+            fail(f"cannot write {chart}: {exc}")
+    if as_json:
+        print_json(result.to_json())
+        return
+    table = Table(title=f"{variant}, {players} players: {games} games, seed {seed}")
+    for name in ("side", "wins", "win rate", "95% CI"):
+        table.add_column(name, justify="left" if name == "side" else "right")
+    for share in [*result.sides(), result.draw_share(), result.unfinished_share()]:
+        low, high = share.interval
+        table.add_row(share.label, str(share.count), f"{share.rate:.1%}", f"{low:.1%} – {high:.1%}")
+    out.print(table)
+    mean = f"{result.mean_days:.2f} days" if result.mean_days is not None else "no game finished"
+    out.print(f"mean length: {mean} (cap {result.day_cap} days; unfinished games hit the cap)", markup=False)
+    if chart is not None:
+        out.print(f"chart: {chart}", markup=False)
 
 
 def main() -> None:
