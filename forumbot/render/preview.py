@@ -188,6 +188,8 @@ def render_chart_svg(
         return round(label_w + (moment - t0).total_seconds() / total * plot_w, 1)
 
     plot_bottom = top + len(voters) * row_h
+    for row in range(0, len(voters), 2):
+        parts.append(f'<rect x="0" y="{top + row * row_h}" width="{width}" height="{row_h}" class="band"/>')
     days_differ = t0.date() != t1.date()
     for tick in _ticks(t0, t1):
         tx = x(tick)
@@ -206,8 +208,6 @@ def render_chart_svg(
     for row, voter in enumerate(voters):
         y = top + row * row_h + row_h / 2
         mine = [m for m in marks if m.voter == voter]
-        if row % 2 == 0:
-            parts.append(f'<rect x="0" y="{y - row_h / 2}" width="{width}" height="{row_h}" class="band"/>')
         parts.append(
             f'<text x="{label_w - 8}" y="{y + 4}" text-anchor="end" class="voter">{escape(_short(voter, 26))}</text>'
         )
@@ -295,6 +295,8 @@ def render_preview_html(
     title = subject or payload.get("title") or _title_from(bbcode) or f"{game_name}. День {payload.get('day', 0) + 1}"
     chart, colors = render_chart_svg(payload.get("votes") or [], tz=tz, deadline=deadline)
     votes = payload.get("votes") or []
+    players = (payload.get("state") or {}).get("players") or []
+    nicks = {str(p.get("nick")) for p in players if isinstance(p, dict)}
     counted: dict[str, int] = {}
     for v in votes:
         if v.get("counted"):
@@ -308,7 +310,7 @@ def render_preview_html(
         "post_html": Markup(to_html(bbcode)),
         "bbcode": bbcode,
         "chart": chart,
-        "legend": [(t, c, counted.get(t, 0)) for t, c in colors.items()],
+        "legend": [(t, c, counted.get(t, 0), bool(nicks) and t not in nicks) for t, c in colors.items()],
         "deaths": payload.get("deaths") or {},
         "executed": payload.get("executed") or [],
         "winner": payload.get("winner") or "none",
