@@ -652,7 +652,9 @@ class BoardServer:
         httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
         httpd.daemon_threads = True
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, name="phpbb-fake", daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="phpbb-fake", daemon=True
+        )
         self._thread.start()
         return self
 
