@@ -552,9 +552,10 @@ def override_command(
 def status_command(
     game: Annotated[str, typer.Argument(help="The game.")],
     secret: Annotated[bool, typer.Option("--secret", help="Show the roles too (host only).")] = False,
+    votes: Annotated[bool, typer.Option("--votes", help="Read the day topic now for the votes so far.")] = False,
     state: StateOption = None,
 ) -> None:
-    """Day, deadline, living players and the latest draft's votes; roles only with --secret."""
+    """Day, deadline, living players and the votes so far; roles only with --secret."""
     with host_errors():
         store = open_store(state)
         row, config = pipeline.load(store, game)
@@ -584,6 +585,17 @@ def status_command(
         cells = [p.nick, life] + ([p.role + (" (boss)" if p.boss else "")] if secret else [])
         table.add_row(*plain(*cells))
     out.print(table)
+    if votes:
+        with host_errors():
+            client = game_client(config)
+            try:
+                counted = pipeline.votes_so_far(store, game, client)
+            finally:
+                client.close()
+        out.print(
+            "votes so far: " + (", ".join(f"{v['voter']} → {v['target']}" for v in counted) or "none"), markup=False
+        )
+        return
     draft = store.draft(row.id, gs.day)
     if draft is not None:
         counted = [v for v in draft["payload"]["votes"] if v["counted"]]
@@ -592,6 +604,24 @@ def status_command(
             + (", ".join(f"{v['voter']} → {v['target']}" for v in counted) or "none"),
             markup=False,
         )
+
+
+@app.command("reveal")
+def reveal_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    force: Annotated[bool, typer.Option("--force", help="Reveal before the game has ended.")] = False,
+    state: StateOption = None,
+) -> None:
+    """The role list as dealt and the salt: anyone can check them against day 1's SHA-256 commitment."""
+    with host_errors():
+        shown = pipeline.reveal(open_store(state), game, force=force)
+    out.print(shown.roles, markup=False)
+    out.print(f"salt: {shown.salt}", markup=False)
+    out.print(
+        f"SHA-256(salt + newline + role list) = {shown.commitment}"
+        + (" (verified)" if shown.verified else " (MISMATCH)"),
+        markup=False,
+    )
 
 
 def show_draft(game: str, payload: dict[str, Any], approved_by: str | None) -> None:

@@ -191,6 +191,23 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     return payload
 
 
+def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str, Any]]:
+    """The current day's counted thread votes up to now, without resolving or storing anything."""
+    row, _ = load(store, name)
+    state = _dealt_state(row)
+    day = store.day(row.id, state.day)
+    if day is None or not day["topic"]:
+        return []
+    rules = find_variant(row.variant)(find_variant(row.variant).parse_options(state.options))
+    cache = PageCache(store.path)
+    try:
+        posts = read_topic(client, cache, day["topic"]).posts
+    finally:
+        cache.close()
+    _, audit = _votes(state, rules, posts, [], day["starts_at"], day["deadline"])
+    return [entry for entry in audit if entry["counted"]]
+
+
 def _dealt_state(row: GameRow) -> GameState:
     if row.state is None:
         raise StateError(f"{row.name}: roles are not dealt yet (forumbot deal {row.name})")
@@ -529,6 +546,10 @@ def inactivity_notes(
         if a["posts"] == 0 and a["orders"] == 0:
             streak = outcome.state.silent_streak.get(nick, 0)
             notes.append(f"{nick}: no post and no order today" + (f" ({streak} days running)" if streak > 1 else ""))
+    if state.variant == "kozanostra" and outcome.day == getattr(rules.options, "autokill_turn", 1):
+        sleepers = [n for n, a in activity.items() if a["posts"] == 0 and a["orders"] == 0]
+        if sleepers:
+            notes.append(f"no sign of life between turns 0 and 1 (autokill): {', '.join(sleepers)}")
     minimum = getattr(rules.options, "min_posts_per_day", None)
     if minimum:
         few = [n for n, a in activity.items() if a["posts"] < minimum]
@@ -539,6 +560,28 @@ def inactivity_notes(
         if no_vote:
             notes.append(f"sent no valid vote by PM (dies this night): {', '.join(no_vote)}")
     return notes
+
+
+@dataclass(frozen=True)
+class Reveal:
+    roles: str
+    salt: str
+    commitment: str
+
+    @property
+    def verified(self) -> bool:
+        return hashlib.sha256(f"{self.salt}\n{self.roles}".encode()).hexdigest() == self.commitment
+
+
+def reveal(store: Store, name: str, *, force: bool = False) -> Reveal:
+    """The role list as dealt and the salt, so players can check the commitment of day 1's post."""
+    row = store.game(name)
+    if row.state is None or row.salt is None or row.commitment is None:
+        raise StateError(f"{name}: roles are not dealt yet")
+    if row.state.winner == "none" and not force:
+        raise StateError(f"{name}: the game is still on; the roles are revealed at its end (--force to override)")
+    dealt = GameState.model_validate_json(row.dealt_json) if row.dealt_json else row.state
+    return Reveal(role_list_text(dealt), row.salt, row.commitment)
 
 
 # --- approval and advancing -------------------------------------------------------------------------

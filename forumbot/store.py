@@ -92,6 +92,10 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (forum, topic, page)
     );
     """,
+    # 2: the roles as dealt, kept apart from the evolving state (heirs, new sheriffs) for the final reveal
+    """
+    ALTER TABLE games ADD COLUMN dealt_json TEXT;
+    """,
 )
 
 
@@ -109,6 +113,7 @@ class GameRow:
     seed: int | None
     salt: str | None
     commitment: str | None
+    dealt_json: str | None = None
 
 
 class Store:
@@ -179,7 +184,8 @@ class Store:
 
     def game(self, name: str) -> GameRow:
         row = self.db.execute(
-            "SELECT id, name, variant, config_json, state_json, seed, salt, commitment FROM games WHERE name = ?",
+            "SELECT id, name, variant, config_json, state_json, seed, salt, commitment, dealt_json FROM games "
+            "WHERE name = ?",
             (name,),
         ).fetchone()
         if row is None:
@@ -189,7 +195,7 @@ class Store:
             )
             raise StateError(f"unknown game {name!r} in {self.path}{hint}")
         state = GameState.model_validate_json(row[4]) if row[4] else None
-        return GameRow(row[0], row[1], row[2], json.loads(row[3]), state, row[5], row[6], row[7])
+        return GameRow(row[0], row[1], row[2], json.loads(row[3]), state, row[5], row[6], row[7], row[8])
 
     def players(self, game_id: int) -> list[str]:
         rows = self.db.execute("SELECT nick FROM players WHERE game_id = ? ORDER BY position", (game_id,))
@@ -208,8 +214,8 @@ class Store:
             if db.execute("SELECT state_json FROM games WHERE id = ?", (game_id,)).fetchone()[0]:
                 raise StateError("roles are already dealt for this game")
             db.execute(
-                "UPDATE games SET state_json = ?, seed = ?, salt = ?, commitment = ? WHERE id = ?",
-                (state.model_dump_json(), state.seed, salt, commitment, game_id),
+                "UPDATE games SET state_json = ?, dealt_json = ?, seed = ?, salt = ?, commitment = ? WHERE id = ?",
+                (state.model_dump_json(), state.model_dump_json(), state.seed, salt, commitment, game_id),
             )
 
     # --- days ----------------------------------------------------------------------------------

@@ -71,6 +71,7 @@ def ok(*args: str) -> str:
 def test_a_day_from_deal_to_advance(game: Path) -> None:
     out = ok("deal", "Mafia-1", "--topic", "2", "--now", "2026-11-29T10:00:00+00:00")
     assert "commitment for the first day's post: SHA-256 " in out
+    assert "votes so far: Alice → Пётр, Ёжик в тумане → Dana_99, Bob Smith → Пётр" in ok("status", "Mafia-1", "--votes")
     assert "mafia" not in out  # roles stay secret
     draft = json.loads(ok("end-day", "Mafia-1", "--json"))
     assert draft["day"] == 1
@@ -212,3 +213,31 @@ def test_a_live_forum_without_credentials_names_the_setting(game: Path, monkeypa
     result = runner.invoke(app, ["end-day", "Live"])
     assert result.exit_code == 2
     assert "FORUMBOT_USERNAME is not set" in result.output
+
+
+def test_the_reveal_matches_the_commitment_of_day_one(game: Path) -> None:
+    out = ok("deal", "Mafia-1", "--topic", "2", "--now", "2026-11-29T10:00:00+00:00")
+    commitment = out.split("SHA-256 ")[1].split()[0]
+    early = run("reveal", "Mafia-1")
+    assert early.exit_code == 2 and "still on" in early.output
+    shown = ok("reveal", "Mafia-1", "--force")
+    assert commitment in shown and "(verified)" in shown
+    roles = shown.split("salt:")[0].strip().splitlines()
+    assert len(roles) == len(PLAYERS) and sum(" boss" in r for r in roles) == 1
+
+
+def test_signups_command_reads_the_signup_topic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for name in ("viewtopic_page1.html", "viewtopic_page2.html"):
+        shutil.copy(SHARED / name, pages / name)
+    (tmp_path / "g.toml").write_text(
+        '[game]\nname = "Запись"\nvariant = "gameru-3.3"\n[forum]\nengine = "saved"\nsaved_pages = "pages"\n', "utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FORUMBOT_STATE", str(tmp_path / "s.db"))
+    monkeypatch.setenv("FORUMBOT_USERNAME", "host_bot")
+    ok("new-game", "g.toml")
+    out = ok("signups", "Запись", "2")
+    assert out.startswith("8 players signed up: Alice, Bob Smith, Пётр, ")
+    assert "host_bot" not in out

@@ -78,3 +78,18 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(StateError, match="newer forumbot"):
         Store(path)
+
+
+def test_an_older_state_file_is_upgraded_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    for statement in MIGRATIONS[0].split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("INSERT INTO games (name, variant, config_json, created_at) VALUES ('g', 'salon', '{}', 'x')")
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    store = Store(path)
+    assert store.schema_version == len(MIGRATIONS)
+    assert store.game("g").dealt_json is None
