@@ -1,0 +1,149 @@
+"""`forumbot tally --from DIR --json` on the demo day: a thread of several pages holding every trap of FORUM.md.
+
+The expectations are written from the posts of fixtures/demo/make_demo.py and FORUM.md, not from output.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from forumbot.cli import app
+
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo"
+PLAYERS = [
+    "Alice",
+    "Bob Smith",
+    "Пётр",
+    "Кот_Учёный",
+    "Дядя Фёдор",
+    "Шарик",
+    "Mr. Pink",
+    "Charlie",
+    "Ёжик в тумане",
+    "Dana_99",
+    "Незнайка",
+    "Winnie",
+    "Маша",
+    "Gandalf",
+    "Чебурашка",
+]
+GHOST = "Призрак_Оперы"
+
+# (voter, target, counted, reason), in the order of the posts.
+EXPECTED = [
+    ("Alice", "Пётр", True, None),
+    ("Bob Smith", "Кот_Учёный", False, "superseded"),  # he changes his vote at 15:10
+    ("Кот_Учёный", "Пётр", False, "quoted"),
+    ("Дядя Фёдор", "Mr. Pink", False, "not_red"),  # dark red
+    ("Шарик", "Дядя Фёдор", False, "not_bold"),  # red, not bold
+    ("Шарик", "Дядя Фёдор", False, "not_red"),  # bold, not red
+    ("Mr. Pink", "Dana_99", False, "edited"),  # edited by its author
+    ("Кот_Учёный", "Bob Smith", True, None),
+    ("Charlie", "Koт_Учёный", False, "unknown_nick"),  # Latin K and o in a Cyrillic nick
+    ("Ёжик в тумане", "Пётр", True, None),
+    ("Dana_99", "Пётр", False, "edited"),  # edited by a moderator, with a reason
+    (GHOST, "Alice", False, "dead_voter"),
+    ("Маша", "Gandalf", False, "superseded"),  # two votes in one post: the last one counts
+    ("Маша", "Пётр", True, None),
+    ("Bob Smith", "Пётр", True, None),
+    ("Шарик", "Дядя Фёдор", True, None),  # [color=Red]: colours compare case-insensitively
+    ("Gandalf", "Маша", True, None),  # rgb(255, 0, 0)
+    ("Пётр", "Alice", True, None),
+    ("Winnie", "Пётр", False, "after_deadline"),  # 23:04, the day ended at 23:00
+]
+
+
+@pytest.fixture
+def lists(tmp_path: Path) -> tuple[Path, Path]:
+    players = tmp_path / "players.txt"
+    players.write_text("\n".join(PLAYERS) + "\n", encoding="utf-8")
+    dead = tmp_path / "dead.txt"
+    dead.write_text(GHOST + "\n", encoding="utf-8")
+    return players, dead
+
+
+def tally(*extra: str) -> dict[str, object]:
+    result = CliRunner().invoke(app, ["tally", "--from", str(DEMO / "pages"), *extra, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_every_trap_of_the_demo_day(lists: tuple[Path, Path]) -> None:
+    players, dead = lists
+    data = tally(
+        "--players", str(players), "--dead", str(dead), "--start", "2026-11-29T10:00", "--deadline", "2026-11-29T23:00"
+    )
+    votes = data["votes"]
+    assert [(v["voter"], v["target"], v["counted"], v["reason"]) for v in votes] == EXPECTED
+    look_alike = next(v for v in votes if v["reason"] == "unknown_nick")
+    assert look_alike["nearest"] == "Кот_Учёный"
+    assert all(v["link"] and "viewtopic.php?p=" in v["link"] for v in votes)
+    assert data["tally"] == {"Пётр": 4, "Bob Smith": 1, "Дядя Фёдор": 1, "Маша": 1, "Alice": 1}
+    assert data["leader"] == "Пётр"
+    assert set(data["not_voting"]) == {
+        "Mr. Pink",
+        "Charlie",
+        "Dana_99",
+        "Незнайка",
+        "Winnie",
+        "Чебурашка",
+        "Дядя Фёдор",
+    }
+
+
+def test_without_the_dead_list_a_ghost_is_not_a_player(lists: tuple[Path, Path]) -> None:
+    players, _ = lists
+    data = tally("--players", str(players), "--deadline", "2026-11-29T23:00")
+    ghost = next(v for v in data["votes"] if v["voter"] == GHOST)
+    assert ghost["reason"] == "not_player" and not ghost["counted"]
+
+
+def test_a_window_that_starts_later_drops_the_morning(lists: tuple[Path, Path]) -> None:
+    players, dead = lists
+    data = tally(
+        "--players", str(players), "--dead", str(dead), "--start", "2026-11-29T13:00", "--deadline", "2026-11-29T23:00"
+    )
+    alice = next(v for v in data["votes"] if v["voter"] == "Alice")
+    assert alice["reason"] == "before_start"
+    assert data["tally"]["Пётр"] == 3
+
+
+def test_the_vote_count_post_is_ready_to_paste(lists: tuple[Path, Path]) -> None:
+    players, dead = lists
+    result = CliRunner().invoke(
+        app,
+        [
+            "tally",
+            "--from",
+            str(DEMO / "pages"),
+            "--players",
+            str(players),
+            "--dead",
+            str(dead),
+            "--deadline",
+            "2026-11-29T23:00",
+            "--bbcode",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Лидер: [b][color=red]Пётр[/color][/b] (4)" in result.output
+    assert "[b]Пётр[/b] — 4: Alice, Ёжик в тумане, Маша, Bob Smith" in result.output
+
+
+def test_bad_inputs_are_one_line_errors(tmp_path: Path, lists: tuple[Path, Path]) -> None:
+    players, _ = lists
+    runner = CliRunner()
+    no_source = runner.invoke(app, ["tally", "--players", str(players)])
+    assert no_source.exit_code == 2 and "either a topic URL or --from DIR" in no_source.output
+    bad_time = runner.invoke(
+        app, ["tally", "--from", str(DEMO / "pages"), "--players", str(players), "--deadline", "tomorrow"]
+    )
+    assert bad_time.exit_code == 2 and "not an ISO date-time" in bad_time.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = runner.invoke(app, ["tally", "--from", str(empty), "--players", str(players)])
+    assert nothing.exit_code == 2 and "no thread pages" in nothing.output
