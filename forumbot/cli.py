@@ -10,7 +10,7 @@ import json
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import typer
 from rich.console import Console
+from rich.markup import escape as escape_markup
 from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
@@ -50,7 +51,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[red]error:[/red] {message}", markup=True)
+    err.print(f"[red]error:[/red] {escape_markup(message)}", markup=True)
     raise typer.Exit(code)
 
 
@@ -286,7 +287,7 @@ def _day_posts(
     assert topic is not None
     settings = load_settings()
     base = topic.split("?")[0].rsplit("/", 1)[0] + "/"
-    client = open_client(replace(client_settings(settings), forum=base))
+    client = open_client(client_settings(settings, TopicSource(base_url=base)))
     cache = PageCache(settings.state)
     try:
         with Progress(console=err, transient=True) as bar:
@@ -297,6 +298,15 @@ def _day_posts(
     finally:
         cache.close()
         client.close()
+
+
+@dataclass(frozen=True)
+class TopicSource:
+    """A forum known only by a topic's URL: the dialect is told from the URL."""
+
+    base_url: str
+    engine: str = "auto"
+    saved_pages: Path | None = None
 
 
 def _saved_posts(folder: Path, topic_id: int | None, now: datetime | None, zone: ZoneInfo) -> TopicRead:

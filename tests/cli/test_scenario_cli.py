@@ -148,9 +148,7 @@ def test_run_without_json_prints_a_table(tmp_path: Path) -> None:
 
 def players_file(tmp_path: Path, count: int) -> Path:
     path = tmp_path / "players.txt"
-    path.write_text(
-        "\n".join(["Кот Матроскин", "# a comment"] + [f"Player {i}" for i in range(count - 1)]) + "\n"
-    )
+    path.write_text("\n".join(["Кот Матроскин", "# a comment"] + [f"Player {i}" for i in range(count - 1)]) + "\n")
     return path
 
 
@@ -175,17 +173,21 @@ def test_deal_follows_the_scheme_and_is_seeded(tmp_path: Path) -> None:
 
 
 def test_deal_refuses_an_impossible_count_naming_the_possible_ones(tmp_path: Path) -> None:
-    result = runner.invoke(
-        app, ["deal", "--variant", "gameru-3.3", "--players", str(players_file(tmp_path, 8))]
-    )
+    result = runner.invoke(app, ["deal", "--variant", "gameru-3.3", "--players", str(players_file(tmp_path, 8))])
     assert result.exit_code == 2
     assert "possible counts are 9 to 23" in result.output
 
 
 def test_deal_rejects_a_bad_option_value(tmp_path: Path) -> None:
     path = players_file(tmp_path, 12)
-    result = runner.invoke(
-        app, ["deal", "--variant", "salon", "--players", str(path), "-o", "execution_threshold=x"]
-    )
+    result = runner.invoke(app, ["deal", "--variant", "salon", "--players", str(path), "-o", "execution_threshold=x"])
     assert result.exit_code == 2
     assert "execution_threshold" in result.output
+
+
+def test_error_messages_keep_brackets(tmp_path: Path) -> None:
+    path = tmp_path / "[weird] name.yaml"
+    path.write_text("name: x\n", encoding="utf-8")
+    result = runner.invoke(app, ["scenario", "run", str(path)])
+    assert result.exit_code == 2
+    assert "[weird] name.yaml" in result.output

@@ -147,3 +147,35 @@ def test_bad_inputs_are_one_line_errors(tmp_path: Path, lists: tuple[Path, Path]
     empty.mkdir()
     nothing = runner.invoke(app, ["tally", "--from", str(empty), "--players", str(players)])
     assert nothing.exit_code == 2 and "no thread pages" in nothing.output
+
+
+def test_a_live_topic_over_http_and_a_retally_fetches_one_page(
+    tmp_path: Path, lists: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from forumbot.testing import Board, BoardServer
+
+    players, _ = lists
+    board = Board()
+    board.add_user("host_bot", "pw", moderator=True)
+    forum = board.add_forum("Мафия")
+    start = datetime(2026, 11, 29, 7, 0, tzinfo=UTC)
+    topic = board.add_topic(forum, "День 1", "host_bot", "Голосуем.", start)
+    for i, voter in enumerate(PLAYERS[:12]):
+        board.add_post(topic, voter, f"[color=red][b]{PLAYERS[(i + 1) % 3]}[/b][/color]", start + timedelta(minutes=i))
+    monkeypatch.setenv("FORUMBOT_USERNAME", "host_bot")
+    monkeypatch.setenv("FORUMBOT_PASSWORD", "pw")
+    monkeypatch.setenv("FORUMBOT_MIN_INTERVAL", "0")
+    monkeypatch.setenv("FORUMBOT_STATE", str(tmp_path / "state.db"))
+    with BoardServer(board, posts_per_page=5) as server:
+        url = f"{server.url}viewtopic.php?t={topic}"
+        first = CliRunner().invoke(app, ["tally", url, "--players", str(players), "--json"])
+        assert first.exit_code == 0, first.output
+        assert json.loads(first.stdout)["tally"] == {"Bob Smith": 4, "Пётр": 4, "Alice": 4}
+        assert json.loads(first.stdout)["leader"] == "Bob Smith"  # gameru-3.3: voted for earliest
+        server.reset_log()
+        again = CliRunner().invoke(app, ["tally", url, "--players", str(players), "--json"])
+        assert again.exit_code == 0, again.output
+        topic_pages = [r for r in server.requests if r.path.endswith("viewtopic.php")]
+        assert len(topic_pages) == 1  # only the last known page: nothing new
