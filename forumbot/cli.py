@@ -373,11 +373,17 @@ def current_time(text: str | None) -> datetime:
     return moment
 
 
-def game_client(config: GameConfig) -> ForumClient:
+@contextmanager
+def game_client(config: GameConfig) -> Iterator[ForumClient]:
+    """The game's forum client, closed however the command ends."""
     settings = load_settings()
     if config.forum.engine != "saved":
         settings.require_account()
-    return open_client(client_settings(settings, config.forum))
+    client = open_client(client_settings(settings, config.forum))
+    try:
+        yield client
+    finally:
+        client.close()
 
 
 @app.command("new-game")
@@ -404,11 +410,8 @@ def signups_command(
     with host_errors():
         store = open_store(state)
         _, config = pipeline.load(store, game)
-        client = game_client(config)
-        try:
+        with game_client(config) as client:
             posts = [post for page in client.fetch_topic(topic) for post in page.posts]
-        finally:
-            client.close()
         exclude = [n for n in (load_settings().username,) if n]
         players = pipeline.record_signups(store, game, posts, exclude)
     out.print(f"{len(players)} players signed up: {', '.join(players)}", markup=False)
@@ -442,11 +445,8 @@ def end_day_command(
     with host_errors():
         store = open_store(state)
         _, config = pipeline.load(store, game)
-        client = game_client(config)
-        try:
+        with game_client(config) as client:
             payload = pipeline.end_day(store, game, client)
-        finally:
-            client.close()
     if as_json:
         print_json({k: payload[k] for k in ("day", "deaths", "checks", "winner", "votes", "orders")})
         return
@@ -597,11 +597,8 @@ def status_command(
     out.print(table)
     if votes:
         with host_errors():
-            client = game_client(config)
-            try:
+            with game_client(config) as client:
                 counted = pipeline.votes_so_far(store, game, client)
-            finally:
-                client.close()
         out.print(
             "votes so far: " + (", ".join(f"{v['voter']} → {v['target']}" for v in counted) or "none"), markup=False
         )

@@ -20,14 +20,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from forumbot.config import GameConfig
-from forumbot.engine import DayInput, DayOutcome, GameState, Order, Vote, deal, resolve_day
+from forumbot.engine import DayInput, DayOutcome, GameState, Order, Vote, deal, resolve_day, ruleset_for
 from forumbot.engine.model import ACTIONS
-from forumbot.engine.variants import Ruleset, find_variant
+from forumbot.engine.variants import Ruleset
 from forumbot.engine.variants.gameru import Gameru
 from forumbot.errors import ForumError, ParseError, StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm
 from forumbot.extract.orders import OrderProblem
-from forumbot.forum.cache import PageCache, read_topic
+from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient
 from forumbot.forum.models import Post, PrivateMessage
 from forumbot.render.day import render_day_post
@@ -158,13 +158,9 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
         raise StateError(f"{name}: day {state.day} is not open")
     if not day["topic"]:
         raise StateError(f"{name}: day {state.day} has no topic yet (forumbot day-topic {name} TOPIC)")
-    rules = find_variant(row.variant)(find_variant(row.variant).parse_options(state.options))
+    rules = ruleset_for(state)
     start, deadline = day["starts_at"], day["deadline"]
-    cache = PageCache(store.path)
-    try:
-        topic = read_topic(client, cache, day["topic"])
-    finally:
-        cache.close()
+    topic = _read_day_topic(store, client, day["topic"])
     posts = topic.posts
     checkpoint("posts read")
     pms, unread = _day_pms(client, start, deadline)
@@ -198,14 +194,19 @@ def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str,
     day = store.day(row.id, state.day)
     if day is None or not day["topic"]:
         return []
-    rules = find_variant(row.variant)(find_variant(row.variant).parse_options(state.options))
-    cache = PageCache(store.path)
-    try:
-        posts = read_topic(client, cache, day["topic"]).posts
-    finally:
-        cache.close()
+    rules = ruleset_for(state)
+    posts = _read_day_topic(store, client, day["topic"]).posts
     _, audit = _votes(state, rules, posts, [], day["starts_at"], day["deadline"])
     return [entry for entry in audit if entry["counted"]]
+
+
+def _read_day_topic(store: Store, client: ForumClient, topic: str) -> TopicRead:
+    """The whole day topic, incrementally: pages already read come from the state file's page cache."""
+    cache = PageCache(store.path)
+    try:
+        return read_topic(client, cache, topic)
+    finally:
+        cache.close()
 
 
 def _dealt_state(row: GameRow) -> GameState:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,29 +25,17 @@ Role = Literal[
     "yakuza",
     "ninja",
 ]
-ROLES: tuple[Role, ...] = (
-    "civilian",
-    "mafia",
-    "commissar",
-    "sheriff",
-    "doctor",
-    "reanimator",
-    "hetaera",
-    "maniac",
-    "lawyer",
-    "yakuza",
-    "ninja",
-)
+ROLES: tuple[Role, ...] = get_args(Role)
 
 Action = Literal["vote", "kill", "check", "heal", "sleep", "assault", "special"]
-ACTIONS: tuple[Action, ...] = ("vote", "kill", "check", "heal", "sleep", "assault", "special")
+ACTIONS: tuple[Action, ...] = get_args(Action)
 
 Cause = Literal["executed", "mafia", "yakuza", "maniac", "sheriff", "inactive"]
 # When several causes would kill one player at once, the first of these is recorded (RULES.md).
 CAUSE_PRIORITY: tuple[Cause, ...] = ("executed", "mafia", "yakuza", "maniac", "sheriff", "inactive")
 
 Winner = Literal["none", "town", "mafia", "yakuza", "maniac", "draw"]
-WINNERS: tuple[Winner, ...] = ("none", "town", "mafia", "yakuza", "maniac", "draw")
+WINNERS: tuple[Winner, ...] = get_args(Winner)
 
 Faction = Literal["town", "mafia", "yakuza", "maniac"]
 FACTION_OF: dict[Role, Faction] = {

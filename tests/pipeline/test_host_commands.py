@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from forumbot import pipeline
 from forumbot.cli import app
-from forumbot.config import load_game_config
+from forumbot.config import GameConfig, load_game_config, load_settings
+from forumbot.forum.client import ForumClient, client_settings, open_client
 from forumbot.forum.saved import load_saved_folder
 from forumbot.store import Store
 
@@ -134,10 +135,8 @@ def test_a_crash_at_any_step_loses_nothing_and_a_rerun_gives_the_same_draft(game
     assert store.draft(game_row.id, 1)["payload"] == again
 
 
-def client_for(config: object) -> object:
-    from forumbot.cli import game_client
-
-    return game_client(config)  # type: ignore[arg-type]
+def client_for(config: GameConfig) -> ForumClient:
+    return open_client(client_settings(load_settings(), config.forum))
 
 
 def strip_overrides(payload: dict[str, object]) -> dict[str, object]:
