@@ -34,7 +34,7 @@ from forumbot.errors import RulesError, ScenarioError
 from forumbot.extract.names import fold
 
 TOP_KEYS = {"name", "variant", "options", "seed", "players", "days", "description", "notes"}
-DAY_KEYS = {"votes", "orders", "silent", "expect", "posts", "note", "notes"}
+DAY_KEYS = {"votes", "orders", "silent", "leaving", "expect", "posts", "note", "notes"}
 EXPECT_KEYS = {"deaths", "checks", "winner"}
 CHECK_WORDS = {"not_mafia", "miss", *ROLES}
 
@@ -113,20 +113,14 @@ class _Reader:
         for key_node, value_node in node.value:
             key = self.scalar(key_node, f"a key of {what}")
             if allowed is not None and key not in allowed:
-                raise self.fail(
-                    key_node, f"unknown key {key!r} in {what}; known: {', '.join(sorted(allowed))}"
-                )
+                raise self.fail(key_node, f"unknown key {key!r} in {what}; known: {', '.join(sorted(allowed))}")
             if key in result:
                 raise self.fail(key_node, f"key {key!r} given twice in {what}")
             result[key] = value_node
         return result
 
     def sequence(self, node: yaml.Node, what: str) -> list[yaml.Node]:
-        if (
-            isinstance(node, yaml.ScalarNode)
-            and node.value in ("", "~", "null")
-            and node.tag.endswith("null")
-        ):
+        if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null") and node.tag.endswith("null"):
             return []
         if not isinstance(node, yaml.SequenceNode):
             raise self.fail(node, f"{what} must be a list")
@@ -230,18 +224,16 @@ def _players(r: _Reader, node: yaml.Node, rules_cls: type[Ruleset]) -> tuple[Pla
 def _day(r: _Reader, node: yaml.Node, number: int, nicks: set[str], rules: Ruleset) -> ScenarioDay:
     day = r.mapping(node, f"day {number}", DAY_KEYS)
     votes = tuple(_vote(r, v, nicks, rules) for v in r.sequence(day["votes"], "votes")) if "votes" in day else ()
-    orders = (
-        tuple(_order(r, o, nicks, rules) for o in r.sequence(day["orders"], "orders"))
-        if "orders" in day
-        else ()
-    )
-    silent: set[str] = set()
-    for s in r.sequence(day["silent"], "silent") if "silent" in day else []:
-        silent.add(_nick(r, s, nicks))
+    orders = tuple(_order(r, o, nicks, rules) for o in r.sequence(day["orders"], "orders")) if "orders" in day else ()
+    silent = _nick_set(r, day.get("silent"), "silent", nicks)
+    leaving = _nick_set(r, day.get("leaving"), "leaving", nicks)  # optional: players who sent `Q`
     expect = _expect(r, day["expect"], nicks) if "expect" in day else DayExpect()
-    return ScenarioDay(
-        node.start_mark.line + 1, DayInput(votes=votes, orders=orders, silent=frozenset(silent)), expect
-    )
+    day_input = DayInput(votes=votes, orders=orders, silent=silent, leaving=leaving)
+    return ScenarioDay(node.start_mark.line + 1, day_input, expect)
+
+
+def _nick_set(r: _Reader, node: yaml.Node | None, what: str, nicks: set[str]) -> frozenset[str]:
+    return frozenset(_nick(r, s, nicks) for s in r.sequence(node, what)) if node is not None else frozenset()
 
 
 def _nick(r: _Reader, node: yaml.Node, nicks: set[str]) -> str:
@@ -285,9 +277,7 @@ def _order(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Orde
     actor = _nick(r, items[0], nicks)
     action = r.scalar(items[1], "an action")
     if action not in ACTIONS or action == "vote":
-        raise r.fail(
-            items[1], f"unknown action {action!r}; orders use: {', '.join(a for a in ACTIONS if a != 'vote')}"
-        )
+        raise r.fail(items[1], f"unknown action {action!r}; orders use: {', '.join(a for a in ACTIONS if a != 'vote')}")
     try:
         rules.check_action(action)
     except RulesError as exc:
@@ -349,9 +339,7 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
     result = ScenarioResult(scenario)
     state = scenario.initial_state()
     try:
-        find_variant(state.variant)(find_variant(state.variant).parse_options(state.options)).check_roles(
-            state.players
-        )
+        find_variant(state.variant)(find_variant(state.variant).parse_options(state.options)).check_roles(state.players)
     except RulesError as exc:
         raise ScenarioError(scenario.path, None, str(exc)) from None
     for day in scenario.days:

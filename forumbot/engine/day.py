@@ -6,7 +6,9 @@ game's seed and the day number, so a replay gives the same outcome.
 
 from __future__ import annotations
 
-from forumbot.engine.model import Cause, DayInput, DayOutcome, GameState, Player, evolve
+from dataclasses import dataclass
+
+from forumbot.engine.model import Action, Cause, DayInput, DayOutcome, GameState, Order, Player, evolve
 from forumbot.engine.variants import find_variant
 from forumbot.engine.variants.base import DayContext, Ruleset, rng_seed
 from forumbot.errors import RulesError
@@ -40,6 +42,7 @@ def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
     rules.default_votes(ctx)
     rules.resolve_phases(ctx)
     rules.apply_inactivity(ctx)
+    rules.apply_departures(ctx)
     deaths = {nick: ctx.recorded_cause(nick) for nick in ctx.causes}
     _bury(ctx, deaths)
     rules.succession(ctx)
@@ -67,6 +70,41 @@ def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
         void=tuple(ctx.void),
         state=new_state,
     )
+
+
+@dataclass(frozen=True)
+class OrderCheck:
+    """What the rules say of one order as it arrives (for the sender's receipt)."""
+
+    action: Action | None  # the action it stands for (kozanostra maps `S` to the role's own)
+    reason: str | None  # why it is void; None when it stands
+    number: int  # the how-many-th valid message for this action it is (1 = the first order)
+    limit: int | None  # how many messages count (gameru-3.3: 3 = the order and two changes)
+
+
+def check_order(state: GameState, order: Order, earlier_valid: int = 0) -> OrderCheck:
+    """Judge an order now, as the day's resolution will: validity, and its place among the sender's changes.
+
+    `earlier_valid` is how many valid messages for the same action the sender sent before this one today.
+    Pure, like `resolve_day`; nothing of the game's secrets is in the reason beyond what the sender knows
+    (his own role and the public list of the living).
+    """
+    rules = ruleset_for(state)
+    rules.check_action(order.action)
+    ctx = DayContext(
+        state=state,
+        day=state.day,
+        rng_seed=rng_seed(state, state.day),
+        players={p.nick: p for p in state.players},
+        alive_at_start=frozenset([p.nick for p in state.players if p.alive]),
+        day_input=DayInput(),
+    )
+    rules.begin_day(ctx)
+    action, reason = rules._order_problem(ctx, order)
+    limit = rules.order_limit(action) if action is not None else None
+    if reason is None and limit is not None and earlier_valid >= limit:
+        reason = f"too many changes: only the first {limit} messages count"
+    return OrderCheck(action, reason, earlier_valid + 1, limit)
 
 
 def _bury(ctx: DayContext, deaths: dict[str, Cause]) -> None:

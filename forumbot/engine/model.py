@@ -162,6 +162,8 @@ class DayInput(Frozen):
     silent: frozenset[str] = frozenset()
     # Posts in the day thread per player, for the audit of seed 003's three-posts rule (optional).
     posts: dict[str, int] = Field(default_factory=dict)
+    # Players who asked to leave the game (seed 000's `Q`): they leave at this resolution, cause `inactive`.
+    leaving: frozenset[str] = frozenset()
 
 
 EventKind = Literal[

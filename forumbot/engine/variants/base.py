@@ -8,8 +8,9 @@
 4. `default_votes(ctx)`    - what a silent voter counts as (kozanostra: himself); base: nothing
 5. `resolve_phases(ctx)`   - the variant's own sequence: execution, checks, night kills...
 6. `apply_inactivity(ctx)` - deaths for silence; base: nothing
-7. `succession(ctx)`       - roles passed on, new boss, new sheriff; base: nothing
-8. `winner(players)`       - who has won, from the living
+7. `apply_departures(ctx)` - players who asked to leave (`Q`) leave
+8. `succession(ctx)`       - roles passed on, new boss, new sheriff; base: nothing
+9. `winner(players)`       - who has won, from the living
 
 Common rules implemented here (RULES.md, "Common to all variants"): only living players act; a vote or
 order naming a dead or unknown player is void; an order from a role that lacks the action is void;
@@ -340,6 +341,12 @@ class Ruleset:
 
     def resolve_phases(self, ctx: DayContext) -> None:
         raise NotImplementedError
+
+    def apply_departures(self, ctx: DayContext) -> None:
+        """Players who asked to leave (seed 000's `Q`) leave at the end of the resolution, like the silent."""
+        for nick in sorted(ctx.day_input.leaving & ctx.alive_at_start, key=list(ctx.players).index):
+            if ctx.is_alive(nick):
+                ctx.kill(nick, "inactive", detail="left the game")
 
     def apply_inactivity(self, ctx: DayContext) -> None:
         """Deaths for silence. Base: nothing."""
