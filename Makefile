@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: help install test lint typecheck pytest demo bench clean
+.PHONY: help install test lint typecheck pytest demo bench clean chromium
 
 help:
 	@echo "make demo   - set up and run the main job on the bundled demo forum"
@@ -30,7 +30,21 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/python -m pytest
 
-test: lint typecheck pytest
+test: chromium lint typecheck pytest
+
+# The browser test needs headless Chromium: install Debian's package where it is missing and we may
+# (root, apt); otherwise say so, and the test skips itself.
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (apt-get) for the browser test"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -qq chromium >/dev/null 2>&1 \
+		|| { apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; } \
+		|| echo "chromium could not be installed: the browser test will be skipped"; \
+	else \
+		echo "chromium is missing and cannot be installed here (needs root and apt-get): the browser test will be skipped"; \
+	fi
 
 # The demo: one day of a gameru-3.3 game on saved phpBB pages (fixtures/demo/), with a throwaway state file.
 DEMO_GAME  := Демо-мафия

@@ -76,9 +76,12 @@ def to_html(source: str) -> str:
         if m is None:
             out.append(_text(source[pos:]))
             break
-        out.append(_text(source[pos : m.start()]))
-        pos = m.end()
         closing, tag, value = m.group(1) == "/", m.group(2).lower(), m.group(3)
+        before = source[pos : m.start()]
+        if tag in _BLOCK and before.endswith("\n"):  # phpBB prints no <br> for the line break before a block
+            before = before[:-1]
+        out.append(_text(before))
+        pos = m.end()
         if tag not in _KNOWN:
             out.append(_text(m.group(0)))
             continue

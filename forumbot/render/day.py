@@ -75,7 +75,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     ),
     "shot_by_town": (
         "На рассвете у стены прогремел залп: горожане расстреляли {nick}.",
-        "Приговор приведён в исполнение — расстрелян {nick}.",
+        "Приговор приведён в исполнение — к стенке поставили {nick}.",
         "Город проголосовал, и расстрельная команда увела {nick} на задний двор.",
     ),
     "jailed": (
@@ -170,6 +170,17 @@ class Safe(str):
     """Text already made inert (phrases with escaped nicks): printed as is."""
 
 
+class BBCodeContext(jinja2.runtime.Context):
+    """What a template's own code renders (`super()`, `self.block()`, a macro, `caller()`) is template text
+    whose values were escaped already: it is printed as is, not escaped a second time."""
+
+    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 (Jinja's signature)
+        result = super().call(__obj, *args, **kwargs)
+        if isinstance(__obj, jinja2.runtime.BlockReference | jinja2.runtime.Macro) and isinstance(result, str):
+            return Safe(result)
+        return result
+
+
 def finalize(value: Any) -> Any:
     """Everything a template prints is escaped, unless it is `Safe` (or not text at all)."""
     if isinstance(value, str) and not isinstance(value, Safe):
@@ -190,6 +201,7 @@ def _environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.context_class = BBCodeContext
     env.filters["role"] = role_name
     env.filters["plural"] = plural
     env.filters["num"] = number

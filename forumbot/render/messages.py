@@ -218,13 +218,16 @@ def dealt_state(state: GameState) -> GameState:
     return deal(state.variant, list(state.nicks()), state.seed, state.options or None)
 
 
-def render_reveal(config: GameConfig, state: GameState, salt: str, commitment: str) -> Message:
+def render_reveal(
+    config: GameConfig, state: GameState, salt: str, commitment: str, dealt: GameState | None = None
+) -> Message:
     """The end-of-game post: every player's role (dealt, and at the end), and the salt that opens the
-    commitment `SHA-256(salt + "\\n" + role list)` published when the roles were dealt. Refuses when the
-    dealt roles do not give that commitment (the state file does not belong to that deal)."""
+    commitment `SHA-256(salt + "\\n" + role list)` published when the roles were dealt. `dealt` is the
+    state as dealt (default: dealt again from the seed). Refuses when the dealt roles do not give that
+    commitment (the state does not belong to that deal)."""
     from forumbot.pipeline import commitment_of, role_list_text  # the pipeline imports the renderers
 
-    dealt = dealt_state(state)
+    dealt = dealt if dealt is not None else dealt_state(state)
     if commitment_of(dealt, salt) != commitment:
         raise StateError(f"{config.game.name}: the dealt roles and the salt do not give the published commitment")
     role_list = role_list_text(dealt)

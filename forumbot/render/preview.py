@@ -214,8 +214,9 @@ def render_chart_svg(
         if len(mine) > 1:
             parts.append(f'<line x1="{x(mine[0].time)}" y1="{y}" x2="{x(mine[-1].time)}" y2="{y}" class="track"/>')
         last_label = -1e9
-        for m in mine:
+        for i, m in enumerate(mine):
             mx = x(m.time)
+            room = x(mine[i + 1].time) - mx if i + 1 < len(mine) else 1e9
             color = colors[m.target]
             state = "counted" if m.counted else "void"
             why = "засчитан" if m.counted else f"не засчитан: {_reason(m.reason)}"
@@ -228,7 +229,7 @@ def render_chart_svg(
                 f'<circle cx="{mx}" cy="{y}" r="{7 if m.counted else 6}" fill="{fill}" stroke="{color}" '
                 f'stroke-width="2"{dash}/></g>'
             )
-            if mx - last_label > 70:
+            if mx - last_label > 70 and room > 75:
                 parts.append(
                     f'<text x="{mx + 10}" y="{y + 4}" class="mark-label{"" if m.counted else " void"}" '
                     f'fill="{color}">{escape(_short(m.target, 14))}</text>'

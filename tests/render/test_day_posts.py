@@ -1,0 +1,212 @@
+"""Each variant's default day post on outcomes with every kind of event the engine emits."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+from render_support import Day, config, gameru_days, gameru_silent_sheriff, kozanostra_days, play, salon_days, votes
+
+from forumbot.engine import DayInput, GameState, Order, Player
+from forumbot.engine.model import EventKind
+from forumbot.render.bbcode import escape
+from forumbot.render.day import PHRASES, render_day, render_day_post, render_day_title
+
+GAMERU = gameru_days()
+SILENT_SHERIFF = gameru_silent_sheriff()
+KOZANOSTRA = kozanostra_days()
+SALON = salon_days()
+
+
+def post(variant: str, day: Day) -> str:
+    return render_day_post(config(variant), *day)
+
+
+def line_with(body: str, *parts: str) -> str:
+    """The one line of the post that holds every part."""
+    found = [line for line in body.splitlines() if all(p in line for p in parts)]
+    assert found, f"no line with {parts} in:\n{body}"
+    return found[0]
+
+
+def phrased(body: str, kind: str, nick: str | None = None) -> str:
+    """The line that carries one of the phrasings of `kind` (about `nick`)."""
+    texts = [p.format(nick=escape(nick or ""), role="{role}") for p in PHRASES[kind]]
+    for line in body.splitlines():
+        if any(t.split("{role}")[0] in line for t in texts):
+            return line
+    raise AssertionError(f"no {kind} phrase about {nick} in:\n{body}")
+
+
+def test_the_games_cover_every_kind_of_event_the_engine_emits() -> None:
+    kinds = {e.kind for days in (GAMERU, SILENT_SHERIFF, KOZANOSTRA, SALON) for _, o in days for e in o.events}
+    assert kinds == set(get_args(EventKind)) - {"void", "audit"}
+
+
+def test_every_kind_has_several_phrasings() -> None:
+    assert all(len(phrasings) >= 2 for phrasings in PHRASES.values())
+
+
+# --- gameru-3.3 ------------------------------------------------------------------------------------
+
+
+def test_gameru_day_with_execution_every_killer_and_the_epidemic() -> None:
+    day = GAMERU[0]
+    assert render_day_title(config("gameru-3.3"), *day) == "Мафия-7. День 2"
+    body = post("gameru-3.3", day)
+    assert body.startswith("[size=150][b]Мафия-7. День 2[/b][/size]")
+    assert "Роль: [b]мафиози[/b] (3 голоса)." in phrased(body, "executed", "Дон")
+    assert "Роль: [b]мирный житель[/b]" in phrased(body, "mafia", "Борис")
+    assert "Роль: [b]мафиози[/b]" in phrased(body, "sheriff", "Фредо")
+    assert "Роль: [b]мирный житель[/b]" in phrased(body, "maniac", "Вера")
+    assert "Роль: [b]мирный житель[/b]" in phrased(body, "inactive", "Дина")
+    assert "[*][b]Дон[/b] — 3 голоса: Анна, Борис, Вера — [b]казнь![/b]" in body
+    assert "[*][b]Анна[/b] — 1 голос: Сонни" in body
+    assert "[b]В живых (5):[/b] Сонни, Шериф, Мясник, Анна, Глеб" in body
+    assert "босс" not in body.lower()  # the mafia's new boss is the mafia's business
+
+
+def test_gameru_a_harmless_sheriff_check_stays_private() -> None:
+    body = post("gameru-3.3", GAMERU[1])
+    assert "Роль: [b]маньяк[/b] (2 голоса)." in phrased(body, "executed", "Мясник")
+    assert "провер" not in body.lower()
+    assert "Глеб" in line_with(body, "В живых")
+    assert sum("Глеб" in line for line in body.splitlines()) == 2  # the vote table and the living
+
+
+def test_gameru_new_maniac_and_new_sheriff_are_announced_without_a_name() -> None:
+    body = post("gameru-3.3", GAMERU[2])
+    assert "Анна" not in phrased(body, "new_maniac")
+    silent = post("gameru-3.3", SILENT_SHERIFF[0])
+    assert "Роль: [b]шериф[/b]" in phrased(silent, "inactive", "Шериф")
+    assert "Вера" not in phrased(silent, "new_sheriff")
+    assert phrased(silent, "no_votes")
+
+
+def test_gameru_end_of_game() -> None:
+    state = GameState(
+        variant="gameru-3.3",
+        players=(
+            Player(nick="Дон", role="mafia", boss=True),
+            Player(nick="Шериф", role="sheriff"),
+            Player(nick="Анна", role="civilian"),
+            Player(nick="Борис", role="civilian"),
+        ),
+    )
+    day = play(state, DayInput(votes=votes(("Анна", "Дон"), ("Борис", "Дон"), ("Шериф", "Дон"))))[0]
+    body = post("gameru-3.3", day)
+    assert "[size=150][b]Игра окончена: победа мирных жителей![/b][/size]" in body
+    assert "В живых" not in body
+
+
+def test_two_deaths_of_one_kind_read_differently() -> None:
+    state = GameState(
+        variant="gameru-3.3",
+        options={"double_days": [1]},
+        players=(
+            Player(nick="Дон", role="mafia", boss=True),
+            Player(nick="Сонни", role="mafia"),
+            Player(nick="Шериф", role="sheriff"),
+            *(Player(nick=n, role="civilian") for n in ("Анна", "Борис", "Вера", "Глеб", "Дина", "Ева")),
+        ),
+    )
+    day = play(state, DayInput(orders=(Order(actor="Дон", action="kill", targets=("Анна", "Борис")),)))[0]
+    body = post("gameru-3.3", day)
+    assert phrased(body, "mafia", "Анна").replace("Анна", "X") != phrased(body, "mafia", "Борис").replace("Борис", "X")
+
+
+def test_phrasings_follow_the_game_seed_and_a_rerender_is_the_same() -> None:
+    before, outcome = GAMERU[0]
+    assert post("gameru-3.3", (before, outcome)) == post("gameru-3.3", (before, outcome))
+    bodies = {
+        render_day_post(config("gameru-3.3"), before.model_copy(update={"seed": seed}), outcome) for seed in range(8)
+    }
+    assert len(bodies) > 1
+
+
+# --- kozanostra -------------------------------------------------------------------------------------
+
+
+def test_kozanostra_newspaper() -> None:
+    body = post("kozanostra", KOZANOSTRA[0])
+    assert "[b]Утренняя газета. Игра Мафия-7 День 2 Игроки 13 Мафиози 2[/b]" in body
+    assert "[*]Глеб посажен за решётку честный житель" in body
+    assert "[*]Борис убит честный житель" in body
+    assert "[*]Дон жив" in body and "мафиози" not in line_with(body, "[*]Дон жив")
+    assert "Глеб получил 4 голоса - [b]Посажен!!![/b]" in body
+    assert "Луиджи получил 1 голос - OK" in body  # a silent player votes for himself
+    voters = body.split("[b]Люди, кто голосовал за Глеб[/b]\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert voters == ["Анна", "Борис", "Вера", "Глеб"]
+    assert "Роль: [b]честный житель[/b]" in phrased(body, "mafia", "Борис")
+    assert "Роль: [b]комиссар[/b]" in phrased(body, "autokill", "Каттани")
+    assert "Вера" not in phrased(body, "inherited")
+    assert "комиссар" in phrased(body, "inherited")
+    # misses, the yakuza's abstention, the reanimator's save and the checks are not news
+    lowered = body.lower()
+    assert all(word not in lowered for word in ("промах", "якудза", "реаниматор", "спас", "провер"))
+    assert "[*]Анна голосовал за Глеб" in body and "[*]Луиджи голосовал за Луиджи" in body
+
+
+def test_kozanostra_second_day_remembers_the_jailed_and_the_dead() -> None:
+    body = post("kozanostra", KOZANOSTRA[1])
+    assert "Мафиози 1" in line_with(body, "Утренняя газета")
+    assert "[*]Глеб за решёткой честный житель" in body
+    assert "[*]Каттани мёртв комиссар" in body
+    assert "[*]Дон посажен за решётку мафиози" in body
+    assert "[*]Вера убит комиссар" in body  # the heir's role, as it was when he died
+
+
+# --- salon ------------------------------------------------------------------------------------------
+
+
+def test_salon_night_in_order_with_misses_the_commissar_and_a_suicide() -> None:
+    body = post("salon", SALON[0])
+    lines = body.splitlines()
+    silenced = phrased(body, "silenced", "Глеб")
+    killed = phrased(body, "mafia", "Борис")
+    miss = phrased(body, "miss_doctor")
+    commissar = line_with(body, "Комиссар проверял мафию.")
+    suicide = phrased(body, "suicide", "Глеб")
+    executed = phrased(body, "shot_by_town", "Вера")
+    assert [lines.index(x) for x in (silenced, killed, miss, commissar, suicide, executed)] == sorted(
+        lines.index(x) for x in (silenced, killed, miss, commissar, suicide, executed)
+    )
+    assert "Тони" not in commissar  # never the target
+    assert "В ту ночь у самоубийцы побывали: маньяк." in suicide
+    assert "(8 голосов)" in executed
+    assert "[*]Тони → Вера" in body
+    assert "Вера — 8 ([b]расстрел[/b])" in body
+
+
+def test_salon_saves_misses_and_a_vote_below_the_threshold() -> None:
+    body = post("salon", SALON[1])
+    assert phrased(body, "saved_from_maniac", "Анна")
+    assert phrased(body, "miss_hetaera")
+    assert phrased(body, "miss_mafia")
+    assert "Доктор" not in body  # the doctor did his job
+    assert "[b]Комиссар проверял НЕ мафию.[/b]" in body
+    assert "Лидер голосования — Ирина (1), но для расстрела нужно не меньше 1,75: никого не расстреляли." in body
+
+
+def test_salon_a_silenced_vote_and_a_leader_who_died_in_the_night() -> None:
+    body = post("salon", SALON[2])
+    assert "[*]Поли → Ирина [i](голос пуст: у него побывал маньяк)[/i]" in body
+    assert "Ирина — 5" in body  # the silenced vote is not counted
+    assert "Лидер голосования — Ирина — не дожил(а) до расстрела: никого не расстреляли." in body
+    assert phrased(body, "miss_commissar")
+    assert "Роль: [b]гетера[/b]" in phrased(body, "mafia", "Ирина")
+
+
+@pytest.mark.parametrize(
+    "variant,days",
+    [("gameru-3.3", GAMERU + SILENT_SHERIFF), ("kozanostra", KOZANOSTRA), ("salon", SALON)],
+)
+def test_every_post_is_tidy(variant: str, days: list[Day]) -> None:
+    for day in days:
+        rendered = render_day(config(variant), *day)
+        assert rendered.subject == f"Мафия-7. День {day[1].day + 1}"
+        body = rendered.body
+        assert body.endswith("\n") and not body.endswith("\n\n")
+        assert "\n\n\n" not in body
+        assert body.count("[list]") == body.count("[/list]")
+        assert body.count("[b]") == body.count("[/b]")
