@@ -56,7 +56,7 @@ demo: $(STAMP)
 	$(DEMO_FB) new-game fixtures/demo/game.toml --state $(DEMO_STATE)
 	$(DEMO_FB) deal "$(DEMO_GAME)" --seed 20261129 --topic 1 --now 2026-11-29T10:00:00+03:00 --state $(DEMO_STATE)
 	$(DEMO_FB) end-day "$(DEMO_GAME)" --json --state $(DEMO_STATE) > out/demo-end-day.json
-	$(DEMO_FB) draft show "$(DEMO_GAME)" --state $(DEMO_STATE)
+	COLUMNS=150 $(DEMO_FB) draft show "$(DEMO_GAME)" --state $(DEMO_STATE)
 	$(DEMO_FB) draft html "$(DEMO_GAME)" out/demo-preview.html --state $(DEMO_STATE)
 	@echo "Preview for the moderators: $(CURDIR)/out/demo-preview.html"
 
