@@ -12,7 +12,8 @@
 serves it over HTTP on 127.0.0.1 the way phpBB 3.3.11 does: pages are rendered from skeletons cut out of
 the captured pages (`skeletons/`, see /work/shared/phpbb), BBCode as phpBB renders it (`bbcode.py`),
 sessions bound to the User-Agent with phpBB's cookies, form tokens with the one-second rule, flood control,
-the two-step PM compose form, the lock confirmation, and faults to inject.
+the two-step PM compose form, the sent PMs' folders (outbox, sentbox), the lock confirmation, and faults
+to inject.
 """
 
 from __future__ import annotations
@@ -1335,8 +1336,11 @@ class BoardServer:
                 return self._compose(request)
             if mode == "view" and _int(request.query.get("p")) is not None:
                 return self._view_pm(request)
-            if request.query.get("folder", request.query.get("f", "inbox")) in ("inbox", "0", ""):
+            folder = request.query.get("folder", request.query.get("f", "inbox"))
+            if folder in ("inbox", "0", ""):
                 return self._inbox(request)
+            if folder in ("outbox", "-2", "sentbox", "-1"):
+                return self._sent_folder(request, "outbox" if folder in ("outbox", "-2") else "sentbox")
         return _not_found()
 
     def _login(self, request: _Request) -> _Response:
@@ -1431,8 +1435,51 @@ class BoardServer:
             "View messages",
             ucp_active="inbox",
             ucp_legend=True,
+            folder_title="Inbox",
+            folder_id=0,
             rows=rows,
             pages=_pagination("./ucp.php?i=pm&folder=inbox", len(mine), per, start),
+            total_text=_plural(len(mine), "message"),
+            tokens=self._tokens(request, "ucp_pm_view"),
+        )
+
+    def _sent_folder(self, request: _Request, folder: str) -> _Response:
+        """The member's sent PMs, newest first: phpBB keeps a PM in the sender's "Outbox" until it is
+        delivered, then in "Sent messages"; here a PM counts as delivered once every recipient read it."""
+        assert request.user is not None
+        name = request.user.name
+        with self.board.lock:
+            mine = sorted(
+                (
+                    m
+                    for m in self.board._pms.values()
+                    if m.sender == name and (m.read if folder == "sentbox" else not m.read)
+                ),
+                key=lambda m: (m.time, m.pm_id),
+                reverse=True,
+            )
+            per = self.topics_per_page
+            start = _validate_start(_int(request.query.get("start")) or 0, per, len(mine))
+            rows = [
+                {
+                    "row_class": "bg2" if k % 2 == 0 else "bg1",
+                    "pm_id": m.pm_id,
+                    "subject": m.subject,
+                    "recipients": [self._userref(r) for r in m.recipients],
+                    "time_text": self._date(m.time),
+                    "unread": False,
+                }
+                for k, m in enumerate(mine[start : start + per])
+            ]
+        return self._ucp_page(
+            request,
+            "ucp_pm_viewfolder.html",
+            "View messages",
+            ucp_active=folder,
+            folder_title="Outbox" if folder == "outbox" else "Sent messages",
+            folder_id=-2 if folder == "outbox" else -1,
+            rows=rows,
+            pages=_pagination(f"./ucp.php?i=pm&folder={folder}", len(mine), per, start),
             total_text=_plural(len(mine), "message"),
             tokens=self._tokens(request, "ucp_pm_view"),
         )
