@@ -137,10 +137,25 @@ class GameSection(Strict):
         return ZoneInfo(self.timezone)
 
 
+class WatchConfig(Strict):
+    """What `forumbot watch` does between day ends."""
+
+    receipts: bool = True  # answer each order PM with a receipt
+    count_every_minutes: int = Field(default=60, ge=1)  # interim vote count: at most this often...
+    count_every_posts: int = Field(default=50, ge=1)  # ...or after this many new posts, if the count changed
+    interim_counts: bool = True
+    relays: bool = False  # #mail / #mafia / #jakudza / #wall (seed 000); off unless the game turns them on
+    relay_limit: int = Field(default=10, ge=0)  # relays per player per day
+    auto_publish: bool = False  # publish an approved draft by itself (else wait for `forumbot publish`)
+    magic_word: str | None = None  # private games (seed 000's kozanostraXX): a PM with this word signs up
+    max_players: int | None = Field(default=None, ge=2)  # the game starts when this many have signed up
+
+
 class GameConfig(Strict):
     game: GameSection
     forum: ForumConfig = ForumConfig()
     templates: TemplatesConfig = TemplatesConfig()
+    watch: WatchConfig = WatchConfig()
 
 
 def load_game_config(path: Path) -> GameConfig:
@@ -165,8 +180,7 @@ def _resolve_paths(config: GameConfig, base: Path) -> GameConfig:
     if forum.saved_pages is not None and not forum.saved_pages.is_absolute():
         forum = forum.model_copy(update={"saved_pages": base / forum.saved_pages})
     templates = {
-        k: (base / v if v is not None and not v.is_absolute() else v)
-        for k, v in config.templates.model_dump().items()
+        k: (base / v if v is not None and not v.is_absolute() else v) for k, v in config.templates.model_dump().items()
     }
     return config.model_copy(update={"forum": forum, "templates": TemplatesConfig(**templates)})
 

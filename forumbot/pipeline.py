@@ -160,7 +160,7 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
         raise StateError(f"{name}: day {state.day} has no topic yet (forumbot day-topic {name} TOPIC)")
     rules = ruleset_for(state)
     start, deadline = day["starts_at"], day["deadline"]
-    topic = _read_day_topic(store, client, day["topic"])
+    topic = read_day_topic(store, client, day["topic"])
     posts = topic.posts
     checkpoint("posts read")
     pms, unread = _day_pms(client, start, deadline)
@@ -172,6 +172,7 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     activity = _activity(state, posts, pms, start, deadline)
     silent = frozenset(n for n, a in activity.items() if a["posts"] == 0 and a["orders"] == 0)
     day_input = DayInput(
+        leaving=frozenset(store.leaving(row.id)),
         votes=tuple(votes),
         orders=tuple(orders),
         silent=silent,
@@ -195,12 +196,12 @@ def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str,
     if day is None or not day["topic"]:
         return []
     rules = ruleset_for(state)
-    posts = _read_day_topic(store, client, day["topic"]).posts
+    posts = read_day_topic(store, client, day["topic"]).posts
     _, audit = _votes(state, rules, posts, [], day["starts_at"], day["deadline"])
     return [entry for entry in audit if entry["counted"]]
 
 
-def _read_day_topic(store: Store, client: ForumClient, topic: str) -> TopicRead:
+def read_day_topic(store: Store, client: ForumClient, topic: str) -> TopicRead:
     """The whole day topic, incrementally: pages already read come from the state file's page cache."""
     cache = PageCache(store.path)
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -96,7 +96,73 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE games ADD COLUMN dealt_json TEXT;
     """,
+    # 3: watch mode: PMs handled once, players' settings, relays, receipts counted, interim vote counts
+    """
+    CREATE TABLE handled_pms (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        pm_id INTEGER NOT NULL,
+        sender TEXT NOT NULL,
+        kind TEXT NOT NULL,            -- orders | commands | relay | signup | other
+        at TEXT NOT NULL,
+        PRIMARY KEY (game_id, pm_id)
+    );
+    CREATE TABLE player_settings (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        nick TEXT NOT NULL,
+        gender TEXT,
+        afterlife TEXT,
+        leaving INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (game_id, nick)
+    );
+    CREATE TABLE relays (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        day INTEGER NOT NULL,
+        pm_id INTEGER NOT NULL,
+        sender TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        recipients TEXT NOT NULL,
+        status TEXT NOT NULL,          -- sent | refused: reason
+        at TEXT NOT NULL
+    );
+    CREATE TABLE order_counts (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        day INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        valid INTEGER NOT NULL,
+        PRIMARY KEY (game_id, day, actor, action)
+    );
+    CREATE TABLE vote_counts (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        day INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        posts INTEGER NOT NULL,
+        counts_json TEXT NOT NULL
+    );
+    -- what the bot has to send, queued in the same transaction as the decision to send it
+    CREATE TABLE outbox (
+        marker TEXT PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        kind TEXT NOT NULL,            -- pm | reply
+        recipients TEXT NOT NULL,      -- JSON list of nicks, or the topic for a reply
+        subject TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT NOT NULL,          -- pending | sent
+        queued_at TEXT NOT NULL,
+        sent_at TEXT
+    );
+    """,
 )
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    marker: str
+    kind: str
+    recipients: list[str]
+    subject: str
+    body: str
 
 
 def now_utc() -> str:
@@ -190,9 +256,7 @@ class Store:
         ).fetchone()
         if row is None:
             known = [r[0] for r in self.db.execute("SELECT name FROM games ORDER BY id")]
-            hint = (
-                f"; games here: {', '.join(known)}" if known else "; no games yet (forumbot new-game CONFIG)"
-            )
+            hint = f"; games here: {', '.join(known)}" if known else "; no games yet (forumbot new-game CONFIG)"
             raise StateError(f"unknown game {name!r} in {self.path}{hint}")
         state = GameState.model_validate_json(row[4]) if row[4] else None
         return GameRow(row[0], row[1], row[2], json.loads(row[3]), state, row[5], row[6], row[7], row[8])
@@ -219,9 +283,7 @@ class Store:
             )
 
     # --- days ----------------------------------------------------------------------------------
-    def open_day(
-        self, game_id: int, day: int, starts_at: datetime, deadline: datetime, topic: str | None
-    ) -> None:
+    def open_day(self, game_id: int, day: int, starts_at: datetime, deadline: datetime, topic: str | None) -> None:
         with self.transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO days (game_id, day, topic, starts_at, deadline, status) "
@@ -324,16 +386,120 @@ class Store:
         keys = ("kind", "subject", "value", "reason", "by", "at")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
+    # --- watch mode --------------------------------------------------------------------------------
+    def handled(self, game_id: int, pm_id: int) -> bool:
+        row = self.db.execute("SELECT 1 FROM handled_pms WHERE game_id = ? AND pm_id = ?", (game_id, pm_id))
+        return row.fetchone() is not None
+
+    def handle_pm(
+        self,
+        game_id: int,
+        pm_id: int,
+        sender: str,
+        kind: str,
+        outgoing: list[Outgoing],
+        *,
+        changes: Callable[[sqlite3.Connection], None] | None = None,
+    ) -> None:
+        """Mark a PM handled, apply what it changes and queue the answers it needs, all at once."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO handled_pms (game_id, pm_id, sender, kind, at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, pm_id, sender, kind, now_utc()),
+            )
+            if changes is not None:
+                changes(db)
+            self._queue(db, game_id, outgoing)
+
+    def queue(
+        self, game_id: int, outgoing: list[Outgoing], changes: Callable[[sqlite3.Connection], None] | None = None
+    ) -> None:
+        with self.transaction() as db:
+            if changes is not None:
+                changes(db)
+            self._queue(db, game_id, outgoing)
+
+    @staticmethod
+    def _queue(db: sqlite3.Connection, game_id: int, outgoing: list[Outgoing]) -> None:
+        db.executemany(
+            "INSERT OR IGNORE INTO outbox (marker, game_id, kind, recipients, subject, body, status, queued_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
+            [
+                (o.marker, game_id, o.kind, json.dumps(o.recipients, ensure_ascii=False), o.subject, o.body, now_utc())
+                for o in outgoing
+            ],
+        )
+
+    def pending(self, game_id: int) -> list[Outgoing]:
+        rows = self.db.execute(
+            "SELECT marker, kind, recipients, subject, body FROM outbox WHERE game_id = ? AND status = 'pending' "
+            "ORDER BY rowid",
+            (game_id,),
+        )
+        return [Outgoing(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+
+    def sent(self, marker: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE outbox SET status = 'sent', sent_at = ? WHERE marker = ?", (now_utc(), marker))
+
+    def outbox(self, game_id: int) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT marker, kind, recipients, subject, body, status FROM outbox WHERE game_id = ? ORDER BY rowid",
+            (game_id,),
+        )
+        keys = ("marker", "kind", "recipients", "subject", "body", "status")
+        return [dict(zip(keys, r, strict=True)) | {"recipients": json.loads(r[2])} for r in rows]
+
+    def setting(self, game_id: int, nick: str) -> dict[str, Any]:
+        row = self.db.execute(
+            "SELECT gender, afterlife, leaving FROM player_settings WHERE game_id = ? AND nick = ?", (game_id, nick)
+        ).fetchone()
+        gender, afterlife, leaving = row if row else (None, None, 0)
+        return {"gender": gender, "afterlife": afterlife, "leaving": bool(leaving)}
+
+    def leaving(self, game_id: int) -> list[str]:
+        rows = self.db.execute("SELECT nick FROM player_settings WHERE game_id = ? AND leaving = 1", (game_id,))
+        return [r[0] for r in rows]
+
+    def order_count(self, game_id: int, day: int, actor: str, action: str) -> int:
+        row = self.db.execute(
+            "SELECT valid FROM order_counts WHERE game_id = ? AND day = ? AND actor = ? AND action = ?",
+            (game_id, day, actor, action),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def relay_count(self, game_id: int, day: int, sender: str) -> int:
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM relays WHERE game_id = ? AND day = ? AND sender = ? AND status = 'sent'",
+            (game_id, day, sender),
+        ).fetchone()
+        return int(row[0])
+
+    def relays(self, game_id: int) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT day, pm_id, sender, kind, recipients, status, at FROM relays WHERE game_id = ? ORDER BY id",
+            (game_id,),
+        )
+        keys = ("day", "pm_id", "sender", "kind", "recipients", "status", "at")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def last_vote_count(self, game_id: int, day: int) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT at, posts, counts_json FROM vote_counts WHERE game_id = ? AND day = ? ORDER BY rowid DESC LIMIT 1",
+            (game_id, day),
+        ).fetchone()
+        return (
+            None
+            if row is None
+            else {"at": datetime.fromisoformat(row[0]), "posts": row[1], "counts": json.loads(row[2])}
+        )
+
     # --- publications (idempotent posting) -----------------------------------------------------
     def publication(self, marker: str) -> dict[str, Any] | None:
         row = self.db.execute(
             "SELECT kind, recipient, status, remote_id FROM publications WHERE marker = ?", (marker,)
         ).fetchone()
-        return (
-            None
-            if row is None
-            else {"kind": row[0], "recipient": row[1], "status": row[2], "remote_id": row[3]}
-        )
+        return None if row is None else {"kind": row[0], "recipient": row[1], "status": row[2], "remote_id": row[3]}
 
     def intend(self, game_id: int, day: int, marker: str, kind: str, recipient: str | None) -> None:
         with self.transaction() as db:

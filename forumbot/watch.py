@@ -1,0 +1,547 @@
+"""Between day ends: one pass of the bot's watch (`forumbot watch`), and the loop that repeats it.
+
+A pass reads what is new and answers it:
+- every PM not handled before: an order gets a receipt ("Принято: Убиваем — Пётр (изменение 1 из 2)") or
+  the reason it is void; `Z`, `O GENDER`, `O AFTERLIFE`, `Q` (seed 000's commands) are carried out;
+  `#mail` / `#mafia` / `#jakudza` / `#wall` letters are relayed when the game allows them; before the deal,
+  a private game's magic word signs the sender up and the last signup starts the game;
+- the day thread: an interim vote count is posted when the count changed, at most every N minutes or
+  N posts;
+- at the deadline: end-day, and the draft goes to the moderators; an approved draft is published when the
+  config says so.
+
+Progress lives in the state file. A PM is marked handled in the same transaction that queues its answers
+(the outbox), and the outbox is flushed afterwards, so a restart never handles a PM twice and never loses
+an answer; an answer whose sending was cut off is looked for on the forum before it is sent again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any, Protocol
+
+from forumbot import pipeline
+from forumbot.config import GameConfig
+from forumbot.engine.day import check_order
+from forumbot.engine.model import GameState
+from forumbot.errors import ForumError, ParseError, RulesError, StateError
+from forumbot.extract import Roster, orders_from_pm
+from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
+from forumbot.extract.orders import OrderProblem
+from forumbot.forum.client import ForumClient
+from forumbot.forum.models import PrivateMessage
+from forumbot.render.bbcode import escape
+from forumbot.render.messages import render_role_message, render_role_messages
+from forumbot.store import GameRow, Outgoing, Store
+from forumbot.tally import render_tally_bbcode, tally_posts
+
+VERBS = {
+    "vote": "Голосую",
+    "kill": "Убиваем",
+    "check": "Проверяю",
+    "heal": "Лечу",
+    "sleep": "Сплю",
+    "assault": "Насилую",
+    "special": "S",
+}
+SUBJECT = "forumbot"
+
+
+class Messenger(Protocol):
+    """What the watch needs of the forum beyond reading: sending PMs and replying in a topic."""
+
+    def send_pm(self, recipients: Sequence[str], subject: str, message: str) -> None: ...
+
+    def post_reply(self, topic: str, subject: str, message: str) -> object: ...
+
+
+@dataclass
+class PassReport:
+    """What one pass did, for the log line and the tests."""
+
+    handled: list[int] = field(default_factory=list)
+    sent: list[str] = field(default_factory=list)
+    interim_count: bool = False
+    drafted: bool = False
+    published: bool = False
+    started: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+def marker(*parts: object) -> str:
+    """A short stable id for one answer: the same decision always gets the same marker."""
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:16]
+    return f"fb-{digest}"
+
+
+def stamp(text: str, mark: str) -> str:
+    """The marker at the end of a message, small, so that a restart can find what was already sent."""
+    return f"{text.rstrip()}\n\n[size=50]{mark}[/size]"
+
+
+# --- one pass -----------------------------------------------------------------------------------------
+
+
+def watch_once(
+    store: Store,
+    name: str,
+    client: ForumClient,
+    messenger: Messenger,
+    now: datetime,
+    *,
+    publish: Callable[[], object] | None = None,
+) -> PassReport:
+    report = PassReport()
+    row, config = pipeline.load(store, name)
+    if row.state is None:
+        _signups(store, row, config, client, messenger, now, report)
+    else:
+        _messages(store, row, config, client, now, report)
+        _interim_count(store, row, config, client, now, report)
+        _deadline(store, row, config, client, now, report, publish)
+    _flush(store, row.id, messenger, report)
+    return report
+
+
+def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport) -> list[PrivateMessage]:
+    found: list[PrivateMessage] = []
+    for summary in client.fetch_inbox():
+        if store.handled(game_id, summary.pm_id):
+            continue
+        try:
+            pm = client.fetch_pm(summary)
+        except (ParseError, ForumError) as exc:
+            report.problems.append(f"PM {summary.pm_id} from {summary.sender}: {exc}")
+            continue
+        found.append(pm if pm.time is not None else pm.model_copy(update={"time": summary.time}))
+    return sorted(found, key=lambda pm: (pm.time or datetime.min, pm.pm_id))
+
+
+def _reply(store_key: object, to: str, body: str, subject: str = SUBJECT) -> Outgoing:
+    mark = marker("reply", store_key, to)
+    return Outgoing(mark, "pm", [to], subject, stamp(body, mark))
+
+
+# --- signups of a private game (seed 000) -------------------------------------------------------------
+
+
+def _signups(
+    store: Store,
+    row: GameRow,
+    config: GameConfig,
+    client: ForumClient,
+    messenger: Messenger,
+    now: datetime,
+    report: PassReport,
+) -> None:
+    word, wanted = config.watch.magic_word, config.watch.max_players
+    if not word or not wanted:
+        return
+    for pm in _new_pms(store, row.id, client, report):
+        sender = pm.sender.strip()
+        players = store.players(row.id)
+        if not is_magic_word(pm.body_text, word):
+            # A wrong word is not echoed back: the word stays secret.
+            answer = "Это не волшебное слово этой игры."
+            store.handle_pm(row.id, pm.pm_id, sender, "other", [_reply(pm.pm_id, sender, answer)])
+        elif sender in players:
+            answer = f"Вы уже записаны в игру «{escape(config.game.name)}» ({len(players)} из {wanted})."
+            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(pm.pm_id, sender, answer)])
+        elif len(players) >= wanted:
+            answer = "Набор в игру уже закончен."
+            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(pm.pm_id, sender, answer)])
+        else:
+            joined = [*players, sender]
+            answer = f"Вы записаны в игру «{escape(config.game.name)}» ({len(joined)} из {wanted})."
+            store.handle_pm(
+                row.id,
+                pm.pm_id,
+                sender,
+                "signup",
+                [_reply(pm.pm_id, sender, answer)],
+                changes=partial(_set_players, game_id=row.id, nicks=joined),
+            )
+        report.handled.append(pm.pm_id)
+    if len(store.players(row.id)) >= wanted:
+        dealt = pipeline.deal_game(store, row.name, now)
+        roles = render_role_messages(config, dealt.state)
+        store.queue(row.id, [_message(("role", row.id, m.to), m.to or "", m.subject, m.body) for m in roles])
+        report.started = True
+
+
+def _set_players(db: sqlite3.Connection, game_id: int, nicks: list[str]) -> None:
+    db.execute("DELETE FROM players WHERE game_id = ?", (game_id,))
+    db.executemany(
+        "INSERT INTO players (game_id, position, nick) VALUES (?, ?, ?)", [(game_id, i, n) for i, n in enumerate(nicks)]
+    )
+
+
+def _message(key: object, to: str, subject: str, body: str) -> Outgoing:
+    mark = marker(key)
+    return Outgoing(mark, "pm", [to], subject, stamp(body, mark))
+
+
+# --- PMs of a running game --------------------------------------------------------------------------
+
+
+def _messages(
+    store: Store, row: GameRow, config: GameConfig, client: ForumClient, now: datetime, report: PassReport
+) -> None:
+    state = row.state
+    assert state is not None
+    day = store.day(row.id, state.day)
+    everyone = Roster(state.nicks())
+    for pm in _new_pms(store, row.id, client, report):
+        sender = pm.sender.strip()
+        report.handled.append(pm.pm_id)
+        if sender not in everyone:
+            store.handle_pm(row.id, pm.pm_id, sender, "other", [])
+            continue
+        commands = parse_commands(pm.body_text)
+        if commands.relay is not None:
+            _relay(store, row, config, state, pm, commands.relay)
+            continue
+        outgoing: list[Outgoing] = []
+        changes: list[Callable[[sqlite3.Connection], None]] = []
+        late = day is None or pm.time is None or not (day["starts_at"] <= pm.time < day["deadline"])
+        lines = _order_receipts(store, row.id, config, state, pm, everyone, late, changes)
+        lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
+        if lines and config.watch.receipts:
+            outgoing.insert(0, _reply(pm.pm_id, sender, "\n".join(lines)))
+        store.handle_pm(row.id, pm.pm_id, sender, "orders" if lines else "other", outgoing, changes=_all(changes))
+
+
+def _all(changes: list[Callable[[sqlite3.Connection], None]]) -> Callable[[sqlite3.Connection], None]:
+    def apply(db: sqlite3.Connection) -> None:
+        for change in changes:
+            change(db)
+
+    return apply
+
+
+def _order_receipts(
+    store: Store,
+    game_id: int,
+    config: GameConfig,
+    state: GameState,
+    pm: PrivateMessage,
+    everyone: Roster,
+    late: bool,
+    changes: list[Callable[[sqlite3.Connection], None]],
+) -> list[str]:
+    sender = pm.sender.strip()
+    orders, problems = orders_from_pm(pm, everyone, mode=config_mode(state))
+    lines = [_problem_line(p) for p in problems if p.reason != "unknown_line"]
+    counted: dict[str, int] = {}
+    for order in orders:
+        said = f"{VERBS.get(order.action, order.action)} — {', '.join(escape(t) for t in order.targets)}"
+        if late:
+            lines.append(f"Не принято: {said}: день уже закончился.")
+            continue
+        if order.action == "vote" and state.variant == "gameru-3.3":
+            lines.append(f"Не принято: {said}: в этой игре голосуют в теме дня, красным жирным ником.")
+            continue
+        try:
+            earlier = store.order_count(game_id, state.day, sender, order.action) + counted.get(order.action, 0)
+            check = check_order(state, order, earlier)
+        except RulesError as exc:  # an action this variant does not have
+            lines.append(f"Не принято: {said}: {exc}")
+            continue
+        if check.reason is not None:
+            lines.append(f"Не принято: {said}: {explain(check.reason)}.")
+            continue
+        counted[order.action] = counted.get(order.action, 0) + 1
+        lines.append(f"Принято: {said}{_change_note(check.number, check.limit)}")
+    for action, n in counted.items():
+        changes.append(partial(_bump, game_id=game_id, day=state.day, actor=sender, action=action, n=n))
+    return lines
+
+
+def config_mode(state: GameState) -> Any:
+    return state.options.get("nick_matching", "strict")
+
+
+def _change_note(number: int, limit: int | None) -> str:
+    if limit is None or number <= 1:
+        return ""
+    return f" (изменение {number - 1} из {limit - 1})"
+
+
+def _bump(db: sqlite3.Connection, game_id: int, day: int, actor: str, action: str, n: int) -> None:
+    db.execute(
+        "INSERT INTO order_counts (game_id, day, actor, action, valid) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (game_id, day, actor, action) DO UPDATE SET valid = valid + excluded.valid",
+        (game_id, day, actor, action, n),
+    )
+
+
+def _problem_line(problem: OrderProblem) -> str:
+    if problem.reason == "unknown_target":
+        hint = f"; возможно, вы имели в виду «{escape(problem.nearest)}»" if problem.nearest else ""
+        return f"Не принято: «{escape(problem.raw)}»: нет игрока «{escape(problem.target_text or '')}»{hint}."
+    return f"Не принято: «{escape(problem.raw)}»."
+
+
+# The engine's reasons, in the players' language. None of them tells more than the sender knows: his own
+# role, and the public list of the living.
+REASONS: tuple[tuple[str, str], ...] = (
+    ("too many changes", "приказ можно изменить не более двух раз"),
+    ("only the boss's order counts", "приказ мафии отдаёт босс"),
+    ("same target two nights running", "нельзя выбирать одного и того же две ночи подряд"),
+    ("may not", "нельзя выбрать самого себя"),
+    ("cannot", "ваша роль не даёт такого приказа"),
+    ("is dead", "этот игрок выбыл из игры"),
+    ("is not a player", "нет такого игрока"),
+    ("sender is dead", "вы выбыли из игры"),
+    ("names the same player twice", "один и тот же игрок назван дважды"),
+    ("allowed on day", "сегодня можно назвать только одного игрока"),
+)
+
+
+def explain(reason: str) -> str:
+    for fragment, russian in REASONS:
+        if fragment in reason:
+            return russian
+    return "приказ недействителен"
+
+
+def _commands(
+    store: Store,
+    row: GameRow,
+    config: GameConfig,
+    state: GameState,
+    sender: str,
+    commands: PlayerCommands,
+    changes: list[Callable[[sqlite3.Connection], None]],
+    outgoing: list[Outgoing],
+    pm_id: int,
+) -> list[str]:
+    lines = [f"Не понято: {escape(p)}" for p in commands.problems]
+    # Any message cancels an earlier Q; a Q in this one sets it again.
+    changes.append(lambda db: _set(db, row.id, sender, "leaving", 1 if commands.quit else 0))
+    if commands.quit:
+        lines.append("Принято: Q — вы покинете игру при следующем подведении итогов (любое новое письмо отменит это).")
+    for setting in commands.settings:
+        changes.append(partial(_set, game_id=row.id, nick=sender, key=setting.key, value=setting.value))
+        lines.append(f"Принято: O {setting.key.upper()} {setting.value.upper()}")
+    if commands.report:
+        outgoing.append(
+            _reply(("report", pm_id), sender, latest_report(store, row, config, state, sender), "Ваш последний отчёт")
+        )
+    return lines
+
+
+def _set(db: sqlite3.Connection, game_id: int, nick: str, key: str, value: object) -> None:
+    assert key in ("gender", "afterlife", "leaving")
+    db.execute("INSERT OR IGNORE INTO player_settings (game_id, nick) VALUES (?, ?)", (game_id, nick))
+    db.execute(f"UPDATE player_settings SET {key} = ? WHERE game_id = ? AND nick = ?", (value, game_id, nick))
+
+
+def latest_report(store: Store, row: GameRow, config: GameConfig, state: GameState, nick: str) -> str:
+    """`Z`: the player's role message and the latest result of his own checks."""
+    text = render_role_message(config, state, nick).body
+    for day in range(state.day - 1, 0, -1):
+        found = store.day(row.id, day)
+        result = (found or {}).get("result") or {}
+        if nick in result.get("checks", {}):
+            text += f"\nРезультат вашей проверки в день {day}: {json.dumps(result['checks'][nick], ensure_ascii=False)}"
+            break
+    return text
+
+
+def _relay(store: Store, row: GameRow, config: GameConfig, state: GameState, pm: PrivateMessage, relay: Relay) -> None:
+    sender = pm.sender.strip()
+    living = [p.nick for p in state.living()]
+    recipients, refusal = _relay_recipients(state, sender, relay)
+    if not config.watch.relays:
+        refusal = "пересылка писем в этой игре выключена"
+    elif sender not in living:
+        refusal = "выбывшие игроки не пишут живым"
+    elif store.relay_count(row.id, state.day, sender) >= config.watch.relay_limit:
+        refusal = f"не больше {config.watch.relay_limit} писем в день"
+    elif not relay.body.strip():
+        refusal = "письмо пустое"
+    status = "sent" if refusal is None else f"refused: {refusal}"
+
+    def record(db: sqlite3.Connection) -> None:
+        db.execute(
+            "INSERT INTO relays (game_id, day, pm_id, sender, kind, recipients, status, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.id,
+                state.day,
+                pm.pm_id,
+                sender,
+                relay.kind,
+                json.dumps(recipients, ensure_ascii=False),
+                status,
+                pm.time.isoformat() if pm.time else "",
+            ),
+        )
+
+    if refusal is not None:
+        answer = _reply(pm.pm_id, sender, f"Письмо не переслано: {refusal}.")
+        store.handle_pm(row.id, pm.pm_id, sender, "relay", [answer], changes=record)
+        return
+    signed = "Анонимное письмо" if relay.anonymous else f"Письмо от {escape(sender)}"
+    wall = {"mafia": " (стена мафии)", "yakuza": " (стена якудзы)", "wall": " (всем игрокам)"}.get(relay.kind, "")
+    mark = marker("relay", row.id, pm.pm_id)
+    letter = Outgoing(mark, "pm", recipients, f"{signed}{wall}", stamp(f"{signed}{wall}:\n\n{relay.body}", mark))
+    receipt = _reply(pm.pm_id, sender, f"Письмо переслано ({len(recipients)}).")
+    store.handle_pm(row.id, pm.pm_id, sender, "relay", [letter, receipt], changes=record)
+
+
+def _relay_recipients(state: GameState, sender: str, relay: Relay) -> tuple[list[str], str | None]:
+    living = [p for p in state.living() if p.nick != sender]
+    if relay.kind == "mail":
+        nick = relay.nick or ""
+        target = state.player(nick)
+        if target is None:
+            nearest = Roster(state.nicks()).nearest(nick)
+            hint = f"; возможно, «{escape(nearest)}»" if nearest else ""
+            return [], f"нет игрока «{escape(nick)}»{hint}"
+        if not target.alive:
+            return [], f"{escape(nick)} выбыл из игры"
+        return [nick], None
+    if relay.kind == "wall":
+        return [p.nick for p in living], None
+    roles = {"mafia": ("mafia", "lawyer"), "yakuza": ("yakuza", "ninja")}[relay.kind]
+    members = [p.nick for p in living if p.role in roles]
+    return members, None if members else "некому переслать"
+
+
+# --- the day thread and the deadline -----------------------------------------------------------------
+
+
+def _interim_count(
+    store: Store, row: GameRow, config: GameConfig, client: ForumClient, now: datetime, report: PassReport
+) -> None:
+    state = row.state
+    assert state is not None
+    day = store.day(row.id, state.day)
+    if not config.watch.interim_counts or day is None or not day["topic"] or now >= day["deadline"]:
+        return
+    if state.variant == "salon":
+        return  # salon votes by PM: the thread holds no votes to count
+    posts = pipeline.read_day_topic(store, client, day["topic"]).posts
+    living = [p.nick for p in state.living()]
+    dead = [p.nick for p in state.players if not p.alive]
+    tally = tally_posts(
+        posts,
+        living,
+        dead=dead,
+        start=day["starts_at"],
+        deadline=day["deadline"],
+        variant=state.variant,
+        options=state.options,
+    )
+    counts = dict(tally.counts)
+    last = store.last_vote_count(row.id, state.day)
+    if not counts or (last is not None and last["counts"] == counts):
+        return
+    if last is not None:
+        soon = now - last["at"] < timedelta(minutes=config.watch.count_every_minutes)
+        few = len(posts) - last["posts"] < config.watch.count_every_posts
+        if soon and few:
+            return
+    body = render_tally_bbcode(tally, f"Промежуточный подсчёт голосов, день {state.day}")
+    mark = marker("count", row.id, state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
+    outgoing = Outgoing(mark, "reply", [str(day["topic"])], f"Подсчёт голосов, день {state.day}", stamp(body, mark))
+
+    def record(db: sqlite3.Connection) -> None:
+        db.execute(
+            "INSERT INTO vote_counts (game_id, day, at, posts, counts_json) VALUES (?, ?, ?, ?, ?)",
+            (row.id, state.day, now.isoformat(), len(posts), json.dumps(counts, ensure_ascii=False)),
+        )
+
+    store.queue(row.id, [outgoing], changes=record)
+    report.interim_count = True
+
+
+def _deadline(
+    store: Store,
+    row: GameRow,
+    config: GameConfig,
+    client: ForumClient,
+    now: datetime,
+    report: PassReport,
+    publish: Callable[[], object] | None,
+) -> None:
+    state = row.state
+    assert state is not None
+    day = store.day(row.id, state.day)
+    if day is None or now < day["deadline"] or state.winner != "none":
+        return
+    draft = store.draft(row.id, state.day)
+    if draft is None:
+        payload = pipeline.end_day(store, row.name, client)
+        report.drafted = True
+        body = (
+            f"Черновик итогов дня {state.day} игры «{escape(config.game.name)}». Проверьте и одобрите:\n"
+            f'forumbot draft approve "{config.game.name}" --by ВАШЕ_ИМЯ\n\n{payload["bbcode"]}'
+        )
+        if config.game.moderators:
+            mark = marker("draft", row.id, state.day)
+            store.queue(
+                row.id,
+                [
+                    Outgoing(
+                        mark,
+                        "pm",
+                        list(config.game.moderators),
+                        f"Черновик: {config.game.name}, день {state.day}",
+                        stamp(body, mark),
+                    )
+                ],
+            )
+    elif draft["approved_by"] and config.watch.auto_publish and publish is not None:
+        publish()
+        report.published = True
+
+
+def _flush(store: Store, game_id: int, messenger: Messenger, report: PassReport) -> None:
+    """Send what is queued, oldest first; a message is marked sent only once the forum took it."""
+    for item in store.pending(game_id):
+        try:
+            if item.kind == "reply":
+                messenger.post_reply(item.recipients[0], item.subject, item.body)
+            else:
+                messenger.send_pm(item.recipients, item.subject, item.body)
+        except ForumError as exc:
+            report.problems.append(f"not sent yet ({item.marker}): {exc}")
+            break  # keep the order; the next pass tries again
+        store.sent(item.marker)
+        report.sent.append(item.marker)
+
+
+# --- the loop ------------------------------------------------------------------------------------------
+
+
+def watch_loop(
+    run_pass: Callable[[], PassReport],
+    every: timedelta,
+    *,
+    on_report: Callable[[PassReport], None] = lambda r: None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Repeat passes until SIGINT/SIGTERM (or `stop`); a pass in progress is always finished first."""
+    stopping = stop or threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stopping.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while not stopping.is_set():
+            on_report(run_pass())
+            stopping.wait(every.total_seconds())
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+__all__ = ["Messenger", "PassReport", "StateError", "watch_loop", "watch_once"]
