@@ -436,7 +436,6 @@ def day_context(config: GameConfig, before: GameState, outcome: DayOutcome) -> d
         "dead_before": [p for p in before.players if not p.alive],
         "winner": outcome.winner,
         "winner_text": WINNER_TEXT.get(outcome.winner, ""),
-        "roles": {p.nick: role_name(p.role, variant) for p in outcome.state.players if not p.alive},
         "phrase": phrase,
         "role_name": lambda role: role_name(role, variant),
     }
