@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -23,7 +23,7 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from forumbot import pipeline
+from forumbot import pipeline, watch
 from forumbot.config import GameConfig, load_game_config, load_settings
 from forumbot.engine.deal import deal as deal_game
 from forumbot.engine.variants import VARIANTS, find_variant
@@ -31,7 +31,9 @@ from forumbot.engine.variants.gameru import Gameru
 from forumbot.errors import ForumbotError, ScenarioError
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, client_settings, open_client
+from forumbot.forum.posting import poster_for
 from forumbot.forum.saved import load_saved_folder
+from forumbot.publish import publish as publish_day
 from forumbot.render.preview import render_preview_html
 from forumbot.scenario import ScenarioResult, load_scenario, run_scenario, scenario_files
 from forumbot.simulate import CHART_FORMATS, ChartFormat, render_chart, simulate
@@ -629,6 +631,59 @@ def reveal_command(
         + (" (verified)" if shown.verified else " (MISMATCH)"),
         markup=False,
     )
+
+
+def parse_every(text: str) -> timedelta:
+    """ "10m", "90s", "1h" -> a duration."""
+    units = {"s": 1, "m": 60, "h": 3600}
+    number, unit = text[:-1], text[-1:].lower()
+    if unit not in units or not number.isdigit() or int(number) == 0:
+        fail(f"--every {text!r}: a number followed by s, m or h (e.g. 10m)")
+    return timedelta(seconds=int(number) * units[unit])
+
+
+@app.command("watch")
+def watch_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    every: Annotated[str, typer.Option(help="Time between passes (s, m or h).")] = "10m",
+    once: Annotated[bool, typer.Option("--once", help="One pass, then exit (for cron).")] = False,
+    state: StateOption = None,
+) -> None:
+    """Between day ends: order receipts, PM commands and relays, interim vote counts, the deadline's draft."""
+    interval = parse_every(every)
+    with host_errors():
+        store = open_store(state)
+        _, config = pipeline.load(store, game)
+    with host_errors(), game_client(config) as client:
+        poster = poster_for(client)
+
+        def run_pass() -> watch.PassReport:
+            with host_errors():
+                return watch.watch_once(
+                    store,
+                    game,
+                    client,
+                    poster,
+                    datetime.now(UTC),
+                    publish=lambda: publish_day(store, game, client, datetime.now(UTC)),
+                )
+
+        def log(report: watch.PassReport) -> None:
+            out.print(
+                f"{datetime.now(UTC):%H:%M:%S} {len(report.handled)} PMs handled, {len(report.sent)} sent"
+                + (", interim count" if report.interim_count else "")
+                + (", draft made and sent to the moderators" if report.drafted else "")
+                + (", published" if report.published else "")
+                + (", the game started" if report.started else ""),
+                markup=False,
+            )
+            for problem in report.problems:
+                err.print(f"problem: {problem}", markup=False)
+
+        if once:
+            log(run_pass())
+        else:
+            watch.watch_loop(run_pass, interval, on_report=log)
 
 
 def show_draft(game: str, payload: dict[str, Any], approved_by: str | None) -> None:

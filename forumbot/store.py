@@ -148,7 +148,7 @@ MIGRATIONS: tuple[str, ...] = (
         recipients TEXT NOT NULL,      -- JSON list of nicks, or the topic for a reply
         subject TEXT NOT NULL,
         body TEXT NOT NULL,
-        status TEXT NOT NULL,          -- pending | sent
+        status TEXT NOT NULL,          -- pending | sending (cut off: look on the forum first) | sent
         queued_at TEXT NOT NULL,
         sent_at TEXT
     );
@@ -163,6 +163,7 @@ class Outgoing:
     recipients: list[str]
     subject: str
     body: str
+    attempted: bool = False  # a send was started and never confirmed (a crash mid-send)
 
 
 def now_utc() -> str:
@@ -432,11 +433,15 @@ class Store:
 
     def pending(self, game_id: int) -> list[Outgoing]:
         rows = self.db.execute(
-            "SELECT marker, kind, recipients, subject, body FROM outbox WHERE game_id = ? AND status = 'pending' "
-            "ORDER BY rowid",
+            "SELECT marker, kind, recipients, subject, body, status FROM outbox "
+            "WHERE game_id = ? AND status IN ('pending', 'sending') ORDER BY rowid",
             (game_id,),
         )
-        return [Outgoing(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+        return [Outgoing(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5] == "sending") for r in rows]
+
+    def sending(self, marker: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE outbox SET status = 'sending' WHERE marker = ?", (marker,))
 
     def sent(self, marker: str) -> None:
         with self.transaction() as db:

@@ -56,11 +56,19 @@ SUBJECT = "forumbot"
 
 
 class Messenger(Protocol):
-    """What the watch needs of the forum beyond reading: sending PMs and replying in a topic."""
+    """What the watch needs of the forum beyond reading (`forumbot.forum.posting.PhpbbPoster` is one)."""
 
-    def send_pm(self, recipients: Sequence[str], subject: str, message: str) -> None: ...
+    def send_pm(
+        self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
+    ) -> object: ...
 
-    def post_reply(self, topic: str, subject: str, message: str) -> object: ...
+    def post_reply(self, topic: str, subject: str, message: str, *, marker: str | None = None) -> object: ...
+
+    def find_marker_in_sent(
+        self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
+    ) -> int | None: ...
+
+    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None: ...
 
 
 @dataclass
@@ -511,15 +519,27 @@ def _flush(store: Store, game_id: int, messenger: Messenger, report: PassReport)
     """Send what is queued, oldest first; a message is marked sent only once the forum took it."""
     for item in store.pending(game_id):
         try:
+            if item.attempted and _already_there(messenger, item):
+                store.sent(item.marker)
+                continue
+            store.sending(item.marker)
             if item.kind == "reply":
-                messenger.post_reply(item.recipients[0], item.subject, item.body)
+                messenger.post_reply(item.recipients[0], item.subject, item.body, marker=item.marker)
             else:
-                messenger.send_pm(item.recipients, item.subject, item.body)
+                messenger.send_pm(item.recipients, item.subject, item.body, marker=item.marker)
         except ForumError as exc:
             report.problems.append(f"not sent yet ({item.marker}): {exc}")
             break  # keep the order; the next pass tries again
         store.sent(item.marker)
         report.sent.append(item.marker)
+
+
+def _already_there(messenger: Messenger, item: Outgoing) -> bool:
+    """A send that was cut off may have reached the forum: look for its marker before sending again."""
+    if item.kind == "reply":
+        return messenger.find_marker_in_topic(int(item.recipients[0]), item.marker) is not None
+    found = messenger.find_marker_in_sent(item.marker, subject=item.subject, recipients=item.recipients)
+    return found is not None
 
 
 # --- the loop ------------------------------------------------------------------------------------------

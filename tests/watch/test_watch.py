@@ -43,15 +43,21 @@ class Recorder:
     replies: list[tuple[str, str, str]] = field(default_factory=list)
     fail_after: int | None = None
 
-    def send_pm(self, recipients: Sequence[str], subject: str, message: str) -> None:
+    def send_pm(self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None) -> None:
         if self.fail_after is not None and len(self.pms) >= self.fail_after:
             self.fail_after = None
             raise ForumUnavailable("the forum went away")
         self.pms.append((tuple(recipients), subject, message))
 
-    def post_reply(self, topic: str, subject: str, message: str) -> int:
+    def post_reply(self, topic: str, subject: str, message: str, *, marker: str | None = None) -> int:
         self.replies.append((topic, subject, message))
         return len(self.replies)
+
+    def find_marker_in_sent(self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()) -> None:
+        return next((1 for _, _, body in self.pms if marker in body), None)  # type: ignore[return-value]
+
+    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
+        return next((1 for _, _, body in self.replies if marker in body), None)
 
     def to(self, nick: str) -> list[str]:
         return [body for recipients, _, body in self.pms if nick in recipients]
@@ -320,3 +326,52 @@ def test_magic_word_signups_start_the_game(tmp_path: Path, served: tuple[Board, 
     assert state is not None and len(state.players) == 4
     for nick in ("Alice", "Bob Smith", "Пётр", "Дядя Фёдор"):
         assert any("kozanostra7" in body for body in messenger.to(nick)[-1:])
+
+
+class CrashAfterSend(Recorder):
+    """Sends, then the process dies before it can write down that it did."""
+
+    def send_pm(self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None) -> None:
+        super().send_pm(recipients, subject, message, marker=marker)
+        if len(self.pms) == 1:
+            raise KeyboardInterrupt("killed right after the forum took the PM")
+
+
+def test_a_crash_after_the_forum_took_a_pm_does_not_send_it_again(game: Game) -> None:
+    game.pm(game.town()[0], "O GENDER FEMALE", 10)
+    game.messenger = CrashAfterSend()
+    with pytest.raises(KeyboardInterrupt):
+        game.run(15)
+    game.run(16)
+    assert len(game.messenger.pms) == 1
+
+
+def test_watch_once_from_the_command_line_over_real_phpbb_forms(
+    tmp_path: Path, served: tuple[Board, BoardServer, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from forumbot.cli import app
+
+    board, server, forum = served
+    monkeypatch.setenv("FORUMBOT_USERNAME", "host_bot")
+    monkeypatch.setenv("FORUMBOT_PASSWORD", "pw")
+    monkeypatch.setenv("FORUMBOT_MIN_INTERVAL", "0")
+    monkeypatch.setenv("FORUMBOT_STATE", str(tmp_path / "state.db"))
+    players = ", ".join(f'"{p}"' for p in PLAYERS)
+    (tmp_path / "game.toml").write_text(
+        f'[game]\nname = "Мафия"\nvariant = "gameru-3.3"\nplayers = [{players}]\n'
+        f'[forum]\nengine = "phpbb"\nbase_url = "{server.url}"\nforum_id = {forum}\n',
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    assert runner.invoke(app, ["new-game", str(tmp_path / "game.toml")]).exit_code == 0
+    topic = board.add_topic(forum, "Мафия. День 1", "host_bot", "День 1", datetime.now(UTC))
+    assert runner.invoke(app, ["deal", "Мафия", "--topic", str(topic)]).exit_code == 0
+    board.send_pm("Alice", "host_bot", "приказ", "Убиваем — Пётр", datetime.now(UTC))
+    for _ in range(2):
+        result = runner.invoke(app, ["watch", "Мафия", "--once"])
+        assert result.exit_code == 0, result.output
+    receipts = [pm for pm in board.pms_to("Alice") if pm.sender == "host_bot"]
+    assert len(receipts) == 1
+    assert receipts[0].body.startswith("Не принято: Убиваем — Пётр:") or receipts[0].body.startswith("Принято")
