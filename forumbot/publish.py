@@ -1,0 +1,457 @@
+"""Publishing: the approved day goes to the forum, once, whatever crashes in between.
+
+    publish(store, "Mafia-1", client, now)      # roles (if never sent), the new day's topic, the lock of
+                                                # the old one, the PMs that are due; then the game advances
+    send_draft_to_moderators(store, "Mafia-1", client)
+
+What `publish` does, in this order:
+1. refuses unless the current day's draft carries a moderator's approval (`forumbot draft approve`);
+   on day 1 before any draft it publishes the opening instead: the day-1 topic (if the day has none)
+   with the SHA-256 commitment to the roles, and the role PMs;
+2. each player's role PM, if the bot never sent it (the mafia's lists their team and boss);
+3. the new day's topic in the config's `[forum] forum_id`: "<game>. День N", the draft's BBCode, the
+   commitment line after day 1, the reveal of every role and the salt when the game is over;
+4. the lock of the day's old topic, where the account may (a refusal is reported, not an error);
+5. the PMs that are due: a role that changed hands, each checker's private result, and at the end the
+   reveal to every player;
+6. `pipeline.advance` with the new topic's id.
+
+Crash safety. Every post and PM has a marker, `fbm` + 24 hex digits of SHA-256 over the game's commitment
+(unique to one deal, published anyway), the kind, the day and the recipient: a re-run computes the same
+one. Before sending, the intent is stored (`publications`, status `intended`); after the forum confirms,
+the remote id (`done`). The marker is written into the text as an invisible BBCode line,
+`[size=1][color=#ffffff]fbm…[/color][/size]`: only letters and digits (no smiley, link or tag can form),
+rendered by phpBB as a one-percent white span that a search of the page text finds. A re-run skips what is
+`done`; what is `intended` is looked for first (a topic of the bot's on the forum's first page, a PM in
+the bot's outbox or sent messages, a post of the bot's own, never a quote of it) and sent only if absent.
+The lock needs no marker: locking twice is harmless. `checkpoint(step)` is called right after each intent
+is stored ("before ...") and right after the forum confirmed ("after ..."): tests crash there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from forumbot import pipeline
+from forumbot.config import GameConfig
+from forumbot.engine.model import DayOutcome, GameState
+from forumbot.errors import ConfigError, StateError
+from forumbot.forum.client import ForumClient
+from forumbot.forum.posting import Poster, poster_for
+from forumbot.render.bbcode import escape
+from forumbot.render.day import render_day_title
+from forumbot.render.messages import (
+    Message,
+    render_check_messages,
+    render_reveal,
+    render_role_change_messages,
+    render_role_messages,
+)
+from forumbot.store import GameRow, Store
+
+__all__ = [
+    "DraftSent",
+    "PublishReport",
+    "commitment_line",
+    "marker_line",
+    "publication_marker",
+    "publish",
+    "send_draft_to_moderators",
+]
+
+Checkpoint = Callable[[str], None]
+MARKER_PREFIX = "fbm"
+
+
+def _no_checkpoint(step: str) -> None:
+    return None
+
+
+# --- markers -----------------------------------------------------------------------------------------
+
+
+def publication_marker(commitment: str, kind: str, day: int, recipient: str | None = None) -> str:
+    """The marker of one publication: the same game, kind, day and recipient give the same marker."""
+    key = "\x1f".join((commitment, kind, str(day), recipient or ""))
+    return MARKER_PREFIX + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+
+
+def marker_line(marker: str) -> str:
+    """The marker as BBCode that phpBB renders invisibly (white, 1% size) and keeps in the page's text."""
+    return f"[size=1][color=#ffffff]{marker}[/color][/size]"
+
+
+def with_marker(body: str, marker: str) -> str:
+    return f"{body.rstrip()}\n\n{marker_line(marker)}\n"
+
+
+def commitment_line(commitment: str) -> str:
+    return (
+        f"SHA-256 списка ролей с солью: [b]{commitment}[/b]\n"
+        "Соль и список будут опубликованы в конце игры: каждый сможет проверить, что роли не менялись."
+    )
+
+
+# --- the report --------------------------------------------------------------------------------------
+
+
+@dataclass
+class PublishReport:
+    """What one run of `publish` did; `locked` is None when there was no old topic to lock."""
+
+    game: str
+    day: int  # the day that was published (the one that ended; 1 for the opening)
+    topic_id: int | None = None
+    locked: bool | None = None
+    sent: list[str] = field(default_factory=list)  # posted or sent by this run
+    recovered: list[str] = field(default_factory=list)  # sent before a crash, found on the forum
+    skipped: list[str] = field(default_factory=list)  # done by an earlier run
+    notes: list[str] = field(default_factory=list)
+    new_day: int | None = None  # the day opened by the advance; None at the opening and at the end
+    winner: str = "none"
+
+
+@dataclass
+class DraftSent:
+    game: str
+    day: int
+    moderators: tuple[str, ...]
+    pm_id: int | None
+    already: bool  # this very draft had been sent before: nothing was sent again
+
+
+# --- one publication, exactly once -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Step:
+    kind: str  # topic | lock | pm (the publications table's kind)
+    label: str
+    marker: str
+    recipient: str | None
+    send: Callable[[], str | None]  # does it; the remote id
+    find: Callable[[], str | None] | None  # after a crash: the remote id if it is on the forum already
+
+
+def _run(
+    store: Store, row: GameRow, day: int, step: _Step, report: PublishReport, checkpoint: Checkpoint
+) -> str | None:
+    """Send one publication unless it is done; look for it first if an earlier run meant to send it."""
+    known = store.publication(step.marker)
+    if known is not None and known["status"] == "done":
+        report.skipped.append(step.label)
+        remote: str | None = known["remote_id"]
+        return remote
+    if known is not None and step.find is not None:
+        found = step.find()
+        if found is not None:
+            store.published(step.marker, found)
+            report.recovered.append(step.label)
+            return found
+    store.intend(row.id, day, step.marker, step.kind, step.recipient)
+    checkpoint(f"before {step.label}")
+    remote = step.send()
+    checkpoint(f"after {step.label}")
+    store.published(step.marker, remote)
+    report.sent.append(step.label)
+    return remote
+
+
+def _pm_step(
+    poster: Poster, commitment: str, day: int, kind: str, key: str, message: Message, to: Sequence[str]
+) -> _Step:
+    marker = publication_marker(commitment, kind, day, key)
+    body = with_marker(message.body, marker)
+    recipients = list(to)
+
+    def send() -> str | None:
+        pm_id = poster.send_pm(recipients, message.subject, body, marker=marker)
+        return str(pm_id) if pm_id is not None else None
+
+    def find() -> str | None:
+        pm_id = poster.find_marker_in_sent(marker, subject=message.subject, recipients=recipients)
+        return str(pm_id) if pm_id is not None else None
+
+    return _Step("pm", f"PM {kind} → {key}", marker, key, send, find)
+
+
+def _topic_step(poster: Poster, forum_id: int, commitment: str, day: int, kind: str, subject: str, body: str) -> _Step:
+    marker = publication_marker(commitment, kind, day)
+    text = with_marker(body, marker)
+
+    def send() -> str:
+        return str(poster.post_topic(forum_id, subject, text, marker=marker))
+
+    def find() -> str | None:
+        topic_id = poster.find_marker_in_forum(forum_id, subject, marker)
+        return str(topic_id) if topic_id is not None else None
+
+    return _Step("topic", f"topic «{subject}»", marker, None, send, find)
+
+
+# --- publish -----------------------------------------------------------------------------------------
+
+
+def publish(
+    store: Store,
+    name: str,
+    client: ForumClient,
+    now: datetime,
+    *,
+    poster: Poster | None = None,
+    roles: bool = True,
+    checkpoint: Checkpoint = _no_checkpoint,
+) -> PublishReport:
+    """Post the approved day and send its PMs, each once, then advance the game (see the module's doc).
+    `poster` writes (default: the client's phpBB poster); `roles=False`: the role PMs were sent by hand
+    and are never sent by the bot."""
+    row, config = pipeline.load(store, name)
+    state = _running(row)
+    commitment = row.commitment or ""
+    poster = poster or poster_for(client)
+    draft = store.draft(row.id, state.day)
+    today = store.day(row.id, state.day)
+    report = PublishReport(game=name, day=state.day)
+    if draft is None:
+        if state.day != 1:
+            raise StateError(f"{name}: day {state.day} has no draft to publish (forumbot end-day {name})")
+        return _opening(store, row, config, state, client, poster, roles, report, checkpoint)
+    if not draft["approved_by"]:
+        raise StateError(
+            f"{name}: the draft of day {state.day} is not approved by a moderator (forumbot draft approve {name})"
+        )
+    payload: dict[str, Any] = draft["payload"]
+    outcome = outcome_of(payload)
+    forum_id = _forum_id(config)
+    steps: list[_Step] = []
+    if roles:
+        steps += _role_steps(poster, config, state, commitment)
+    subject = render_day_title(config, state, outcome)
+    body = payload["bbcode"].rstrip()
+    if state.day == 1 and commitment:
+        body += "\n\n" + commitment_line(commitment)
+    if outcome.winner != "none":
+        body += "\n\n" + _reveal(config, row, outcome).body.rstrip()
+    topic_step = _topic_step(poster, forum_id, commitment, state.day, "topic", subject, body)
+    steps.append(topic_step)
+    run = _Runner(store, row, state.day, report, checkpoint)
+    for step in steps:
+        remote = run(step)
+        if step is topic_step:
+            report.topic_id = int(remote) if remote is not None else None
+    if report.topic_id is None:
+        raise StateError(f"{name}: the new topic's id is unknown; the publications table has no id for it")
+    old_topic = today["topic"] if today is not None else None
+    if old_topic:
+        _lock(run, poster, config, commitment, state.day, client.topic_id(old_topic), report)
+    for step in _due_pms(poster, config, row, state, outcome, commitment):
+        run(step)
+    checkpoint("before advance")
+    new_state = pipeline.advance(store, name, now, topic=str(report.topic_id))
+    report.winner = new_state.winner
+    report.new_day = new_state.day if new_state.winner == "none" else None
+    return report
+
+
+class _Runner:
+    def __init__(self, store: Store, row: GameRow, day: int, report: PublishReport, checkpoint: Checkpoint) -> None:
+        self.store, self.row, self.day, self.report, self.checkpoint = store, row, day, report, checkpoint
+
+    def __call__(self, step: _Step) -> str | None:
+        return _run(self.store, self.row, self.day, step, self.report, self.checkpoint)
+
+
+def _opening(
+    store: Store,
+    row: GameRow,
+    config: GameConfig,
+    state: GameState,
+    client: ForumClient,
+    poster: Poster,
+    roles: bool,
+    report: PublishReport,
+    checkpoint: Checkpoint,
+) -> PublishReport:
+    """Day 1 before its end: the role PMs, and the day-1 topic unless the host named one."""
+    commitment = row.commitment or ""
+    run = _Runner(store, row, 1, report, checkpoint)
+    if roles:
+        for step in _role_steps(poster, config, state, commitment):
+            run(step)
+    day = store.day(row.id, 1)
+    if day is not None and day["topic"]:
+        report.topic_id = client.topic_id(day["topic"])
+        if not report.sent and not report.recovered:
+            report.notes.append(f"day 1 is read from topic {day['topic']}; nothing else is due before its end")
+        return report
+    subject = f"{config.game.name}. День 1"
+    body = opening_text(config, state, commitment, day["deadline"] if day is not None else None)
+    step = _topic_step(poster, _forum_id(config), commitment, 1, "opening", subject, body)
+    remote = run(step)
+    if remote is None:
+        raise StateError(f"{config.game.name}: the day-1 topic's id is unknown")
+    store.set_day_topic(row.id, 1, remote)
+    report.topic_id = int(remote)
+    return report
+
+
+def opening_text(config: GameConfig, state: GameState, commitment: str, deadline: datetime | None) -> str:
+    """The first post of day 1 when the bot opens the game."""
+    lines = [
+        f"[size=150][b]{escape(config.game.name)}. День 1[/b][/size]",
+        "",
+        "Игра начинается! Роли разосланы личными сообщениями.",
+        "",
+        f"[b]Игроки ({len(state.players)}):[/b]",
+        "[list]",
+        *(f"[*]{escape(p.nick)}" for p in state.players),
+        "[/list]",
+    ]
+    if deadline is not None:
+        local = deadline.astimezone(config.game.zone)
+        lines += ["", f"День заканчивается {local:%d.%m.%Y в %H:%M} ({escape(config.game.timezone)})."]
+    if commitment:
+        lines += ["", commitment_line(commitment)]
+    return "\n".join(lines) + "\n"
+
+
+def _role_steps(poster: Poster, config: GameConfig, state: GameState, commitment: str) -> list[_Step]:
+    """Each living player's role PM; the marker has no day: a role is sent once a game."""
+    return [
+        _pm_step(poster, commitment, 0, "role", m.to or "", m, [m.to or ""])
+        for m in render_role_messages(config, state)
+        if m.to
+    ]
+
+
+def _due_pms(
+    poster: Poster, config: GameConfig, row: GameRow, before: GameState, outcome: DayOutcome, commitment: str
+) -> list[_Step]:
+    day = before.day
+    steps: list[_Step] = []
+    per_nick: dict[str, int] = {}
+    for m in render_role_change_messages(config, before, outcome):
+        if not m.to:
+            continue
+        n = per_nick[m.to] = per_nick.get(m.to, 0) + 1
+        steps.append(_pm_step(poster, commitment, day, "role-change", f"{m.to}#{n}", m, [m.to]))
+    for m in render_check_messages(config, before, outcome):
+        if m.to:
+            steps.append(_pm_step(poster, commitment, day, "check", m.to, m, [m.to]))
+    if outcome.winner != "none":
+        reveal = _reveal(config, row, outcome)
+        steps.append(_pm_step(poster, commitment, day, "reveal", "*", reveal, list(before.nicks())))
+    return steps
+
+
+def _lock(
+    run: _Runner,
+    poster: Poster,
+    config: GameConfig,
+    commitment: str,
+    day: int,
+    topic_id: int,
+    report: PublishReport,
+) -> None:
+    marker = publication_marker(commitment, "lock", day, str(topic_id))
+
+    def send() -> str:
+        return "locked" if poster.lock_topic(topic_id, config.forum.forum_id) else "refused"
+
+    result = run(_Step("lock", f"lock of topic {topic_id}", marker, str(topic_id), send, None))
+    report.locked = result == "locked"
+    if not report.locked:
+        report.notes.append(
+            f"topic {topic_id} of day {day} was not locked: the account {poster.username!r} may not lock topics "
+            "there (not a moderator); lock it by hand"
+        )
+
+
+def _reveal(config: GameConfig, row: GameRow, outcome: DayOutcome) -> Message:
+    if not row.salt or not row.commitment:
+        raise StateError(f"{row.name}: no salt and commitment stored: the roles cannot be revealed")
+    dealt = GameState.model_validate_json(row.dealt_json) if row.dealt_json else None
+    return render_reveal(config, outcome.state, row.salt, row.commitment, dealt)
+
+
+# --- the draft to the moderators ---------------------------------------------------------------------
+
+
+def send_draft_to_moderators(
+    store: Store,
+    name: str,
+    client: ForumClient,
+    *,
+    poster: Poster | None = None,
+    checkpoint: Checkpoint = _no_checkpoint,
+) -> DraftSent:
+    """PM the current day's draft (its BBCode as the topic would show it) to the config's moderators, in
+    one message. The same draft is sent once; a new draft (end-day again) is sent again."""
+    row, config = pipeline.load(store, name)
+    state = _running(row)
+    draft = store.draft(row.id, state.day)
+    if draft is None:
+        raise StateError(f"{name}: no draft for day {state.day} (forumbot end-day {name})")
+    moderators = tuple(config.game.moderators)
+    if not moderators:
+        raise ConfigError(f"{name}: the config names no moderators ([game] moderators = [...])")
+    payload = draft["payload"]
+    version = hashlib.sha256(f"{draft['created_at']}\n{payload['bbcode']}".encode()).hexdigest()[:16]
+    message = Message(
+        to=None,
+        subject=f"{config.game.name}: черновик итогов дня {state.day}",
+        body=draft_text(config, state.day, payload["bbcode"], draft["approved_by"]),
+    )
+    poster = poster or poster_for(client)
+    step = _pm_step(
+        poster, row.commitment or "", state.day, f"draft-{version}", ", ".join(moderators), message, moderators
+    )
+    report = PublishReport(game=name, day=state.day)
+    remote = _Runner(store, row, state.day, report, checkpoint)(step)
+    return DraftSent(
+        game=name,
+        day=state.day,
+        moderators=moderators,
+        pm_id=int(remote) if remote is not None and remote.isdigit() else None,
+        already=bool(report.skipped),
+    )
+
+
+def draft_text(config: GameConfig, day: int, bbcode: str, approved_by: str | None) -> str:
+    game = escape(config.game.name)
+    status = f"одобрен: {escape(approved_by)}" if approved_by else "[b]ещё не одобрен[/b]"
+    return (
+        f"Черновик итогов дня {day} игры [b]{game}[/b] ({status}).\n"
+        f"Одобрить: [code]forumbot draft approve {game} --by ИМЯ[/code]\n"
+        "Так будет выглядеть новая тема:\n"
+        "——————————\n"
+        f"{bbcode.rstrip()}\n"
+        "——————————\n"
+    )
+
+
+# --- helpers -----------------------------------------------------------------------------------------
+
+
+def outcome_of(payload: dict[str, Any]) -> DayOutcome:
+    """The day's outcome as the draft stored it (enough for the titles and the private messages)."""
+    keys = ("day", "deaths", "checks", "winner", "executed", "tally", "events", "state")
+    return DayOutcome.model_validate({key: payload[key] for key in keys if key in payload})
+
+
+def _running(row: GameRow) -> GameState:
+    if row.state is None:
+        raise StateError(f"{row.name}: roles are not dealt yet (forumbot deal {row.name})")
+    if row.state.winner != "none":
+        raise StateError(f"{row.name}: the game is over ({row.state.winner} won); nothing left to publish")
+    return row.state
+
+
+def _forum_id(config: GameConfig) -> int:
+    if config.forum.forum_id is None:
+        raise ConfigError(f"{config.game.name}: set [forum] forum_id, the forum where the day topics are posted")
+    return config.forum.forum_id

@@ -1,0 +1,216 @@
+"""A first day played on the fake phpBB board, drafted and approved, ready to publish.
+
+Nine players of gameru-3.3 dealt with a fixed seed (so the roles are known here); on day 1 the town
+executes a mafioso, the boss orders a kill and the sheriff checks a civilian. The server and the client
+share one fake clock: the one-second form rule and flood control are honoured without real waiting.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from forumbot import pipeline
+from forumbot.config import GameConfig
+from forumbot.engine import deal
+from forumbot.forum.client import PhpbbClient
+from forumbot.forum.http import HttpSettings
+from forumbot.forum.posting import PhpbbPoster
+from forumbot.store import Store
+from forumbot.testing.board import Board, BoardServer, PrivateMessage, Topic
+
+GAME = "Mafia-1"
+FORUM = 4
+BOT, BOT_PASSWORD = "host_bot", "secret"
+PLAYERS = ["Alice", "Bob Smith", "Пётр", "Кот_Матроскин", "Дядя Фёдор", "Шарик", "Mr. Pink", "Charlie", "Dana_99"]
+SEED = 7
+START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)  # day 1 begins; its deadline is 23:00 UTC
+T_END = datetime(2026, 11, 29, 23, 5, tzinfo=UTC).timestamp()  # the board's clock: the day is over
+NOW = datetime.fromtimestamp(T_END, UTC)
+
+DEALT = deal("gameru-3.3", PLAYERS, SEED, None)
+ROLE = {p.nick: p.role for p in DEALT.players}
+SHERIFF = next(p.nick for p in DEALT.players if p.role == "sheriff")
+BOSS = next(p.nick for p in DEALT.players if p.boss)
+MAFIA = [p.nick for p in DEALT.players if p.role == "mafia" and not p.boss]
+EXECUTED = MAFIA[-1]  # the town's choice on day 1
+VICTIM = next(n for n in PLAYERS if ROLE[n] == "civilian" and n != EXECUTED)  # the boss's order
+CHECKED = next(n for n in reversed(PLAYERS) if ROLE[n] == "civilian" and n != VICTIM)  # the sheriff's check
+
+ROLE_SUBJECT = f"{GAME}: ваша роль"
+DAY2_TITLE = f"{GAME}. День 2"
+# What a clean publish of day 1 goes through, in order (the checkpoint names): every role PM, the topic,
+# the old topic's lock, the sheriff's result, the advance.
+PUBLICATIONS = [
+    *(f"PM role → {nick}" for nick in PLAYERS),
+    f"topic «{DAY2_TITLE}»",
+    "lock of topic 1",
+    f"PM check → {SHERIFF}",
+]
+CHECKPOINTS = [f"{when} {label}" for label in PUBLICATIONS for when in ("before", "after")] + ["before advance"]
+
+
+class FakeClock:
+    """Server and client time that moves only when slept on or told to: nothing really waits."""
+
+    def __init__(self, start: float = T_END) -> None:
+        self.now = start
+        self.mono = 1000.0
+        self.slept = 0.0
+        self.on_sleep: Callable[[float], None] | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def time(self) -> float:
+        return self.now
+
+    def monotonic(self) -> float:
+        return self.mono
+
+    def sleep(self, seconds: float) -> None:
+        with self._lock:
+            if seconds > 0:
+                self.now += seconds
+                self.mono += seconds
+                self.slept += seconds
+        hook = self.on_sleep
+        if hook is not None and seconds > 0:
+            hook(seconds)
+
+
+class Crash(BaseException):
+    """The process dies here (not an error anyone may catch)."""
+
+
+def crash_at(point: str, seen: list[str] | None = None) -> Callable[[str], None]:
+    def checkpoint(step: str) -> None:
+        if seen is not None:
+            seen.append(step)
+        if step == point:
+            raise Crash(step)
+
+    return checkpoint
+
+
+@dataclass
+class Played:
+    """The board serving a played day 1, and the state file holding its approved draft."""
+
+    board: Board
+    server: BoardServer
+    clock: FakeClock
+    store: Store
+    config: GameConfig
+    day1_topic: int
+    clients: list[PhpbbClient] = field(default_factory=list)
+
+    def client(self, username: str = BOT, password: str = BOT_PASSWORD) -> PhpbbClient:
+        """A fresh client, as a new run of the program would make it."""
+        client = PhpbbClient(
+            self.server.url,
+            username=username,
+            password=password,
+            settings=HttpSettings(min_interval=0.0, backoff_base=0.0, max_attempts=2),
+            clock=self.clock,
+        )
+        self.clients.append(client)
+        return client
+
+    def poster(self, client: PhpbbClient | None = None, **options: Any) -> PhpbbPoster:
+        return PhpbbPoster(client or self.client(), **options)
+
+    def posts_by_bot(self) -> list[Any]:
+        return [p for t in self.board.topics for p in t.posts if p.author == BOT]
+
+    def topics_titled(self, title: str) -> list[Topic]:
+        return [t for t in self.board.topics if t.title == title]
+
+    def pms(self, to: str, subject: str | None = None) -> list[PrivateMessage]:
+        return [m for m in self.board.pms_to(to) if m.sender == BOT and (subject is None or m.subject == subject)]
+
+    def posts_made(self) -> int:
+        """Submissions that reached the forum's posting and PM forms (fetching forms not counted)."""
+        return self.server.count("posting.php", method="POST") + self.server.count(
+            "ucp.php", method="POST", query="mode=compose"
+        )
+
+
+def game_config(base_url: str, **forum: Any) -> GameConfig:
+    return GameConfig.model_validate(
+        {
+            "game": {
+                "name": GAME,
+                "variant": "gameru-3.3",
+                "players": PLAYERS,
+                "moderators": ["admin"],
+                "timezone": "UTC",
+                "deadline": "23:00",
+            },
+            "forum": {"engine": "phpbb", "base_url": base_url, "forum_id": FORUM} | forum,
+        }
+    )
+
+
+def board_with_day1(*, bot_moderator: bool = True) -> tuple[Board, int]:
+    board = Board(now=lambda: NOW)
+    board.add_user(BOT, BOT_PASSWORD, moderator=bot_moderator)
+    board.add_user("admin", "admin-secret", moderator=True)
+    for nick in PLAYERS:
+        board.add_user(nick, f"{nick}-secret")
+    board.add_forum("Mafia", forum_id=FORUM)
+    at = START + timedelta(minutes=1)
+    topic = board.add_topic(FORUM, f"{GAME}. День 1", BOT, f"[b]{GAME}. День 1[/b]\nГолосуем.", at)
+    return board, topic
+
+
+def play_day1(board: Board, topic: int) -> None:
+    """Votes in the thread, the boss's kill and the sheriff's check by PM, all inside day 1."""
+    voters = [n for n in PLAYERS if n not in (EXECUTED, BOSS, *MAFIA)]
+    for k, voter in enumerate(voters):
+        vote = f"Голосую: [color=red][b]{EXECUTED}[/b][/color]"
+        board.add_post(topic, voter, vote, START + timedelta(minutes=10 + k))
+    board.send_pm(BOSS, BOT, "заказ", f"Убиваем — {VICTIM}", START + timedelta(hours=1))
+    board.send_pm(SHERIFF, BOT, "проверка", f"Проверяю — {CHECKED}", START + timedelta(hours=2))
+
+
+@contextmanager
+def played_day(
+    tmp_path: Path,
+    *,
+    bot_moderator: bool = True,
+    flood_interval: float = 0.0,
+    approve: bool = True,
+    topic_known: bool = True,
+    drafted: bool = True,
+) -> Iterator[Played]:
+    """The board on 127.0.0.1 with day 1 played; the game dealt (day 1 in topic 1), drafted, approved."""
+    board, topic = board_with_day1(bot_moderator=bot_moderator)
+    clock = FakeClock()
+    server = BoardServer(board, clock=clock, flood_interval=flood_interval)
+    store = Store(tmp_path / "state.db")
+    with server:
+        played = Played(board, server, clock, store, game_config(server.url), topic)
+        try:
+            pipeline.create_game(store, played.config)
+            pipeline.deal_game(store, GAME, START, topic=str(topic) if topic_known else None, seed=SEED)
+            if drafted:
+                play_day1(board, topic)
+                reader = played.client()
+                pipeline.end_day(store, GAME, reader)
+                reader.close()
+                if approve:
+                    pipeline.approve(store, GAME, "admin")
+            server.reset_log()
+            yield played
+        finally:
+            for client in played.clients:
+                client.close()
+            store.close()
+    assert not server.errors, server.errors[0]

@@ -1,0 +1,195 @@
+"""Posting on the fake phpBB board through the project's client: forms, tokens, flood control, review,
+locking, PMs in two steps, and finding a marker afterwards."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from publish_support import BOT, FORUM, PLAYERS, START, Played, played_day
+
+from forumbot.errors import ForumError, NoPermission
+from forumbot.forum.client import SavedPagesClient
+from forumbot.forum.posting import PhpbbPoster, form_error, forum_message, parse_forum_topics, poster_for
+from forumbot.testing.board import FLOOD_ERROR, FORM_INVALID
+
+MARK = "[size=1][color=#ffffff]fbm0123456789abcdef01234567[/color][/size]"
+MARKER = "fbm0123456789abcdef01234567"
+
+
+@pytest.fixture
+def day(tmp_path: Path):
+    with played_day(tmp_path, drafted=False) as played:
+        yield played
+
+
+def test_a_new_topic_a_reply_and_their_ids(day: Played) -> None:
+    poster = day.poster()
+    topic = poster.post_topic(FORUM, "Тема [b]", f"Текст [b]жирный[/b]\n{MARK}")
+    post = poster.post_reply(topic, "", "Ответ")
+    posts = day.board.posts_of(topic)
+    assert [(p.post_id, p.author, p.subject, p.body) for p in posts] == [
+        (posts[0].post_id, BOT, "Тема [b]", f"Текст [b]жирный[/b]\n{MARK}"),
+        (post, BOT, "Re: Тема [b]", "Ответ"),
+    ]
+    assert poster.find_marker_in_forum(FORUM, "Тема [b]", MARKER) == topic
+    assert poster.find_marker_in_topic(topic, MARKER) == posts[0].post_id
+    assert poster.find_marker_in_topic(topic, "fbm" + "f" * 24) is None
+
+
+def test_every_form_is_submitted_more_than_a_second_after_it_was_issued(day: Played) -> None:
+    poster = day.poster()
+    poster.post_topic(FORUM, "s", "m")
+    poster.send_pm(["Alice"], "s", "m")
+    log = [r for r in day.server.requests if "mode=login" not in r.query]
+    submissions = [
+        (before, r)
+        for before, r in zip(log, log[1:], strict=False)
+        if r.method == "POST" and (r.path.endswith("posting.php") or before.method == "POST")
+    ]
+    assert len(submissions) == 2  # the topic; the PM's second step (its first step only adds recipients)
+    for issued, submitted in submissions:
+        assert int(submitted.time) - int(issued.time) >= 1  # phpBB's check: not in the second it was made
+
+
+def test_flood_control_is_waited_out_and_nothing_is_posted_twice(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False, flood_interval=15) as day:
+        poster = day.poster(flood_interval=15)
+        first = poster.post_topic(FORUM, "one", "1")
+        second = poster.post_reply(first, "", "2")
+        poster.send_pm(["Alice"], "pm", "3")
+        poster.send_pm(["Bob Smith"], "pm", "4")
+        bodies = [p.body for p in day.board.posts_of(first)]
+        assert bodies == ["1", "2"] and second == day.board.posts_of(first)[1].post_id
+        assert [m.body for m in day.pms("Alice")] == ["3"] and [m.body for m in day.pms("Bob Smith")] == ["4"]
+        times = sorted([p.time for p in day.board.posts_of(first)] + [m.time for m in day.board.pms_from(BOT)])
+        assert all(later - earlier >= timedelta(seconds=15) for earlier, later in zip(times, times[1:], strict=False))
+        # the board refused once ("too soon"), then the poster kept the interval by itself
+        refused = day.server.count("posting.php", method="POST")
+        assert refused == 3
+
+
+def test_flood_refusal_checks_the_forum_before_posting_again(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False, flood_interval=15) as day:
+        poster = day.poster(flood_interval=15)
+        topic = poster.post_topic(FORUM, "one", f"1\n{MARK}")
+        # an earlier attempt went through unseen: the flood answer is checked against the marker
+        assert poster.post_topic(FORUM, "one", f"1\n{MARK}", marker=MARKER) == topic
+        assert len(day.topics_titled("one")) == 1
+
+
+def test_a_form_refused_as_invalid_is_fetched_again_once(day: Played, monkeypatch: pytest.MonkeyPatch) -> None:
+    original = day.server._check_form
+    refusals: list[str] = []
+
+    def refuse_once(request, form_name):  # type: ignore[no-untyped-def]
+        if form_name in ("posting", "ucp_pm_compose") and len(refusals) < 2 and form_name not in refusals:
+            refusals.append(form_name)
+            return False
+        return original(request, form_name)
+
+    monkeypatch.setattr(day.server, "_check_form", refuse_once)
+    poster = day.poster()
+    topic = poster.post_topic(FORUM, "after a refusal", "body")
+    poster.send_pm(["Alice"], "after a refusal", "body")
+    assert refusals == ["posting", "ucp_pm_compose"]
+    assert [p.body for p in day.board.posts_of(topic)] == ["body"] and len(day.pms("Alice")) == 1
+    assert day.server.count("posting.php", method="GET") == 2
+
+
+def test_a_form_refused_twice_is_an_error(day: Played, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(day.server, "_check_form", lambda request, form_name: form_name == "login")
+    with pytest.raises(ForumError, match="refused the form twice"):
+        day.poster().post_topic(FORUM, "never", "body")
+    assert not day.topics_titled("never")
+
+
+def test_a_reply_shown_for_review_is_submitted_again_on_a_fresh_form(day: Played) -> None:
+    poster = day.poster()
+    topic = poster.post_topic(FORUM, "busy", "first")
+    # someone posts while the bot waits its second on the reply form
+    day.clock.on_sleep = lambda _: (
+        setattr(day.clock, "on_sleep", None),
+        day.board.add_post(topic, "Alice", "meanwhile", datetime.fromtimestamp(day.clock.now, UTC)),
+    )
+    post = poster.post_reply(topic, "", "the bot's reply")
+    assert [p.body for p in day.board.posts_of(topic)] == ["first", "meanwhile", "the bot's reply"]
+    assert day.board.posts_of(topic)[-1].post_id == post
+    assert day.server.count("posting.php", method="GET", query=f"t={topic}") == 2
+
+
+def test_pm_in_two_steps_to_several_members(day: Played) -> None:
+    pm_id = day.poster().send_pm(["Alice", "Bob Smith"], "Команда", "Вы — [b]мафия[/b].")
+    message = day.board.pm(pm_id or 0)
+    assert (message.sender, message.recipients, message.body) == (BOT, ("Alice", "Bob Smith"), "Вы — [b]мафия[/b].")
+
+
+def test_an_unknown_recipient_is_named(day: Played) -> None:
+    with pytest.raises(ForumError, match="'Nobody'") as caught:
+        day.poster().send_pm(["Alice", "Nobody"], "s", "m")
+    assert "Alice" not in str(caught.value).split("called")[1]
+    assert not day.pms("Alice")
+
+
+def test_lock_by_a_moderator_and_again(day: Played) -> None:
+    poster = day.poster()
+    assert poster.lock_topic(day.day1_topic, FORUM) is True
+    assert day.board.topic(day.day1_topic).locked
+    assert poster.lock_topic(day.day1_topic) is True  # phpBB locks a locked topic without complaint
+
+
+def test_lock_refused_to_a_member_is_false_not_an_error(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False, bot_moderator=False) as day:
+        assert day.poster().lock_topic(day.day1_topic, FORUM) is False
+        assert not day.board.topic(day.day1_topic).locked
+
+
+def test_posting_where_the_account_may_not_is_no_permission(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False, bot_moderator=False) as day:
+        day.board.lock_topic(day.day1_topic)
+        with pytest.raises(NoPermission, match="locked"):
+            day.poster().post_reply(day.day1_topic, "", "after the lock")
+
+
+def test_a_sent_pm_is_found_in_the_outbox_then_in_the_sent_messages(day: Played) -> None:
+    poster = day.poster()
+    other = poster.send_pm(["Alice"], "роль", "не тот")
+    wanted = poster.send_pm(["Alice"], "роль", f"тот\n{MARK}")
+    assert poster.find_marker_in_sent(MARKER, subject="роль", recipients=["Alice"]) == wanted
+    assert day.server.count("ucp.php", query="folder=outbox") == 1
+    for pm_id in (other, wanted):
+        day.board.mark_pm_read(pm_id or 0, "Alice")  # delivered: phpBB moves it to "Sent messages"
+    assert poster.find_marker_in_sent(MARKER, subject="роль") == wanted
+    assert poster.find_marker_in_sent(MARKER, subject="другая тема", recipients=["Bob Smith"]) is None
+
+
+def test_a_players_quote_of_the_marker_is_not_the_bots_post(day: Played) -> None:
+    quote = f'[quote="{BOT}"]{MARK}[/quote] ха'
+    day.board.add_post(day.day1_topic, "Alice", quote, START + timedelta(hours=3))
+    assert day.poster().find_marker_in_topic(day.day1_topic, MARKER) is None
+
+
+def test_publishing_needs_a_phpbb_board(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="phpBB boards only"):
+        poster_for(SavedPagesClient(tmp_path))
+
+
+def test_pure_readers_of_the_answers() -> None:
+    page = (
+        '<html><body><div class="panel" id="message"><h2>Information</h2><p>This message has been sent '
+        'successfully.<br/><a href="./ucp.php?i=pm&amp;mode=view&amp;p=7">View</a></p></div>'
+        '<form id="postform"><p class="error">' + FLOOD_ERROR + "</p></form>"
+        '<ul><li><dl class="row-item"><dt><a class="topictitle" href="./viewtopic.php?t=3">T</a>'
+        '<div class="topic-poster">by <a class="username" href="#">host_bot</a></div></dt></dl></li></ul>'
+        "</body></html>"
+    )
+    assert form_error(page) == FLOOD_ERROR and FORM_INVALID not in page
+    assert "sent successfully" in (forum_message(page) or "")
+    [row] = parse_forum_topics(page)
+    assert (row.topic_id, row.title, row.author) == (3, "T", "host_bot")
+
+
+def test_the_poster_is_the_accounts(day: Played) -> None:
+    assert PhpbbPoster(day.client()).username == BOT
+    assert set(PLAYERS) <= {u.name for u in day.board.users}

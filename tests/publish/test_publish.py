@@ -1,0 +1,216 @@
+"""`publish` on the fake phpBB board: the approved day is posted, the old topic locked, the due PMs sent,
+the game advanced; each exactly once however often it crashes and is run again."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from publish_support import (
+    BOT,
+    CHECKED,
+    CHECKPOINTS,
+    DAY2_TITLE,
+    EXECUTED,
+    FORUM,
+    GAME,
+    NOW,
+    PLAYERS,
+    PUBLICATIONS,
+    ROLE_SUBJECT,
+    SHERIFF,
+    START,
+    Crash,
+    Played,
+    crash_at,
+    play_day1,
+    played_day,
+)
+
+from forumbot import pipeline
+from forumbot.errors import ForumUnavailable, StateError
+from forumbot.forum.posting import PhpbbPoster
+from forumbot.publish import PublishReport, marker_line, publication_marker, publish, send_draft_to_moderators
+
+
+def run_publish(day: Played, **options: object) -> PublishReport:
+    client = day.client()
+    return publish(day.store, GAME, client, NOW, poster=PhpbbPoster(client), **options)  # type: ignore[arg-type]
+
+
+def assert_published_once(day: Played) -> None:
+    """Every post and PM of day 1's publication exists exactly once, and the game moved on exactly once."""
+    [topic] = day.topics_titled(DAY2_TITLE)
+    assert topic.forum_id == FORUM and [p.author for p in topic.posts] == [BOT]
+    row = day.store.game(GAME)
+    draft = day.store.draft(row.id, 1)
+    assert draft is not None and topic.posts[0].body.startswith(draft["payload"]["bbcode"].rstrip())
+    assert day.board.topic(day.day1_topic).locked
+    for nick in PLAYERS:
+        assert len(day.pms(nick, ROLE_SUBJECT)) == 1, nick
+    checks = [m for m in day.pms(SHERIFF) if m.subject != ROLE_SUBJECT]
+    assert len(checks) == 1 and CHECKED in checks[0].body
+    assert len(day.board.pms_from(BOT)) == len(PLAYERS) + 1
+    assert len(day.posts_by_bot()) == 2  # day 1's opening (made by the host) and day 2's
+    assert row.state is not None and row.state.day == 2
+    day2 = day.store.day(row.id, 2)
+    assert day2 is not None and day2["topic"] == str(topic.topic_id) and day.store.day(row.id, 3) is None
+    assert day.store.day(row.id, 1)["status"] == "done"  # type: ignore[index]
+
+
+def test_publish_posts_the_day_locks_the_old_topic_sends_the_pms_and_advances(tmp_path: Path) -> None:
+    with played_day(tmp_path) as day:
+        seen: list[str] = []
+        report = run_publish(day, checkpoint=crash_at("", seen))
+        assert seen == CHECKPOINTS
+        assert report.sent == PUBLICATIONS and not report.recovered and not report.skipped
+        assert (report.locked, report.new_day, report.winner) == (True, 2, "none")
+        assert_published_once(day)
+        [topic] = day.topics_titled(DAY2_TITLE)
+        body = topic.posts[0].body
+        row = day.store.game(GAME)
+        assert f"[b]{row.commitment}[/b]" in body  # the commitment, after day 1
+        marker = publication_marker(row.commitment or "", "topic", 1)
+        assert body.endswith(marker_line(marker) + "\n")
+        assert EXECUTED in body
+        role_pm = day.pms("Alice", ROLE_SUBJECT)[0]
+        assert "[b]Ваша семья:[/b]" in role_pm.body and "босс" in role_pm.body  # Alice is a mafioso
+
+
+def test_publish_refuses_without_a_moderators_approval(tmp_path: Path) -> None:
+    with played_day(tmp_path, approve=False) as day:
+        with pytest.raises(StateError, match="not approved by a moderator"):
+            run_publish(day)
+        assert day.posts_made() == 0 and not day.board.pms_from(BOT)
+        assert day.store.game(GAME).state.day == 1  # type: ignore[union-attr]
+
+
+def test_publish_without_a_forum_id_says_which_setting(tmp_path: Path) -> None:
+    with played_day(tmp_path) as day:
+        row = day.store.game(GAME)
+        config = dict(row.config)
+        config["forum"] = {**config["forum"], "forum_id": None}
+        day.store.db.execute("UPDATE games SET config_json = ? WHERE id = ?", (json.dumps(config), row.id))
+        with pytest.raises(Exception, match="forum_id"):
+            run_publish(day, roles=False)
+        assert day.posts_made() == 0
+
+
+@pytest.mark.parametrize("point", CHECKPOINTS)
+def test_a_crash_before_or_after_any_post_or_pm_then_a_rerun_publishes_everything_once(
+    tmp_path: Path, point: str
+) -> None:
+    with played_day(tmp_path) as day:
+        with pytest.raises(Crash):
+            run_publish(day, checkpoint=crash_at(point))
+        again = run_publish(day)  # a new process: a fresh client, the same state file
+        assert_published_once(day)
+        label = point.split(" ", 1)[1]
+        if point.startswith("after") and not label.startswith("lock"):
+            assert again.recovered == [label]  # found on the forum, not sent again
+        done_before = PUBLICATIONS[: PUBLICATIONS.index(label)] if label in PUBLICATIONS else PUBLICATIONS
+        assert again.skipped == done_before
+        # a third run finds the day published and the next one not yet drafted: nothing more is posted
+        made = day.posts_made()
+        with pytest.raises(StateError, match="day 2 has no draft"):
+            run_publish(day)
+        assert day.posts_made() == made
+
+
+@pytest.mark.parametrize(
+    ("point", "path"),
+    [(f"before topic «{DAY2_TITLE}»", "posting.php"), (f"before PM check → {SHERIFF}", "action=post")],
+)
+def test_a_forum_failing_in_the_middle_loses_and_doubles_nothing(tmp_path: Path, point: str, path: str) -> None:
+    with played_day(tmp_path) as day:
+
+        def fail_from_here(step: str) -> None:
+            if step == point:  # from this publication on, the forum answers 500 to the posting forms
+                day.server.fail_path(path, 500)
+
+        with pytest.raises(ForumUnavailable):
+            run_publish(day, checkpoint=fail_from_here)
+        assert day.store.game(GAME).state.day == 1  # type: ignore[union-attr]
+        day.server.clear_faults()
+        again = run_publish(day)
+        assert point.split(" ", 1)[1] in again.sent  # looked for, not found, sent
+        assert_published_once(day)
+
+
+def test_a_lock_refused_to_a_bot_that_is_no_moderator_is_reported(tmp_path: Path) -> None:
+    with played_day(tmp_path, bot_moderator=False) as day:
+        report = run_publish(day)
+        assert report.locked is False and not day.board.topic(day.day1_topic).locked
+        assert any("not locked" in note and "by hand" in note for note in report.notes)
+        assert report.new_day == 2 and len(day.topics_titled(DAY2_TITLE)) == 1
+
+
+def test_roles_sent_by_hand_are_not_sent_again(tmp_path: Path) -> None:
+    with played_day(tmp_path) as day:
+        report = run_publish(day, roles=False)
+        assert not any(label.startswith("PM role") for label in report.sent)
+        assert all(not day.pms(nick, ROLE_SUBJECT) for nick in PLAYERS)
+
+
+def test_the_opening_posts_day_1_with_the_commitment_and_sends_the_roles(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False, topic_known=False) as day:
+        report = run_publish(day)
+        row = day.store.game(GAME)
+        topic = next(t for t in day.board.topics if t.topic_id != day.day1_topic and t.title == f"{GAME}. День 1")
+        assert report.topic_id == topic.topic_id and report.new_day is None
+        body = topic.posts[0].body
+        assert f"[b]{row.commitment}[/b]" in body and "Кот_Матроскин" in body
+        assert day.store.day(row.id, 1)["topic"] == str(topic.topic_id)  # type: ignore[index]
+        assert all(len(day.pms(nick, ROLE_SUBJECT)) == 1 for nick in PLAYERS)
+        again = run_publish(day)
+        assert not again.sent and len(again.skipped) == len(PLAYERS)
+        assert len(day.board.pms_from(BOT)) == len(PLAYERS)
+
+
+def test_the_last_day_reveals_the_roles_and_the_salt_to_everyone(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False) as day:
+        row = day.store.game(GAME)
+        assert row.state is not None
+        # day 2 with one mafioso left, the one the town executes: the town wins
+        others = {p.nick for p in row.state.players if p.role == "mafia" and p.nick != EXECUTED}
+        players = [
+            p.model_copy(update={"alive": False, "death_day": 1, "death_cause": "executed", "boss": False})
+            if p.nick in others
+            else p
+            for p in row.state.players
+        ]
+        state = row.state.model_copy(update={"players": tuple(players), "day": 2})
+        deadline = datetime.fromisoformat("2026-11-29T23:00:00+00:00")
+        day.store.advance(row.id, 1, state, {}, (START, deadline, str(day.day1_topic)))
+        play_day1(day.board, day.day1_topic)
+        pipeline.end_day(day.store, GAME, day.client())
+        pipeline.approve(day.store, GAME, "admin")
+        report = run_publish(day, roles=False)
+        assert report.winner == "town" and report.new_day is None
+        [topic] = day.topics_titled(f"{GAME}. День 3")
+        body = topic.posts[0].body
+        assert row.salt is not None and row.salt in body and row.commitment in body  # type: ignore[operator]
+        reveals = [m for m in day.board.pms_from(BOT) if row.salt in m.body]
+        assert len(reveals) == 1 and set(reveals[0].recipients) == set(PLAYERS)
+        assert day.store.game(GAME).state.winner == "town"  # type: ignore[union-attr]
+        with pytest.raises(StateError, match="game is over"):
+            run_publish(day)
+
+
+def test_the_draft_goes_to_the_moderators_once_per_version(tmp_path: Path) -> None:
+    with played_day(tmp_path, approve=False) as day:
+        client = day.client()
+        sent = send_draft_to_moderators(day.store, GAME, client, poster=PhpbbPoster(client))
+        assert sent.moderators == ("admin",) and not sent.already
+        [pm] = day.board.pms_to("admin")
+        row = day.store.game(GAME)
+        draft = day.store.draft(row.id, 1)
+        assert draft is not None and draft["payload"]["bbcode"].rstrip() in pm.body
+        assert "ещё не одобрен" in pm.body and f"forumbot draft approve {GAME}" in pm.body
+        again = send_draft_to_moderators(day.store, GAME, client, poster=PhpbbPoster(client))
+        assert again.already and len(day.board.pms_to("admin")) == 1
+        day.store.save_draft(row.id, 1, draft["payload"] | {"bbcode": "[b]Другой черновик[/b]"})
+        send_draft_to_moderators(day.store, GAME, client, poster=PhpbbPoster(client))
+        assert len(day.board.pms_to("admin")) == 2 and "Другой черновик" in day.board.pms_to("admin")[0].body
