@@ -180,7 +180,9 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     )
     outcome = resolve_day(state, day_input)
     checkpoint("day resolved")
-    payload = _draft_payload(config, state, outcome, vote_audit, order_audit, override_audit, activity, rules)
+    payload = _draft_payload(
+        config, state, outcome, vote_audit, order_audit, override_audit, activity, rules, store.genders(row.id)
+    )
     payload["unread_pms"] = unread
     payload["page_problems"] = topic.problems
     store.save_draft(row.id, state.day, payload)
@@ -499,6 +501,7 @@ def _draft_payload(
     overrides: list[dict[str, Any]],
     activity: dict[str, dict[str, int]],
     rules: Ruleset,
+    genders: dict[str, str],
 ) -> dict[str, Any]:
     return {
         "day": outcome.day,
@@ -514,7 +517,7 @@ def _draft_payload(
         "activity": activity,
         "inactivity": inactivity_notes(state, outcome, activity, rules),
         "events": [e.model_dump(mode="json") for e in outcome.events],
-        "bbcode": render_day_post(config, state, outcome),
+        "bbcode": render_day_post(config, state, outcome, genders),
         "state": outcome.state.model_dump(mode="json"),
     }
 

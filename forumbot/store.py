@@ -462,6 +462,12 @@ class Store:
         gender, afterlife, leaving = row if row else (None, None, 0)
         return {"gender": gender, "afterlife": afterlife, "leaving": bool(leaving)}
 
+    def genders(self, game_id: int) -> dict[str, str]:
+        rows = self.db.execute(
+            "SELECT nick, gender FROM player_settings WHERE game_id = ? AND gender IS NOT NULL", (game_id,)
+        )
+        return {r[0]: r[1] for r in rows}
+
     def leaving(self, game_id: int) -> list[str]:
         rows = self.db.execute("SELECT nick FROM player_settings WHERE game_id = ? AND leaving = 1", (game_id,))
         return [r[0] for r in rows]

@@ -157,6 +157,37 @@ PHRASES: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Words that agree with the player's gender (seed 000's `O GENDER`): a phrase writes `{убит}` and gets
+# "убит", "убита", "убито" or "убиты"; a player who never said gets the masculine, as forums write.
+GENDER_FORMS: dict[str, tuple[str, str, str, str]] = {
+    "был": ("был", "была", "было", "были"),
+    "убит": ("убит", "убита", "убито", "убиты"),
+    "казнён": ("казнён", "казнена", "казнено", "казнены"),
+    "посажен": ("посажен", "посажена", "посажено", "посажены"),
+    "найден": ("найден", "найдена", "найдено", "найдены"),
+    "застрелен": ("застрелен", "застрелена", "застрелено", "застрелены"),
+    "покончил": ("покончил", "покончила", "покончило", "покончили"),
+    "угас": ("угас", "угасла", "угасло", "угасли"),
+}
+GENDER_INDEX = {"male": 0, "female": 1, "neuter": 2, "plural": 3}
+
+
+def agree(word: str, gender: str | None) -> str:
+    """`word` in the form for `gender` (male, female, neuter, plural; unknown: male)."""
+    return GENDER_FORMS[word][GENDER_INDEX.get(gender or "male", 0)]
+
+
+# Phrases in which the nick is the subject: the verb agrees with the player's gender.
+PHRASES_AGREEING: dict[str, tuple[str, ...]] = {
+    "executed": ("По решению горожан {nick} {казнён}.",),
+    "mafia": ("Этой ночью {nick} {был} зверски {убит} мафией.",),
+    "maniac": ("{nick} {был} {найден} у реки: {убит} маньяком.",),
+    "sheriff": ("{nick} {застрелен} шерифом при попытке к бегству.",),
+    "jailed": ("{nick} {посажен} за решётку.",),
+    "inactive": ("{nick} тихо {угас}, не сказав ни слова: эпидемия одиночества.",),
+    "suicide": ("{nick} не {был} на голосовании и {покончил} с собой.",),
+}
+
 DEFAULT_TEMPLATE = "day.bbcode.j2"
 VARIANT_TEMPLATES: dict[str, str] = {
     "gameru-3.3": "day/gameru-3.3.bbcode.j2",
@@ -204,6 +235,7 @@ def _environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
     env.context_class = BBCodeContext
     env.filters["role"] = role_name
     env.filters["plural"] = plural
+    env.filters["agree"] = agree
     env.filters["num"] = number
     return env
 
@@ -283,6 +315,7 @@ class Death:
     by: str | None = None
     votes: int | None = None
     visitors: tuple[str, ...] = ()  # salon suicides: who visited him that night (role names)
+    gender: str | None = None  # as the player set it (`O GENDER`); templates use `"убит" | agree(d.gender)`
 
 
 @dataclass(frozen=True)
@@ -329,13 +362,14 @@ class Phrasebook:
     rng: random.Random
     decks: dict[str, list[str]] = field(default_factory=dict)
 
-    def __call__(self, kind: str, **values: object) -> Safe:
+    def __call__(self, kind: str, gender: str | None = None, **values: object) -> Safe:
         deck = self.decks.get(kind)
         if not deck:
-            deck = self.decks[kind] = list(PHRASES[kind])
+            deck = self.decks[kind] = list(PHRASES[kind]) + list(PHRASES_AGREEING.get(kind, ()))
             self.rng.shuffle(deck)
         text = deck.pop()
-        return Safe(text.format(**{k: escape(str(v)) for k, v in values.items()}))
+        forms = {word: agree(word, gender) for word in GENDER_FORMS}
+        return Safe(text.format(**forms, **{k: escape(str(v)) for k, v in values.items()}))
 
 
 def role_name(role: str, variant: str = "") -> str:
@@ -362,8 +396,12 @@ def phrasebook(before: GameState, day: int) -> Phrasebook:
     return Phrasebook(random.Random(f"{before.seed}:{day}:render"))
 
 
-def day_context(config: GameConfig, before: GameState, outcome: DayOutcome) -> dict[str, Any]:
-    """Everything a day template may print (every string is escaped when printed)."""
+def day_context(
+    config: GameConfig, before: GameState, outcome: DayOutcome, genders: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Everything a day template may print (every string is escaped when printed). `genders`: the players'
+    own `O GENDER` settings, for Russian agreement (убит / убита)."""
+    genders = genders or {}
     variant = before.variant
     phrase = phrasebook(before, outcome.day)
     roles = {p.nick: p for p in before.players}
@@ -383,10 +421,11 @@ def day_context(config: GameConfig, before: GameState, outcome: DayOutcome) -> d
                 role=rname(nick),
                 role_id=roles[nick].role,
                 cause=cause,
-                text=phrase(_death_kind(variant, cause), nick=nick),
+                text=phrase(_death_kind(variant, cause), genders.get(nick), nick=nick),
                 by=killed_by,
                 votes=count,
                 visitors=visitors,
+                gender=genders.get(nick),
             )
         )
     executed = set(outcome.executed)
@@ -437,6 +476,8 @@ def day_context(config: GameConfig, before: GameState, outcome: DayOutcome) -> d
         "winner": outcome.winner,
         "winner_text": WINNER_TEXT.get(outcome.winner, ""),
         "phrase": phrase,
+        "genders": genders,
+        "agree": agree,
         "role_name": lambda role: role_name(role, variant),
     }
 
@@ -563,22 +604,26 @@ def _day_template(config: GameConfig, variant: str) -> tuple[jinja2.Template, st
     return load_template(path, name), str(path) if path is not None else name
 
 
-def render_day(config: GameConfig, before: GameState, outcome: DayOutcome) -> DayPost:
+def render_day(
+    config: GameConfig, before: GameState, outcome: DayOutcome, genders: dict[str, str] | None = None
+) -> DayPost:
     """The new day's topic: its subject ("<game>. День N") and its first post.
 
     Rendered twice: once for the subject (a block a host may override), then the post with that subject
     as its `title`; each pass draws the same phrases, so both see the same day."""
     template, where = _day_template(config, before.variant)
-    first = render_template(template, day_context(config, before, outcome), where, blocks=["subject"])
-    context = day_context(config, before, outcome)
+    first = render_template(template, day_context(config, before, outcome, genders), where, blocks=["subject"])
+    context = day_context(config, before, outcome, genders)
     subject = " ".join(unescape(first.blocks.get("subject", "")).split())
     context["title"] = subject or context["title"]
     return DayPost(subject=context["title"], body=_tidy(render_template(template, context, where).body))
 
 
-def render_day_post(config: GameConfig, before: GameState, outcome: DayOutcome) -> str:
+def render_day_post(
+    config: GameConfig, before: GameState, outcome: DayOutcome, genders: dict[str, str] | None = None
+) -> str:
     """The new day's first post (BBCode)."""
-    return render_day(config, before, outcome).body
+    return render_day(config, before, outcome, genders).body
 
 
 def render_day_title(config: GameConfig, before: GameState, outcome: DayOutcome) -> str:

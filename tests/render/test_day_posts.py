@@ -10,7 +10,15 @@ from render_support import Day, config, gameru_days, gameru_silent_sheriff, koza
 from forumbot.engine import DayInput, GameState, Order, Player
 from forumbot.engine.model import EventKind
 from forumbot.render.bbcode import escape
-from forumbot.render.day import PHRASES, render_day, render_day_post, render_day_title
+from forumbot.render.day import (
+    GENDER_FORMS,
+    PHRASES,
+    PHRASES_AGREEING,
+    agree,
+    render_day,
+    render_day_post,
+    render_day_title,
+)
 
 GAMERU = gameru_days()
 SILENT_SHERIFF = gameru_silent_sheriff()
@@ -31,7 +39,9 @@ def line_with(body: str, *parts: str) -> str:
 
 def phrased(body: str, kind: str, nick: str | None = None) -> str:
     """The line that carries one of the phrasings of `kind` (about `nick`)."""
-    texts = [p.format(nick=escape(nick or ""), role="{role}") for p in PHRASES[kind]]
+    forms = {word: agree(word, None) for word in GENDER_FORMS}
+    phrasings = PHRASES[kind] + PHRASES_AGREEING.get(kind, ())
+    texts = [p.format(nick=escape(nick or ""), role="{role}", **forms) for p in phrasings]
     for line in body.splitlines():
         if any(t.split("{role}")[0] in line for t in texts):
             return line
@@ -210,3 +220,16 @@ def test_every_post_is_tidy(variant: str, days: list[Day]) -> None:
         assert "\n\n\n" not in body
         assert body.count("[list]") == body.count("[/list]")
         assert body.count("[b]") == body.count("[/b]")
+
+
+def test_phrases_agree_with_the_players_gender() -> None:
+    assert agree("убит", "female") == "убита" and agree("убит", None) == "убит" and agree("был", "plural") == "были"
+    before, outcome = GAMERU[0]
+    dead = next(iter(outcome.deaths))
+    for seed in range(40):  # some seed draws a phrase in which the nick is the subject
+        state = before.model_copy(update={"seed": seed})
+        body = render_day_post(config("gameru-3.3"), state, outcome, {dead: "female"})
+        if any(word in body for word in ("казнена", "убита", "застрелена", "найдена", "угасла")):
+            assert not any(f"{dead} {w}" in body for w in ("казнён", "был зверски"))
+            return
+    raise AssertionError("no seed drew a phrase that agrees with the gender")
