@@ -33,6 +33,7 @@ from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, client_settings, open_client
 from forumbot.forum.posting import poster_for
 from forumbot.forum.saved import load_saved_folder
+from forumbot.publish import PublishReport, send_draft_to_moderators
 from forumbot.publish import publish as publish_day
 from forumbot.render.preview import render_preview_html
 from forumbot.scenario import ScenarioResult, load_scenario, run_scenario, scenario_files
@@ -460,7 +461,13 @@ app.add_typer(draft_app, name="draft")
 
 
 @draft_app.command("show")
-def draft_show_command(game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None) -> None:
+def draft_show_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    state: StateOption = None,
+    to_moderators: Annotated[
+        bool, typer.Option("--to-moderators", help="Also PM the draft to the config's moderators.")
+    ] = False,
+) -> None:
     """The draft outcome, the audit, and the BBCode the host would post."""
     with host_errors():
         store = open_store(state)
@@ -471,6 +478,8 @@ def draft_show_command(game: Annotated[str, typer.Argument(help="The game.")], s
     show_draft(game, draft["payload"], approved_by=draft["approved_by"])
     out.print("")
     out.print(draft["payload"]["bbcode"], markup=False)
+    if to_moderators:
+        send_draft(game, state)
 
 
 @draft_app.command("html")
@@ -785,6 +794,71 @@ def simulate_command(
     out.print(f"mean length: {mean} (cap {result.day_cap} days; unfinished games hit the cap)", markup=False)
     if chart is not None:
         out.print(f"chart: {chart}", markup=False)
+
+
+# --- publishing ---------------------------------------------------------------------------------
+
+
+@app.command("publish")
+def publish_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    no_roles: Annotated[
+        bool, typer.Option("--no-roles", help="The role PMs were sent by hand: the bot never sends them.")
+    ] = False,
+    flood_interval: Annotated[
+        float, typer.Option(help="The forum's flood interval in seconds (phpBB's default: 15).")
+    ] = 15.0,
+    state: StateOption = None,
+    now: NowOption = None,
+) -> None:
+    """Post the approved day: the new topic, the old one locked, the PMs that are due (roles never sent,
+    checks, role changes, the reveal at the end); then open the next day. Before the first draft: the
+    opening (day 1's topic with the commitment, the roles). Safe to run again after any failure."""
+    with host_errors():
+        store = open_store(state)
+        _, config = pipeline.load(store, game)
+    with host_errors(), game_client(config) as client:
+        poster = poster_for(client, flood_interval=flood_interval)
+        report = publish_day(store, game, client, current_time(now), poster=poster, roles=not no_roles)
+    print_publish_report(report)
+
+
+def print_publish_report(report: PublishReport) -> None:
+    for label in report.sent:
+        out.print(f"sent: {label}", markup=False)
+    for label in report.recovered:
+        out.print(f"found on the forum (sent before an interruption): {label}", markup=False)
+    if report.skipped:
+        out.print(f"done by an earlier run: {len(report.skipped)}", markup=False)
+    if report.locked:
+        out.print("the previous day's topic is locked", markup=False)
+    for note in report.notes:
+        err.print(f"note: {note}", markup=False)
+    if report.winner != "none":
+        out.print(f"{report.game}: the game is over — {report.winner}; final topic {report.topic_id}", markup=False)
+    elif report.new_day is not None:
+        out.print(f"{report.game}: day {report.new_day} is open in topic {report.topic_id}", markup=False)
+    elif report.topic_id is not None:
+        out.print(f"{report.game}: day {report.day} is in topic {report.topic_id}", markup=False)
+
+
+@draft_app.command("send")
+def draft_send_command(game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None) -> None:
+    """PM the current draft to the moderators of the config (each version of the draft once)."""
+    send_draft(game, state)
+
+
+def send_draft(game: str, state: Path | None) -> None:
+    with host_errors():
+        store = open_store(state)
+        _, config = pipeline.load(store, game)
+    with host_errors(), game_client(config) as client:
+        sent = send_draft_to_moderators(store, game, client)
+    who = ", ".join(sent.moderators)
+    if sent.already:
+        out.print(f"{game}: this draft of day {sent.day} was sent to {who} already", markup=False)
+    else:
+        out.print(f"{game}: the draft of day {sent.day} is sent to {who}", markup=False)
 
 
 def main() -> None:

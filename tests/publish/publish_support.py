@@ -105,7 +105,7 @@ class Played:
 
     board: Board
     server: BoardServer
-    clock: FakeClock
+    clock: FakeClock | None  # None: real time (the command line's clients)
     store: Store
     config: GameConfig
     day1_topic: int
@@ -189,10 +189,12 @@ def played_day(
     approve: bool = True,
     topic_known: bool = True,
     drafted: bool = True,
+    real_time: bool = False,
 ) -> Iterator[Played]:
-    """The board on 127.0.0.1 with day 1 played; the game dealt (day 1 in topic 1), drafted, approved."""
+    """The board on 127.0.0.1 with day 1 played; the game dealt (day 1 in topic 1), drafted, approved.
+    `real_time`: the board keeps the real clock, for clients that wait for real (the command line)."""
     board, topic = board_with_day1(bot_moderator=bot_moderator)
-    clock = FakeClock()
+    clock = None if real_time else FakeClock()
     server = BoardServer(board, clock=clock, flood_interval=flood_interval)
     store = Store(tmp_path / "state.db")
     with server:
