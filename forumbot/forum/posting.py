@@ -269,7 +269,10 @@ class PhpbbPoster:
         self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
     ) -> int | None:
         """One PM to `recipients` (their forum names); returns its id when the forum says it."""
-        names = list(dict.fromkeys(name.strip() for name in recipients if name.strip()))
+        names: list[str] = []  # phpBB's names ignore case: one address per member
+        for name in (n.strip() for n in recipients):
+            if name and name.casefold() not in {known.casefold() for known in names}:
+                names.append(name)
         if not names:
             raise ValueError("a PM needs at least one recipient")
         compose = self.http.url("ucp.php?i=pm&mode=compose")
