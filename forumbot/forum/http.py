@@ -6,7 +6,8 @@ URLs and call the pure parsers:
 - one `httpx.Client` with a constant User-Agent (phpBB binds a session to it), a cookie jar and timeouts;
 - login state: a lazy first login, and one re-login when a login wall is served where content was
   expected (the request is then retried once; a second wall is `NotLoggedIn`);
-- a per-host rate limit (minimum interval between the starts of two requests);
+- a per-host rate limit: a budget of request starts per minute, and optionally a minimum interval
+  between two starts (see `RateLimiter`);
 - retries with exponential backoff and jitter on timeouts, connection errors, 5xx and 429 (honouring
   `Retry-After`), a bounded number of attempts, then `ForumUnavailable` naming the URL and the last error;
 - mapping of httpx exceptions, here and nowhere else;
@@ -26,6 +27,7 @@ import random
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -75,12 +77,15 @@ class HttpSettings:
     backoff_base: float = 1.0  # first retry waits about this long, then doubles
     backoff_cap: float = 30.0
     max_retry_after: float = 300.0  # a server asking for a longer pause is treated as unavailable
-    min_interval: float = 0.5  # seconds between the starts of two requests to one host
+    # Politeness, per host (see `RateLimiter`): at most `concurrency` requests in flight, at most
+    # `max_per_minute` started in any 60 seconds, and `min_interval` seconds between two starts.
+    min_interval: float = 0.0
+    max_per_minute: int = 300
     concurrency: int = 4  # pages fetched at once
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1 or self.concurrency < 1:
-            raise ConfigError("max_attempts and concurrency must be at least 1")
+        if self.max_attempts < 1 or self.concurrency < 1 or self.max_per_minute < 1:
+            raise ConfigError("max_attempts, concurrency and max_per_minute must be at least 1")
         if self.timeout <= 0 or self.min_interval < 0 or self.backoff_base < 0:
             raise ConfigError("timeout must be positive; min_interval and backoff_base not negative")
 
@@ -108,22 +113,44 @@ Authenticate = Callable[["ForumHttp"], None]
 
 
 class RateLimiter:
-    """A minimum interval between the starts of two requests to the same host, shared by all threads."""
+    """When the next request to a host may start, shared by all threads: a budget and a spacing.
 
-    def __init__(self, min_interval: float, clock: Clock) -> None:
+    The budget bounds the volume: at most `per_minute` starts in any 60 seconds (a sliding window).
+    Within it requests start as soon as a worker is free, so the pages of a topic are read at the pace
+    the bounded concurrency and the forum's own response time allow, never faster than `concurrency`
+    requests in flight; a bot that keeps reading (a loop of full re-reads, a long PM inbox) is slowed
+    to the budget's average. The spacing, `min_interval` seconds between two starts, serialises the starts
+    instead: it caps the pace at 1 / min_interval whatever the forum's speed (0.25 s: 140 pages take 35 s
+    however fast the forum answers), so it is off unless a host asks for it.
+    """
+
+    WINDOW = 60.0
+
+    def __init__(self, min_interval: float, clock: Clock, per_minute: int | None = None) -> None:
         self._interval = min_interval
+        self._per_minute = per_minute
         self._clock = clock
         self._next_free: dict[str, float] = {}
+        self._starts: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
     def wait(self, host: str) -> None:
-        if self._interval <= 0:
+        if self._interval <= 0 and self._per_minute is None:
             return
         with self._lock:  # reserve a slot, then sleep outside the lock so others can queue behind us
             now = self._clock.monotonic()
-            slot = max(now, self._next_free.get(host, now))
-            self._next_free[host] = slot + self._interval
-        self._clock.sleep(slot - now)
+            slot = max(now, self._next_free.get(host, now)) if self._interval > 0 else now
+            if self._per_minute is not None:
+                starts = self._starts.setdefault(host, deque())
+                if len(starts) >= self._per_minute:  # the window is full: wait until its oldest start leaves
+                    slot = max(slot, starts[-self._per_minute] + self.WINDOW)
+                starts.append(slot)
+                while len(starts) > self._per_minute:
+                    starts.popleft()
+            if self._interval > 0:
+                self._next_free[host] = slot + self._interval
+        if self._interval > 0 or slot > now:
+            self._clock.sleep(slot - now)
 
 
 def decode_body(response: httpx.Response) -> tuple[str, str]:
@@ -185,7 +212,7 @@ class ForumHttp:
         self._rules = rules
         self._authenticate = authenticate
         self._rng = rng or random.Random()
-        self._limiter = RateLimiter(self.settings.min_interval, self.clock)
+        self._limiter = RateLimiter(self.settings.min_interval, self.clock, self.settings.max_per_minute)
         self._login_lock = threading.RLock()
         self._login_generation = 0  # bumped on every successful login; lets threads share one re-login
         self._logged_in = False
