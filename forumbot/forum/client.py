@@ -15,6 +15,7 @@ all pages of the inbox, one PM) are written once.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
@@ -29,7 +30,7 @@ import httpx
 from forumbot.errors import ConfigError, LoginFailed, ParseError
 from forumbot.forum import ipb, phpbb, saved
 from forumbot.forum.http import DEFAULT_USER_AGENT, Clock, ForumHttp, HttpSettings, Page
-from forumbot.forum.markup import has_class, parse_html, text_of
+from forumbot.forum.markup import Element, has_class, parse_html, text_of
 from forumbot.forum.models import PmSummary, PrivateMessage, TopicPage
 
 Progress = Callable[[int, int], None]  # (pages fetched so far, pages in the topic as known now)
@@ -183,6 +184,7 @@ class HttpForumClient:
             raise ConfigError("forum username and password go together: give both or neither")
         self._credentials: tuple[str, str] | None = (username, password) if username and password else None
         self.tz: tzinfo | None = _zone(tz) if tz is not None else None
+        self._parsed = threading.local()  # per fetching thread: the latest page's text and tree
         self.http = ForumHttp(
             base_url,
             self,
@@ -322,6 +324,21 @@ class HttpForumClient:
     def _now(self) -> datetime:
         return datetime.fromtimestamp(self.http.clock.time(), tz=self.tz or UTC)
 
+    def _tree(self, html: str, *, last_use: bool = False) -> Element:
+        """The page parsed once for all its readers in the thread that fetched it: `_request()` asks the
+        rules whether it is a login wall or a refusal, then the dialect's parser reads it. A page of 25
+        posts takes longer to parse than a nearby forum takes to send it, so it is parsed once, not three
+        times. `last_use` (the parser's call) forgets the tree."""
+        memo: tuple[str, Element] | None = getattr(self._parsed, "page", None)
+        if memo is not None and memo[0] is html:
+            root = memo[1]
+        else:
+            root = parse_html(html)
+            self._parsed.page = (html, root)
+        if last_use:
+            self._parsed.page = None
+        return root
+
 
 class PhpbbClient(HttpForumClient):
     """phpBB 3.x (prosilver and its descendants)."""
@@ -338,19 +355,21 @@ class PhpbbClient(HttpForumClient):
     )
 
     def is_login_wall(self, html: str) -> bool:
-        return phpbb.is_login_wall(html)
+        return phpbb.is_login_wall(self._tree(html))
 
     def is_no_permission(self, html: str) -> bool:
-        return phpbb.is_no_permission(html)
+        return phpbb.is_no_permission(self._tree(html))
 
     def _parse_topic(self, page: Page) -> TopicPage:
-        return phpbb.parse_topic_page(page.text, url=page.url, tz=self.tz or UTC, now=self._now())
+        root = self._tree(page.text, last_use=True)
+        return phpbb.parse_topic_page(root, url=page.url, tz=self.tz or UTC, now=self._now())
 
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
-        return phpbb.parse_pm_inbox(page.text, url=page.url, tz=self.tz or UTC, now=self._now())
+        root = self._tree(page.text, last_use=True)
+        return phpbb.parse_pm_inbox(root, url=page.url, tz=self.tz or UTC, now=self._now())
 
     def _parse_pm(self, page: Page) -> PrivateMessage:
-        return phpbb.parse_pm(page.text, url=page.url, tz=self.tz or UTC, now=self._now())
+        return phpbb.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz or UTC, now=self._now())
 
     def _parse_login_form(self, page: Page) -> dict[str, str]:
         return phpbb.parse_login_form(page.text)
@@ -389,19 +408,22 @@ class IpbClient(HttpForumClient):
     )
 
     def is_login_wall(self, html: str) -> bool:
-        return ipb.is_login_wall(html)
+        return ipb.is_login_wall(self._tree(html))
 
     def is_no_permission(self, html: str) -> bool:
-        return ipb.is_no_permission(html)
+        return ipb.is_no_permission(self._tree(html))
 
     def _parse_topic(self, page: Page) -> TopicPage:
-        return ipb.parse_topic_page(page.text, url=page.url, tz=self._zone_of(page), now=self._now())
+        tz = self._zone_of(page)
+        return ipb.parse_topic_page(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
 
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
-        return ipb.parse_pm_inbox(page.text, url=page.url, tz=self._zone_of(page), now=self._now())
+        tz = self._zone_of(page)
+        return ipb.parse_pm_inbox(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
 
     def _parse_pm(self, page: Page) -> PrivateMessage:
-        return ipb.parse_pm(page.text, url=page.url, tz=self._zone_of(page), now=self._now())
+        tz = self._zone_of(page)
+        return ipb.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
 
     def _zone_of(self, page: Page) -> tzinfo:
         """The viewer's offset: configured, else the footer's "now" minus the instant we fetched it.
@@ -410,7 +432,7 @@ class IpbClient(HttpForumClient):
         host rarely knows; the footer ("Сейчас: 29.11.2026, 21:10") shows it against our clock.
         """
         if self.tz is None:
-            shown = ipb.page_now(page.text, UTC)
+            shown = ipb.page_now(self._tree(page.text), UTC)
             self.tz = offset_between(shown, self._now()) if shown is not None else None
         return self.tz or UTC
 
