@@ -14,9 +14,10 @@ The SQL lives in this module only (the project's state store may later absorb th
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -142,18 +143,24 @@ def _read_pages(client: ForumClient, cache: PageCache, topic: str | int, progres
     cached = {entry.page.page: entry for entry in cache.pages(forum, key)}
     last = max(cached, default=None)
     known = last is not None and all(n in cached for n in range(1, last))
-    fresh: list[TopicPage] = []
+    pages: Iterator[TopicPage] | None = None
+    first: TopicPage | None = None
     if known and last is not None:
         size = _known_page_size(cached.values())
-        fresh = list(client.fetch_topic(key, from_page=last, page_size=size, progress=progress))
-        if _shifted(cached.get(fresh[0].page), fresh[0]):
-            fresh = []
-    if not fresh:
-        fresh = list(client.fetch_topic(key, progress=progress))
+        pages = client.fetch_topic(key, from_page=last, page_size=size, progress=progress)
+        first = next(pages)
+        if _shifted(cached.get(first.page), first):
+            pages = first = None
+    if pages is None or first is None:
+        pages = client.fetch_topic(key, progress=progress)
+        first = next(pages)
     old_posts = {post.post_id: post for entry in cached.values() for post in entry.page.posts}
-    fresh = [_carry_edits(page, old_posts) for page in fresh]
-    for page in fresh:
+    # Each page is stored as it comes in, while the later ones are still being fetched.
+    fresh: list[TopicPage] = []
+    for page in itertools.chain([first], pages):
+        page = _carry_edits(page, old_posts)
         cache.put(forum, key, page)
+        fresh.append(page)
     cache.drop_after(forum, key, fresh[-1].page)
     kept = [cached[n].page for n in range(1, fresh[0].page)]
     return [*kept, *fresh]
