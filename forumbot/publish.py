@@ -248,7 +248,8 @@ def publish(
     old_topic = today["topic"] if today is not None else None
     if old_topic:
         _lock(run, poster, config, commitment, state.day, client.topic_id(old_topic), report)
-    for step in _due_pms(poster, config, row, state, outcome, commitment):
+    muted = frozenset(nick for nick in state.nicks() if store.setting(row.id, nick)["afterlife"] == "off")
+    for step in _due_pms(poster, config, row, state, outcome, commitment, muted):
         run(step)
     checkpoint("before advance")
     new_state = pipeline.advance(store, name, now, topic=str(report.topic_id))
@@ -329,8 +330,15 @@ def _role_steps(poster: Poster, config: GameConfig, state: GameState, commitment
 
 
 def _due_pms(
-    poster: Poster, config: GameConfig, row: GameRow, before: GameState, outcome: DayOutcome, commitment: str
+    poster: Poster,
+    config: GameConfig,
+    row: GameRow,
+    before: GameState,
+    outcome: DayOutcome,
+    commitment: str,
+    muted: frozenset[str] = frozenset(),
 ) -> list[_Step]:
+    """The PMs this day owes. A dead player who said `O AFTERLIFE OFF` (seed 000) gets none of them."""
     day = before.day
     steps: list[_Step] = []
     per_nick: dict[str, int] = {}
@@ -344,7 +352,9 @@ def _due_pms(
             steps.append(_pm_step(poster, commitment, day, "check", m.to, m, [m.to]))
     if outcome.winner != "none":
         reveal = _reveal(config, row, outcome)
-        steps.append(_pm_step(poster, commitment, day, "reveal", "*", reveal, list(before.nicks())))
+        dead = {p.nick for p in outcome.state.players if not p.alive}
+        readers = [nick for nick in before.nicks() if not (nick in dead and nick in muted)]
+        steps.append(_pm_step(poster, commitment, day, "reveal", "*", reveal, readers))
     return steps
 
 

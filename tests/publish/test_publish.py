@@ -199,6 +199,32 @@ def test_the_last_day_reveals_the_roles_and_the_salt_to_everyone(tmp_path: Path)
             run_publish(day)
 
 
+def test_a_dead_player_with_afterlife_off_gets_no_reveal(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False) as day:
+        row = day.store.game(GAME)
+        assert row.state is not None
+        others = {p.nick for p in row.state.players if p.role == "mafia" and p.nick != EXECUTED}
+        ghost = sorted(others)[0]
+        players = [
+            p.model_copy(update={"alive": False, "death_day": 1, "death_cause": "executed", "boss": False})
+            if p.nick in others
+            else p
+            for p in row.state.players
+        ]
+        state = row.state.model_copy(update={"players": tuple(players), "day": 2})
+        deadline = datetime.fromisoformat("2026-11-29T23:00:00+00:00")
+        day.store.advance(row.id, 1, state, {}, (START, deadline, str(day.day1_topic)))
+        day.store.db.execute(
+            "INSERT INTO player_settings (game_id, nick, afterlife) VALUES (?, ?, 'off')", (row.id, ghost)
+        )
+        play_day1(day.board, day.day1_topic)
+        pipeline.end_day(day.store, GAME, day.client())
+        pipeline.approve(day.store, GAME, "admin")
+        run_publish(day, roles=False)
+        reveals = [m for m in day.board.pms_from(BOT) if row.salt and row.salt in m.body]
+        assert len(reveals) == 1 and set(reveals[0].recipients) == set(PLAYERS) - {ghost}
+
+
 def test_the_draft_goes_to_the_moderators_once_per_version(tmp_path: Path) -> None:
     with played_day(tmp_path, approve=False) as day:
         client = day.client()
