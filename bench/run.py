@@ -134,6 +134,7 @@ def bench_simulate(seconds: float) -> list[Figure]:
 
 def bench_parse(seconds: float) -> list[Figure]:
     from forumbot.extract import Roster, extract_votes
+    from forumbot.extract.votes import forget_fragments
     from forumbot.forum.phpbb import parse_topic_page
 
     paths = sorted(FIXTURES.glob("viewtopic_page*.html")) + sorted(FIXTURES.glob("ru_viewtopic_page*.html"))
@@ -148,6 +149,8 @@ def bench_parse(seconds: float) -> list[Figure]:
             lxml.html.fromstring(page)
 
     def full() -> None:
+        # Every round reads the bodies afresh: the process-wide fragment cache must not flatter the figure.
+        forget_fragments()
         for page in pages:
             extract_votes(parse_topic_page(page).posts, roster)
 
@@ -231,7 +234,7 @@ def tally_child(job: dict[str, Any]) -> dict[str, Any]:
     cache, count the votes. Reports timings, counts and this process's peak memory."""
     from forumbot.forum.cache import PageCache, read_topic
     from forumbot.forum.client import ClientSettings, open_client
-    from forumbot.tally import tally_posts
+    from forumbot.tally import read_votes_of, tally_posts
 
     began = time.perf_counter()
     client = open_client(ClientSettings(forum=job["url"], username=HOST, password=HOST_PASSWORD, dialect="phpbb"))
@@ -239,7 +242,7 @@ def tally_child(job: dict[str, Any]) -> dict[str, Any]:
     logged_in = time.perf_counter()
     cache = PageCache(job["cache"])
     try:
-        read = read_topic(client, cache, job["topic"])
+        read = read_topic(client, cache, job["topic"], on_page=read_votes_of)
         was_read = time.perf_counter()
         result = tally_posts(read.posts, list(DAY_PLAYERS))
     finally:

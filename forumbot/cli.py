@@ -39,7 +39,7 @@ from forumbot.render.preview import render_preview_html
 from forumbot.scenario import ScenarioResult, load_scenario, run_scenario, scenario_files
 from forumbot.simulate import CHART_FORMATS, ChartFormat, render_chart, simulate
 from forumbot.store import Store
-from forumbot.tally import Tally, render_tally_bbcode, tally_posts
+from forumbot.tally import Tally, read_votes_of, render_tally_bbcode, tally_posts
 
 app = typer.Typer(
     help="forumbot: hosts forum Mafia games on phpBB and IPB forums.",
@@ -296,7 +296,11 @@ def _day_posts(
         with Progress(console=err, transient=True) as bar:
             task = bar.add_task("pages", total=None)
             return read_topic(
-                client, cache, topic, progress=lambda done, total: bar.update(task, completed=done, total=total)
+                client,
+                cache,
+                topic,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                on_page=read_votes_of,
             )
     finally:
         cache.close()

@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     user_agent: str | None = None
     state: Path = Path("forumbot.db")
     concurrency: int = Field(default=4, ge=1, le=16)
-    min_interval: float = Field(default=0.25, ge=0)
+    min_interval: float = Field(default=0.0, ge=0)  # spacing between request starts; concurrency bounds the load
     timeout: float = Field(default=20.0, gt=0)
 
     def require_account(self) -> tuple[str, str]:

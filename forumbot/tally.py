@@ -11,10 +11,10 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.engine.variants import find_variant
-from forumbot.extract import Roster, VoteRecord, extract_votes
+from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments
 from forumbot.extract.names import MatchMode
 from forumbot.extract.votes import EditedVotes
-from forumbot.forum.models import Post
+from forumbot.forum.models import Post, TopicPage
 from forumbot.render.bbcode import bold, color, escape
 
 # The audit reasons of the tally contract; a spoiler is reported as a quote (neither is ever a vote).
@@ -55,6 +55,13 @@ def vote_json(record: VoteRecord) -> dict[str, Any]:
         "edited_by": record.edited_by,
         "link": record.permalink,
     }
+
+
+def read_votes_of(page: TopicPage) -> None:
+    """Read the red and bold fragments of a page's posts now (they are kept for the tally): called for
+    each page as it arrives, this overlaps the reading of votes with the fetching of later pages."""
+    for post in page.posts:
+        find_fragments(post.content_html)
 
 
 def tally_posts(

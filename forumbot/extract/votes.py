@@ -40,6 +40,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from lxml import etree
@@ -239,11 +240,7 @@ class _Runs:
 
     def _whitespace(self, ctx: _Ctx) -> None:
         run = self._ctx
-        if (
-            run is not None
-            and (ctx.red or ctx.bold)
-            and (ctx.quoted, ctx.spoiler) == (run.quoted, run.spoiler)
-        ):
+        if run is not None and (ctx.red or ctx.bold) and (ctx.quoted, ctx.spoiler) == (run.quoted, run.spoiler):
             self._space = True
         else:
             self.close()
@@ -296,7 +293,26 @@ def _as_element(content: etree._Element | str) -> etree._Element | None:
 
 
 def find_fragments(content: etree._Element | str) -> list[Fragment]:
-    """Every red and/or bold text run of a post body (an lxml element or an HTML string), in order."""
+    """Every red and/or bold text run of a post body (an lxml element or an HTML string), in order.
+
+    A body given as a string is read once per process: a re-tally, or a tally whose pages were looked at
+    while the rest of the topic was still being fetched, finds its fragments ready."""
+    if isinstance(content, str):
+        return list(_fragments_of_html(content))
+    return _fragments(content)
+
+
+@lru_cache(maxsize=16384)
+def _fragments_of_html(html: str) -> tuple[Fragment, ...]:
+    return tuple(_fragments(html))
+
+
+def forget_fragments() -> None:
+    """Drop the bodies read so far (benchmarks measure a cold read)."""
+    _fragments_of_html.cache_clear()
+
+
+def _fragments(content: etree._Element | str) -> list[Fragment]:
     root = _as_element(content)
     if root is None:
         return []
@@ -368,9 +384,7 @@ def _fragment_reason(frag: Fragment, match: Match, dead: set[str]) -> VoteReason
     return None
 
 
-def _targets(
-    post: Post, roster: Roster, dead: set[str], mode: MatchMode, votes_per_post: int
-) -> list[_Target]:
+def _targets(post: Post, roster: Roster, dead: set[str], mode: MatchMode, votes_per_post: int) -> list[_Target]:
     out: list[_Target] = []
     for frag in find_fragments(post.content_html):
         if not (frag.red and frag.bold):

@@ -17,7 +17,7 @@ import hashlib
 import itertools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -114,10 +114,18 @@ class TopicRead:
 
 
 def read_topic(
-    client: ForumClient, cache: PageCache, topic: str | int, *, progress: Progress | None = None
+    client: ForumClient,
+    cache: PageCache,
+    topic: str | int,
+    *,
+    progress: Progress | None = None,
+    on_page: Callable[[TopicPage], object] | None = None,
 ) -> TopicRead:
-    """`fetch_topic_incremental`, keeping the pages' reports of unreadable posts for the audit."""
-    pages = _read_pages(client, cache, topic, progress)
+    """`fetch_topic_incremental`, keeping the pages' reports of unreadable posts for the audit.
+
+    `on_page` sees each freshly fetched page as it arrives, while later pages are still on their way:
+    work done there (reading the votes of its posts) overlaps with the network."""
+    pages = _read_pages(client, cache, topic, progress, on_page)
     return TopicRead(_unique_posts(pages), [problem for page in pages for problem in page.problems])
 
 
@@ -132,7 +140,13 @@ def fetch_topic_incremental(
     return _unique_posts(_read_pages(client, cache, topic, progress))
 
 
-def _read_pages(client: ForumClient, cache: PageCache, topic: str | int, progress: Progress | None) -> list[TopicPage]:
+def _read_pages(
+    client: ForumClient,
+    cache: PageCache,
+    topic: str | int,
+    progress: Progress | None,
+    on_page: Callable[[TopicPage], object] | None = None,
+) -> list[TopicPage]:
     """Every page of the topic, fetching only the last known page and newer ones.
 
     A full read happens on the first visit, when the cache has a hole, or when earlier pages have
@@ -161,6 +175,8 @@ def _read_pages(client: ForumClient, cache: PageCache, topic: str | int, progres
         page = _carry_edits(page, old_posts)
         cache.put(forum, key, page)
         fresh.append(page)
+        if on_page is not None:
+            on_page(page)
     cache.drop_after(forum, key, fresh[-1].page)
     kept = [cached[n].page for n in range(1, fresh[0].page)]
     return [*kept, *fresh]

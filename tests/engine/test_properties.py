@@ -45,9 +45,7 @@ def random_day(state: GameState, rng: random.Random, silent_share: float = 0.0) 
     return DayInput(votes=tuple(votes), orders=tuple(orders), silent=frozenset(silent))
 
 
-def play(
-    variant: str, count: int, seed: int, silent_share: float = 0.0
-) -> list[tuple[GameState, DayOutcome]]:
+def play(variant: str, count: int, seed: int, silent_share: float = 0.0) -> list[tuple[GameState, DayOutcome]]:
     state = deal(variant, [f"Игрок {i}" for i in range(count)], seed)
     rng = random.Random(seed)
     history: list[tuple[GameState, DayOutcome]] = []

@@ -52,7 +52,5 @@ def test_importing_the_engine_loads_no_io_module() -> None:
         "io_libs = ('httpx', 'lxml', 'bs4', 'sqlite3', 'typer', 'rich', 'jinja2');"
         "print(','.join(m for m in io_libs if m in sys.modules))"
     )
-    loaded = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == ""
