@@ -358,6 +358,10 @@ class ForumHttp:
                 status = response.status_code
                 if status != 429 and status < 500:
                     return response
+                if not idempotent and response.history:
+                    # The form was accepted (the forum redirected): only the page it sent us to failed.
+                    # Fetch that page again; sending the form again would post twice.
+                    return self._send("GET", str(response.url), None, None, True)
                 last_error = f"HTTP {status} {response.reason_phrase}".rstrip()
                 if not idempotent and status not in (429, 503):  # the server may have acted on it
                     break

@@ -203,11 +203,6 @@ def test_a_fault_after_a_submission_went_through_does_not_post_twice_under_flood
         assert len(day.topics_titled("once")) == 1  # the repeated submission met flood control
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ForumHttp follows the redirect of a submission and repeats the POST when that page answers 503; "
-    "the fix belongs in forum/http.py (no redirects, or no retry, for non-idempotent POSTs)",
-)
 def test_a_fault_after_a_submission_went_through_does_not_post_twice(day: Played) -> None:
     day.server.fail_path("viewtopic.php?t=", 503)
     with pytest.raises(ForumError):
