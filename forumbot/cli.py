@@ -490,6 +490,9 @@ def draft_show_command(
 def draft_html_command(
     game: Annotated[str, typer.Argument(help="The game.")],
     out_file: Annotated[Path, typer.Argument(metavar="OUT.html", help="Where to write the page.")],
+    to_moderators: Annotated[
+        bool, typer.Option("--to-moderators", help="Also PM the draft to the moderators of the config.")
+    ] = False,
     state: StateOption = None,
 ) -> None:
     """The draft as one self-contained HTML page for the moderators: the post as the forum shows it, the
@@ -514,6 +517,8 @@ def draft_html_command(
     except OSError as exc:
         fail(f"cannot write {out_file}: {exc}")
     out.print(f"{game}: preview of day {draft['payload']['day']} written to {out_file}", markup=False)
+    if to_moderators:
+        send_draft(game, state)
 
 
 @draft_app.command("approve")

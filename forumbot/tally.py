@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from forumbot.engine.variants import find_variant
@@ -15,8 +16,9 @@ from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments
 from forumbot.extract.names import MatchMode
 from forumbot.extract.votes import EditedVotes
 from forumbot.forum.models import Post, TopicPage
-from forumbot.render.bbcode import bold, color, escape
+from forumbot.render.day import load_template, render_template
 
+VOTE_COUNT_TEMPLATE = "vote_count.bbcode.j2"
 # The audit reasons of the tally contract; a spoiler is reported as a quote (neither is ever a vote).
 PUBLIC_REASON = {"spoiler": "quoted"}
 
@@ -113,18 +115,17 @@ def tally_posts(
     )
 
 
-def render_tally_bbcode(tally: Tally, title: str) -> str:
-    """A ready-to-paste vote-count post: leader, counts, who votes whom, who has not voted."""
-    lines = [bold(escape(title)), ""]
-    if tally.leader is not None:
-        lines.append(f"Лидер: {bold(color('red', escape(tally.leader)))} ({tally.counts[tally.leader]})")
-    elif tally.tied:
-        lines.append("Поровну: " + ", ".join(bold(escape(n)) for n in tally.tied))
-    else:
-        lines.append("Голосов пока нет.")
-    lines.append("")
-    for target, who in tally.voters.items():
-        lines.append(f"{bold(escape(target))} — {len(who)}: {', '.join(escape(v) for v in who)}")
-    if tally.not_voting:
-        lines += ["", "Не голосовали: " + ", ".join(escape(n) for n in tally.not_voting)]
-    return "\n".join(lines)
+def render_tally_bbcode(tally: Tally, title: str, template: Path | None = None) -> str:
+    """A ready-to-paste vote-count post: leader, counts, who votes whom, who has not voted. `template`:
+    the host's own vote-count template (else the bundled `vote_count.bbcode.j2`)."""
+    context = {
+        "title": title,
+        "leader": tally.leader,
+        "tied": tally.tied,
+        "counts": tally.counts,
+        "voters": tally.voters,
+        "not_voting": tally.not_voting,
+    }
+    where = str(template or VOTE_COUNT_TEMPLATE)
+    body = render_template(load_template(template, VOTE_COUNT_TEMPLATE), context, where).body
+    return body.strip() + "\n"

@@ -460,7 +460,7 @@ def _interim_count(
         few = len(posts) - last["posts"] < config.watch.count_every_posts
         if soon and few:
             return
-    body = render_tally_bbcode(tally, f"Промежуточный подсчёт голосов, день {state.day}")
+    body = render_tally_bbcode(tally, f"Промежуточный подсчёт голосов, день {state.day}", config.templates.vote_count)
     mark = marker("count", row.id, state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
     outgoing = Outgoing(mark, "reply", [str(day["topic"])], f"Подсчёт голосов, день {state.day}", stamp(body, mark))
 

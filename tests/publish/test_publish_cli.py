@@ -36,6 +36,8 @@ def test_draft_to_the_moderators_then_publish_from_the_command_line(live: Played
     code, output = invoke("draft", "show", GAME, "--to-moderators")
     assert code == 0 and "is sent to admin" in output
     assert invoke("draft", "send", GAME) == (0, f"{GAME}: this draft of day 1 was sent to admin already\n")
+    code, output = invoke("draft", "html", GAME, "preview.html", "--to-moderators")  # in tmp_path
+    assert code == 0 and "preview of day 1 written" in output and "was sent to admin already" in output
     assert len(live.board.pms_to("admin")) == 1
     assert invoke("draft", "approve", GAME, "--by", "admin")[0] == 0
     code, output = invoke("publish", GAME, "--no-roles", "--flood-interval", "0")
