@@ -153,11 +153,7 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     """Read the day, resolve it, store the draft (replacing any earlier one) and return it."""
     row, config = load(store, name)
     state = _dealt_state(row)
-    day = store.day(row.id, state.day)
-    if day is None:
-        raise StateError(f"{name}: day {state.day} is not open")
-    if not day["topic"]:
-        raise StateError(f"{name}: day {state.day} has no topic yet (forumbot day-topic {name} TOPIC)")
+    day = _open_day(store, row, state)
     rules = ruleset_for(state)
     start, deadline = day["starts_at"], day["deadline"]
     topic = read_day_topic(store, client, day["topic"])
@@ -194,12 +190,9 @@ def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str,
     """The current day's counted thread votes up to now, without resolving or storing anything."""
     row, _ = load(store, name)
     state = _dealt_state(row)
-    day = store.day(row.id, state.day)
-    if day is None or not day["topic"]:
-        return []
-    rules = ruleset_for(state)
+    day = _open_day(store, row, state)
     posts = read_day_topic(store, client, day["topic"]).posts
-    _, audit = _votes(state, rules, posts, [], day["starts_at"], day["deadline"])
+    _, audit = _votes(state, ruleset_for(state), posts, [], day["starts_at"], day["deadline"])
     return [entry for entry in audit if entry["counted"]]
 
 
@@ -210,6 +203,16 @@ def read_day_topic(store: Store, client: ForumClient, topic: str) -> TopicRead:
         return read_topic(client, cache, topic)
     finally:
         cache.close()
+
+
+def _open_day(store: Store, row: GameRow, state: GameState) -> dict[str, Any]:
+    """The current day's record; it must be open and have its topic."""
+    day = store.day(row.id, state.day)
+    if day is None:
+        raise StateError(f"{row.name}: day {state.day} is not open")
+    if not day["topic"]:
+        raise StateError(f"{row.name}: day {state.day} has no topic yet (forumbot day-topic {row.name} TOPIC)")
+    return day
 
 
 def _dealt_state(row: GameRow) -> GameState:

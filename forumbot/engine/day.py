@@ -25,18 +25,7 @@ def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
         raise RulesError(f"the game is over ({state.winner} won); day {state.day} cannot be resolved")
     rules = ruleset_for(state)
     rules.check_roles(state.players)
-    ctx = DayContext(
-        state=state,
-        day=state.day,
-        rng_seed=rng_seed(state, state.day),
-        players={p.nick: p for p in state.players},
-        alive_at_start=frozenset([p.nick for p in state.players if p.alive]),
-        day_input=day_input,
-        sheriff_due=state.sheriff_due,
-        maniac_due=state.maniac_due,
-        silent_streak=dict(state.silent_streak),
-    )
-    rules.begin_day(ctx)
+    ctx = _start_day(rules, state, day_input)
     rules.collect_votes(ctx)
     rules.collect_orders(ctx)
     rules.default_votes(ctx)
@@ -91,20 +80,29 @@ def check_order(state: GameState, order: Order, earlier_valid: int = 0) -> Order
     """
     rules = ruleset_for(state)
     rules.check_action(order.action)
+    ctx = _start_day(rules, state, DayInput())
+    action, reason = rules._order_problem(ctx, order)
+    limit = rules.order_limit(action) if action is not None else None
+    if reason is None and limit is not None and earlier_valid >= limit:
+        reason = f"too many changes: only the first {limit} messages count"
+    return OrderCheck(action, reason, earlier_valid + 1, limit)
+
+
+def _start_day(rules: Ruleset, state: GameState, day_input: DayInput) -> DayContext:
+    """The working context of day `state.day`, after the variant's start-of-day bookkeeping."""
     ctx = DayContext(
         state=state,
         day=state.day,
         rng_seed=rng_seed(state, state.day),
         players={p.nick: p for p in state.players},
         alive_at_start=frozenset([p.nick for p in state.players if p.alive]),
-        day_input=DayInput(),
+        day_input=day_input,
+        sheriff_due=state.sheriff_due,
+        maniac_due=state.maniac_due,
+        silent_streak=dict(state.silent_streak),
     )
     rules.begin_day(ctx)
-    action, reason = rules._order_problem(ctx, order)
-    limit = rules.order_limit(action) if action is not None else None
-    if reason is None and limit is not None and earlier_valid >= limit:
-        reason = f"too many changes: only the first {limit} messages count"
-    return OrderCheck(action, reason, earlier_valid + 1, limit)
+    return ctx
 
 
 def _bury(ctx: DayContext, deaths: dict[str, Cause]) -> None:

@@ -616,7 +616,7 @@ def render_day(
     context = day_context(config, before, outcome, genders)
     subject = " ".join(unescape(first.blocks.get("subject", "")).split())
     context["title"] = subject or context["title"]
-    return DayPost(subject=context["title"], body=_tidy(render_template(template, context, where).body))
+    return DayPost(subject=context["title"], body=tidy(render_template(template, context, where).body))
 
 
 def render_day_post(
@@ -631,7 +631,7 @@ def render_day_title(config: GameConfig, before: GameState, outcome: DayOutcome)
     return render_day(config, before, outcome).subject
 
 
-def _tidy(text: str) -> str:
+def tidy(text: str) -> str:
     """At most one blank line in a row, none at the ends: templates can stay readable."""
     lines: list[str] = []
     for line in text.strip().splitlines():

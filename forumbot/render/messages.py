@@ -25,7 +25,7 @@ from forumbot.engine import deal
 from forumbot.engine.model import CheckResult, DayOutcome, Event, GameState, Player, Role
 from forumbot.errors import StateError
 from forumbot.render.bbcode import escape, unescape
-from forumbot.render.day import WINNER_TEXT, load_template, render_template, role_name
+from forumbot.render.day import WINNER_TEXT, load_template, render_template, role_name, tidy
 
 ROLE_TEMPLATE = "messages/role.bbcode.j2"
 CHECK_TEMPLATE = "messages/check.bbcode.j2"
@@ -58,16 +58,7 @@ def _render(path: Path | None, name: str, context: dict[str, Any], to: str | Non
     where = str(path) if path is not None else name
     rendered = render_template(template, context, where, blocks=["subject"])
     subject = " ".join(unescape(rendered.blocks.get("subject", "")).split())
-    return Message(to=to, subject=subject or context["game"], body=_tidy(rendered.body))
-
-
-def _tidy(text: str) -> str:
-    lines: list[str] = []
-    for line in text.strip().splitlines():
-        line = line.rstrip()
-        if line or (lines and lines[-1]):
-            lines.append(line)
-    return "\n".join(lines).strip() + "\n"
+    return Message(to=to, subject=subject or context["game"], body=tidy(rendered.body))
 
 
 def _base_context(config: GameConfig, state: GameState) -> dict[str, Any]:
