@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "http"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"  # the captured pages, phpbb/ and ipb/
 
 
 @dataclass

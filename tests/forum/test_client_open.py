@@ -22,7 +22,7 @@ from forumbot.forum.client import (
 )
 from forumbot.forum.http import HttpSettings
 
-HTTP_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "http"
+HTTP_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 @pytest.fixture
