@@ -33,6 +33,7 @@ from forumbot import pipeline
 from forumbot.errors import ForumUnavailable, StateError
 from forumbot.forum.posting import PhpbbPoster
 from forumbot.publish import PublishReport, marker_line, publication_marker, publish, send_draft_to_moderators
+from forumbot.store import GameRow
 
 
 def run_publish(day: Played, **options: object) -> PublishReport:
@@ -169,25 +170,35 @@ def test_the_opening_posts_day_1_with_the_commitment_and_sends_the_roles(tmp_pat
         assert len(day.board.pms_from(BOT)) == len(PLAYERS)
 
 
+def last_day(day: Played) -> tuple[GameRow, set[str]]:
+    """Day 2 with one mafioso left, the one the town executes: publishing it ends the game (town wins).
+    Returns the game and the other mafiosi, dead since day 1."""
+    row = day.store.game(GAME)
+    assert row.state is not None
+    others = {p.nick for p in row.state.players if p.role == "mafia" and p.nick != EXECUTED}
+    players = [
+        p.model_copy(update={"alive": False, "death_day": 1, "death_cause": "executed", "boss": False})
+        if p.nick in others
+        else p
+        for p in row.state.players
+    ]
+    state = row.state.model_copy(update={"players": tuple(players), "day": 2})
+    deadline = datetime.fromisoformat("2026-11-29T23:00:00+00:00")
+    day.store.advance(row.id, 1, state, {}, (START, deadline, str(day.day1_topic)))
+    play_day1(day.board, day.day1_topic)
+    return row, others
+
+
+def approve_and_publish(day: Played) -> PublishReport:
+    pipeline.end_day(day.store, GAME, day.client())
+    pipeline.approve(day.store, GAME, "admin")
+    return run_publish(day, roles=False)
+
+
 def test_the_last_day_reveals_the_roles_and_the_salt_to_everyone(tmp_path: Path) -> None:
     with played_day(tmp_path, drafted=False) as day:
-        row = day.store.game(GAME)
-        assert row.state is not None
-        # day 2 with one mafioso left, the one the town executes: the town wins
-        others = {p.nick for p in row.state.players if p.role == "mafia" and p.nick != EXECUTED}
-        players = [
-            p.model_copy(update={"alive": False, "death_day": 1, "death_cause": "executed", "boss": False})
-            if p.nick in others
-            else p
-            for p in row.state.players
-        ]
-        state = row.state.model_copy(update={"players": tuple(players), "day": 2})
-        deadline = datetime.fromisoformat("2026-11-29T23:00:00+00:00")
-        day.store.advance(row.id, 1, state, {}, (START, deadline, str(day.day1_topic)))
-        play_day1(day.board, day.day1_topic)
-        pipeline.end_day(day.store, GAME, day.client())
-        pipeline.approve(day.store, GAME, "admin")
-        report = run_publish(day, roles=False)
+        row, _ = last_day(day)
+        report = approve_and_publish(day)
         assert report.winner == "town" and report.new_day is None
         [topic] = day.topics_titled(f"{GAME}. День 3")
         body = topic.posts[0].body
@@ -201,26 +212,12 @@ def test_the_last_day_reveals_the_roles_and_the_salt_to_everyone(tmp_path: Path)
 
 def test_a_dead_player_with_afterlife_off_gets_no_reveal(tmp_path: Path) -> None:
     with played_day(tmp_path, drafted=False) as day:
-        row = day.store.game(GAME)
-        assert row.state is not None
-        others = {p.nick for p in row.state.players if p.role == "mafia" and p.nick != EXECUTED}
-        ghost = sorted(others)[0]
-        players = [
-            p.model_copy(update={"alive": False, "death_day": 1, "death_cause": "executed", "boss": False})
-            if p.nick in others
-            else p
-            for p in row.state.players
-        ]
-        state = row.state.model_copy(update={"players": tuple(players), "day": 2})
-        deadline = datetime.fromisoformat("2026-11-29T23:00:00+00:00")
-        day.store.advance(row.id, 1, state, {}, (START, deadline, str(day.day1_topic)))
+        row, dead = last_day(day)
+        ghost = sorted(dead)[0]
         day.store.db.execute(
             "INSERT INTO player_settings (game_id, nick, afterlife) VALUES (?, ?, 'off')", (row.id, ghost)
         )
-        play_day1(day.board, day.day1_topic)
-        pipeline.end_day(day.store, GAME, day.client())
-        pipeline.approve(day.store, GAME, "admin")
-        run_publish(day, roles=False)
+        approve_and_publish(day)
         reveals = [m for m in day.board.pms_from(BOT) if row.salt and row.salt in m.body]
         assert len(reveals) == 1 and set(reveals[0].recipients) == set(PLAYERS) - {ghost}
 
