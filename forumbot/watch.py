@@ -110,7 +110,7 @@ def watch_once(
     report = PassReport()
     row, config = pipeline.load(store, name)
     if row.state is None:
-        _signups(store, row, config, client, messenger, now, report)
+        _signups(store, row, config, client, now, report, publish)
     else:
         _messages(store, row, config, client, now, report)
         _interim_count(store, row, config, client, now, report)
@@ -146,9 +146,9 @@ def _signups(
     row: GameRow,
     config: GameConfig,
     client: ForumClient,
-    messenger: Messenger,
     now: datetime,
     report: PassReport,
+    publish: Callable[[], object] | None,
 ) -> None:
     word, wanted = config.watch.magic_word, config.watch.max_players
     if not word or not wanted:
@@ -180,9 +180,12 @@ def _signups(
         report.handled.append(pm.pm_id)
     if len(store.players(row.id)) >= wanted:
         dealt = pipeline.deal_game(store, row.name, now)
+        report.started = True
+        if publish is not None:
+            publish()  # the opening: day 1's topic with the commitment, and the role PMs, each once
+            return
         roles = render_role_messages(config, dealt.state)
         store.queue(row.id, [_message(("role", row.id, m.to), m.to or "", m.subject, m.body) for m in roles])
-        report.started = True
 
 
 def _set_players(db: sqlite3.Connection, game_id: int, nicks: list[str]) -> None:

@@ -375,3 +375,38 @@ def test_watch_once_from_the_command_line_over_real_phpbb_forms(
     receipts = [pm for pm in board.pms_to("Alice") if pm.sender == "host_bot"]
     assert len(receipts) == 1
     assert receipts[0].body.startswith("Не принято: Убиваем — Пётр:") or receipts[0].body.startswith("Принято")
+
+
+def test_the_last_signup_opens_the_game_on_the_forum(tmp_path: Path, served: tuple[Board, BoardServer, int]) -> None:
+    from forumbot.forum.posting import PhpbbPoster
+    from forumbot.publish import publish
+
+    board, server, forum = served
+    store = Store(tmp_path / "state.db")
+    config = GameConfig.model_validate(
+        {
+            "game": {"name": "kozanostra8", "variant": "kozanostra"},
+            "forum": {"engine": "phpbb", "base_url": server.url, "forum_id": forum},
+            "watch": {"magic_word": "сезам", "max_players": 4},
+        }
+    )
+    pipeline.create_game(store, config)
+    client = open_client(
+        ClientSettings(
+            forum=server.url, username="host_bot", password="pw", dialect="phpbb", http=HttpSettings(min_interval=0)
+        )
+    )
+    poster = PhpbbPoster(client, flood_interval=0)
+    for i, nick in enumerate(["Alice", "Bob Smith", "Пётр", "Шарик"]):
+        board.send_pm(nick, "host_bot", "запись", "сезам", START + timedelta(minutes=i))
+    when = START + timedelta(minutes=10)
+    for _ in range(2):  # a second pass repeats nothing
+        watch_once(
+            store, "kozanostra8", client, poster, when, publish=lambda: publish(store, "kozanostra8", client, when)
+        )
+    topics = [t for t in board.topics if t.forum_id == forum and "kozanostra8" in t.title]
+    assert len(topics) == 1  # day 1's topic, with the commitment
+    for nick in ("Alice", "Bob Smith", "Пётр", "Шарик"):
+        from_bot = [pm for pm in board.pms_to(nick) if pm.sender == "host_bot"]
+        assert sum("записаны" in pm.body for pm in from_bot) == 1
+        assert len(from_bot) == 2  # the signup receipt and the role, once each
