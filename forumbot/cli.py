@@ -409,19 +409,44 @@ def new_game_command(
 
 @app.command("signups")
 def signups_command(
-    game: Annotated[str, typer.Argument(help="The game.")],
-    topic: Annotated[str, typer.Argument(help="The signup topic (id or URL).")],
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[GAME] [TOPIC]",
+            help="The game (may be left out when the state file holds one game) and the signup topic "
+            "(id or URL; default: the config's [forum] signup_topic).",
+        ),
+    ] = None,
     state: StateOption = None,
 ) -> None:
     """Take the player list from the signup topic: everyone who signed up in red (seed 001)."""
     with host_errors():
         store = open_store(state)
+        game, topic = _game_and_topic(store, args or [])
         _, config = pipeline.load(store, game)
+        topic = topic or config.forum.signup_topic
+        if not topic:
+            fail(f"{game}: which signup topic? give it, or set [forum] signup_topic in the config")
         with game_client(config) as client:
             posts = [post for page in client.fetch_topic(topic) for post in page.posts]
         exclude = [n for n in (load_settings().username,) if n]
         players = pipeline.record_signups(store, game, posts, exclude)
     out.print(f"{len(players)} players signed up: {', '.join(players)}", markup=False)
+
+
+def _game_and_topic(store: Store, args: list[str]) -> tuple[str, str | None]:
+    """`GAME TOPIC`, `GAME`, or `TOPIC` alone when the state file holds a single game."""
+    if len(args) > 2:
+        fail("signups takes at most two arguments: GAME and TOPIC")
+    if len(args) == 2:
+        return args[0], args[1]
+    games = store.game_names()
+    if args and args[0] in games:
+        return args[0], None
+    if len(games) != 1:
+        listed = ", ".join(games) or "none (forumbot new-game CONFIG)"
+        fail(f"name the game: the state file holds {len(games)} games ({listed})")
+    return games[0], args[0] if args else None
 
 
 @app.command("day-topic")
@@ -702,6 +727,22 @@ def watch_command(
             log(run_pass())
         else:
             watch.watch_loop(run_pass, interval, on_report=log)
+
+
+@app.command("relays")
+def relays_command(game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None) -> None:
+    """The host's audit of the letters players relayed through the bot (#mail, #mafia, #jakudza, #wall)."""
+    with host_errors():
+        store = open_store(state)
+        row, _ = pipeline.load(store, game)
+        found = store.relays(row.id)
+    table = Table(title=f"{game}: relayed letters")
+    for column in ("day", "PM", "from", "kind", "to", "status", "at"):
+        table.add_column(column)
+    for r in found:
+        to = ", ".join(json.loads(r["recipients"]))
+        table.add_row(*plain(str(r["day"]), str(r["pm_id"]), r["sender"], r["kind"], to, r["status"], r["at"][:16]))
+    out.print(table if found else f"{game}: no relayed letters")
 
 
 def show_draft(game: str, payload: dict[str, Any], approved_by: str | None) -> None:

@@ -256,11 +256,14 @@ class Store:
             (name,),
         ).fetchone()
         if row is None:
-            known = [r[0] for r in self.db.execute("SELECT name FROM games ORDER BY id")]
+            known = self.game_names()
             hint = f"; games here: {', '.join(known)}" if known else "; no games yet (forumbot new-game CONFIG)"
             raise StateError(f"unknown game {name!r} in {self.path}{hint}")
         state = GameState.model_validate_json(row[4]) if row[4] else None
         return GameRow(row[0], row[1], row[2], json.loads(row[3]), state, row[5], row[6], row[7], row[8])
+
+    def game_names(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT name FROM games ORDER BY id")]
 
     def players(self, game_id: int) -> list[str]:
         rows = self.db.execute("SELECT nick FROM players WHERE game_id = ? ORDER BY position", (game_id,))

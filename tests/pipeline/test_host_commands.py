@@ -240,3 +240,6 @@ def test_signups_command_reads_the_signup_topic(tmp_path: Path, monkeypatch: pyt
     out = ok("signups", "Запись", "2")
     assert out.startswith("8 players signed up: Alice, Bob Smith, Пётр, ")
     assert "host_bot" not in out
+    assert ok("signups", "2") == out  # the only game of the state file
+    missing = run("signups")
+    assert missing.exit_code == 2 and "which signup topic?" in missing.output

@@ -258,6 +258,12 @@ def test_relays_anonymous_mail_and_clan_walls(relaying: Game) -> None:
     store = Store(game.path)
     audit = store.relays(store.game("Мафия").id)
     assert [r["status"] for r in audit] == ["sent", "sent"]
+    from typer.testing import CliRunner
+
+    from forumbot.cli import app
+
+    shown = CliRunner().invoke(app, ["relays", "Мафия", "--state", str(game.path)], terminal_width=200)
+    assert shown.exit_code == 0 and "Bob Smith" in shown.output and "mafia" in shown.output
 
 
 def test_hostile_relays_are_refused(relaying: Game) -> None:
@@ -410,3 +416,24 @@ def test_the_last_signup_opens_the_game_on_the_forum(tmp_path: Path, served: tup
         from_bot = [pm for pm in board.pms_to(nick) if pm.sender == "host_bot"]
         assert sum("записаны" in pm.body for pm in from_bot) == 1
         assert len(from_bot) == 2  # the signup receipt and the role, once each
+
+
+def test_the_loop_finishes_its_pass_and_stops_on_sigterm() -> None:
+    import os
+    import signal
+    import threading
+
+    from forumbot.watch import PassReport, watch_loop
+
+    passes: list[int] = []
+
+    def one_pass() -> PassReport:
+        passes.append(1)
+        if len(passes) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives in the middle of a pass
+        return PassReport()
+
+    finished = threading.Event()
+    watch_loop(one_pass, timedelta(milliseconds=10), on_report=lambda r: finished.set())
+    assert len(passes) == 2 and finished.is_set()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the host's handler is back
