@@ -72,6 +72,19 @@ class ForumConfig(Strict):
     saved_pages: Path | None = None  # a folder of saved pages (engine "saved")
     forum_id: int | None = None  # where the day topics are posted
     signup_topic: str | None = None
+    # The time zone of the bot account's forum profile: phpBB prints PM and edit dates in it as plain text
+    # (post times carry UTC in the markup). None: phpBB UTC; IPB 2.x infers it from the page footer.
+    timezone: str | None = None
+
+    @field_validator("timezone")
+    @classmethod
+    def _forum_zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"unknown time zone {value!r}") from None
+        return value
 
     @model_validator(mode="after")
     def _source(self) -> ForumConfig:

@@ -140,6 +140,8 @@ def client_settings(account: AccountSettings, source: ForumSource | None = None)
         password=plain if isinstance(plain, str) else None,
         dialect=dialect,  # type: ignore[arg-type]  # checked just above
         http=http,
+        # The zone the bot account's profile shows plain-text dates in (PM times, edit notices).
+        tz=getattr(source, "timezone", None),
     )
 
 

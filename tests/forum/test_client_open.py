@@ -101,6 +101,11 @@ def test_client_settings_from_the_project_config():
     assert saved.dialect == "saved" and saved.forum == "/tmp/pages"
     with pytest.raises(ConfigError, match="FORUMBOT_BASE_URL"):
         client_settings(Settings(_env_file=None))
+    assert settings.tz is None  # phpBB's post times are UTC in the markup
+    moscow = ForumConfig(engine="phpbb", base_url="https://f.example/", timezone="Europe/Moscow")
+    assert client_settings(account, moscow).tz == "Europe/Moscow"  # the account's zone for PM dates
+    with pytest.raises(ValueError, match="unknown time zone 'Mars/Olympus'"):
+        ForumConfig(engine="phpbb", timezone="Mars/Olympus")
 
 
 def test_saved_pages_now_resolves_relative_dates(tmp_path):
