@@ -30,7 +30,7 @@ from forumbot.testing.board import (
     populate_day,
 )
 
-CAPTURED = Path(__file__).resolve().parents[2] / "fixtures" / "http" / "phpbb"
+CAPTURED = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb"
 SHARED = Path("/work/shared/phpbb")  # the full capture (posting forms too), where it exists
 UA = "Mozilla/5.0 (X11; Linux x86_64) board-tests"
 T0 = 1_795_974_000.0  # just after the captured day was played (2026-11-29 17:40 UTC)
