@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from forumbot.engine.model import Action, CheckResult, EventKind, Player, Role, Winner, copies
-from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions
+from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions, order_targets
 from forumbot.errors import DealError
 
 # Players -> mafia count, from the "New Схемы партий" list (it wins over the older list in the same text).
@@ -91,12 +91,12 @@ class Gameru(Ruleset):
             actors[p.role].append(p)
         for p in actors["mafia"]:
             if p.boss:
-                for target in _targets(ctx, p.nick, "kill"):
+                for target in order_targets(ctx, p.nick, "kill"):
                     ctx.kill(target, "mafia", by=p.nick)
         for p in actors["sheriff"]:
             self._sheriff_check(ctx, p)
         for p in actors["maniac"]:
-            for target in _targets(ctx, p.nick, "kill"):
+            for target in order_targets(ctx, p.nick, "kill"):
                 ctx.kill(target, "maniac", by=p.nick)
 
     def _execute(self, ctx: DayContext) -> None:
@@ -185,11 +185,6 @@ class Gameru(Ruleset):
             f"gameru-3.3 has no scheme for {count} players: possible counts are 9 to 23 "
             "(or give an explicit role list)"
         )
-
-
-def _targets(ctx: DayContext, actor: str, action: Action) -> tuple[str, ...]:
-    order = ctx.order(actor, action)
-    return order.targets if order is not None else ()
 
 
 def _ensure_boss(ctx: DayContext) -> None:
