@@ -171,6 +171,7 @@ EventKind = Literal[
     "killed",
     "attacked",
     "saved",
+    "healed",
     "blocked",
     "missed",
     "abstained",

@@ -500,7 +500,7 @@ def _visitors(events: Iterable[Event], nick: str) -> tuple[str, ...]:
     огласить": every special whose action named him that night."""
     seen: list[str] = []
     for e in events:
-        if e.target != nick or e.kind not in ("attacked", "blocked", "checked", "missed", "saved"):
+        if e.target != nick or e.kind not in ("attacked", "blocked", "checked", "missed", "saved", "healed"):
             continue
         if e.kind == "saved":
             who = ["доктор"] + (["мафия"] if e.cause == "mafia" else [])

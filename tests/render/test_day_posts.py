@@ -7,7 +7,7 @@ from typing import get_args
 import pytest
 from render_support import Day, config, gameru_days, gameru_silent_sheriff, kozanostra_days, play, salon_days, votes
 
-from forumbot.engine import DayInput, GameState, Order, Player
+from forumbot.engine import DayInput, GameState, Order, Player, resolve_day
 from forumbot.engine.model import EventKind
 from forumbot.render.bbcode import escape
 from forumbot.render.day import (
@@ -233,3 +233,22 @@ def test_phrases_agree_with_the_players_gender() -> None:
             assert not any(f"{dead} {w}" in body for w in ("казнён", "был зверски"))
             return
     raise AssertionError("no seed drew a phrase that agrees with the gender")
+
+
+def test_a_suicide_visited_only_by_the_doctor_is_announced_with_the_visit() -> None:
+    players = (
+        Player(nick="Босс", role="mafia", boss=True),
+        Player(nick="Док", role="doctor"),
+        Player(nick="Ком", role="commissar"),
+        Player(nick="Тихоня", role="civilian"),
+        Player(nick="Вася", role="civilian"),
+    )
+    state = GameState(variant="salon", seed=3, players=players)
+    voters = [p.nick for p in players if p.nick != "Тихоня"]
+    day = DayInput(
+        votes=votes(*[(v, "Вася") for v in voters]), orders=(Order(actor="Док", action="heal", targets=("Тихоня",)),)
+    )
+    outcome = resolve_day(state, day)
+    assert outcome.deaths["Тихоня"] == "inactive"
+    line = line_with(post("salon", (state, outcome)), "Тихоня", "побывали")
+    assert "доктор" in line

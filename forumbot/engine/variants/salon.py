@@ -109,6 +109,8 @@ class Salon(Ruleset):
                     "missed", actor=p.nick, target=target, role="doctor", detail="assaulted by the maniac"
                 )
             else:
+                # Recorded even when nobody needed it: the host names every visitor of a suicide (seed 003).
+                ctx.event("healed", actor=p.nick, target=target, role="doctor")
                 return target
         return None
 
