@@ -208,7 +208,21 @@ def publish(
 ) -> PublishReport:
     """Post the approved day and send its PMs, each once, then advance the game (see the module's doc).
     `poster` writes (default: the client's phpBB poster); `roles=False`: the role PMs were sent by hand
-    and are never sent by the bot."""
+    and are never sent by the bot. One process at a time publishes a game."""
+    with store.exclusive(store.game(name).id, "publish"):
+        return _publish(store, name, client, now, poster=poster, roles=roles, checkpoint=checkpoint)
+
+
+def _publish(
+    store: Store,
+    name: str,
+    client: ForumClient,
+    now: datetime,
+    *,
+    poster: Poster | None,
+    roles: bool,
+    checkpoint: Checkpoint,
+) -> PublishReport:
     row, config = pipeline.load(store, name)
     state = _running(row)
     commitment = row.commitment or ""

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,18 @@ MIGRATIONS: tuple[str, ...] = (
         sent_at TEXT
     );
     """,
+    # 4: one forumbot process at a time writes to the forum for a game (publish, watch)
+    """
+    CREATE TABLE locks (
+        game_id INTEGER PRIMARY KEY REFERENCES games(id),
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        what TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
+    """,
 )
+STALE_LOCK = timedelta(minutes=30)
 
 
 @dataclass(frozen=True)
@@ -164,6 +176,21 @@ class Outgoing:
     subject: str
     body: str
     attempted: bool = False  # a send was started and never confirmed (a crash mid-send)
+
+
+def _stale(pid: int, host: str, at: str, this_host: str) -> bool:
+    """A lock whose process is gone (same machine), or that is older than STALE_LOCK."""
+    if datetime.now(UTC) - datetime.fromisoformat(at) > STALE_LOCK:
+        return True
+    if host != this_host:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def now_utc() -> str:
@@ -389,6 +416,34 @@ class Store:
         )
         keys = ("kind", "subject", "value", "reason", "by", "at")
         return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    # --- one writer per game ----------------------------------------------------------------------
+    @contextmanager
+    def exclusive(self, game_id: int, what: str) -> Iterator[None]:
+        """Hold the game for this process while it writes to the forum (publish, a watch pass). The same
+        process may enter again; a holder that died, or is silent for half an hour, is taken over."""
+        me, host = os.getpid(), socket.gethostname()
+        with self.transaction() as db:
+            row = db.execute("SELECT pid, host, what, at FROM locks WHERE game_id = ?", (game_id,)).fetchone()
+            mine = row is not None and row[0] == me and row[1] == host
+            if row is not None and not mine and not _stale(row[0], row[1], row[3], host):
+                raise StateError(
+                    f"another forumbot ({row[2]}, process {row[0]} on {row[1]}) is working on this game since "
+                    f"{row[3]}; try again when it is done"
+                )
+            if not mine:
+                db.execute(
+                    "INSERT OR REPLACE INTO locks (game_id, pid, host, what, at) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, me, host, what, now_utc()),
+                )
+        if mine:
+            yield
+            return
+        try:
+            yield
+        finally:
+            with self.transaction() as db:
+                db.execute("DELETE FROM locks WHERE game_id = ? AND pid = ? AND host = ?", (game_id, me, host))
 
     # --- watch mode --------------------------------------------------------------------------------
     def handled(self, game_id: int, pm_id: int) -> bool:

@@ -107,6 +107,18 @@ def watch_once(
     *,
     publish: Callable[[], object] | None = None,
 ) -> PassReport:
+    with store.exclusive(store.game(name).id, "watch"):
+        return _pass(store, name, client, messenger, now, publish)
+
+
+def _pass(
+    store: Store,
+    name: str,
+    client: ForumClient,
+    messenger: Messenger,
+    now: datetime,
+    publish: Callable[[], object] | None,
+) -> PassReport:
     report = PassReport()
     row, config = pipeline.load(store, name)
     if row.state is None:

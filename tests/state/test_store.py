@@ -93,3 +93,30 @@ def test_an_older_state_file_is_upgraded_in_place(tmp_path: Path) -> None:
     store = Store(path)
     assert store.schema_version == len(MIGRATIONS)
     assert store.game("g").dealt_json is None
+
+
+def test_one_process_at_a_time_writes_to_the_forum_for_a_game(tmp_path: Path) -> None:
+    import socket
+
+    store = Store(tmp_path / "state.db")
+    game_id = store.create_game("g", "salon", {}, ["A"])
+    host = socket.gethostname()
+
+    def held_by(pid: int, at: str) -> None:
+        store.db.execute("INSERT OR REPLACE INTO locks VALUES (?, ?, ?, 'publish', ?)", (game_id, pid, host, at))
+
+    with store.exclusive(game_id, "watch"):
+        with store.exclusive(game_id, "publish"):  # the same process may enter again (watch -> publish)
+            pass
+        assert store.db.execute("SELECT COUNT(*) FROM locks").fetchone()[0] == 1
+    assert store.db.execute("SELECT COUNT(*) FROM locks").fetchone()[0] == 0
+    held_by(1, datetime.now(UTC).isoformat())  # a living process (init), just now
+    with pytest.raises(StateError, match="another forumbot \\(publish, process 1"):
+        with store.exclusive(game_id, "watch"):
+            pass
+    held_by(1, "2026-01-01T00:00:00+00:00")  # silent for long: taken over
+    with store.exclusive(game_id, "watch"):
+        pass
+    held_by(2**22 + 12345, datetime.now(UTC).isoformat())  # a process that is gone: taken over
+    with store.exclusive(game_id, "watch"):
+        pass
