@@ -11,7 +11,7 @@ import json
 import os
 import socket
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -167,6 +167,58 @@ MIGRATIONS: tuple[str, ...] = (
 )
 STALE_LOCK = timedelta(minutes=30)
 
+# A write that joins a larger transaction (see `Store.handle_pm` and `Store.queue`).
+Change = Callable[[sqlite3.Connection], None]
+
+
+def write_players(db: sqlite3.Connection, game_id: int, nicks: list[str]) -> None:
+    db.execute("DELETE FROM players WHERE game_id = ?", (game_id,))
+    db.executemany(
+        "INSERT INTO players (game_id, position, nick) VALUES (?, ?, ?)", [(game_id, i, n) for i, n in enumerate(nicks)]
+    )
+
+
+def count_valid_orders(db: sqlite3.Connection, game_id: int, day: int, actor: str, action: str, n: int) -> None:
+    db.execute(
+        "INSERT INTO order_counts (game_id, day, actor, action, valid) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (game_id, day, actor, action) DO UPDATE SET valid = valid + excluded.valid",
+        (game_id, day, actor, action, n),
+    )
+
+
+def write_setting(db: sqlite3.Connection, game_id: int, nick: str, key: str, value: object) -> None:
+    if key not in ("gender", "afterlife", "leaving"):
+        raise StateError(f"unknown player setting {key!r}")
+    db.execute("INSERT OR IGNORE INTO player_settings (game_id, nick) VALUES (?, ?)", (game_id, nick))
+    db.execute(f"UPDATE player_settings SET {key} = ? WHERE game_id = ? AND nick = ?", (value, game_id, nick))
+
+
+def write_relay(
+    db: sqlite3.Connection,
+    game_id: int,
+    day: int,
+    pm_id: int,
+    sender: str,
+    kind: str,
+    recipients: list[str],
+    status: str,
+    at: str,
+) -> None:
+    db.execute(
+        "INSERT INTO relays (game_id, day, pm_id, sender, kind, recipients, status, at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (game_id, day, pm_id, sender, kind, json.dumps(recipients, ensure_ascii=False), status, at),
+    )
+
+
+def write_vote_count(
+    db: sqlite3.Connection, game_id: int, day: int, at: str, posts: int, counts: dict[str, int]
+) -> None:
+    db.execute(
+        "INSERT INTO vote_counts (game_id, day, at, posts, counts_json) VALUES (?, ?, ?, ?, ?)",
+        (game_id, day, at, posts, json.dumps(counts, ensure_ascii=False)),
+    )
+
 
 @dataclass(frozen=True)
 class Outgoing:
@@ -270,10 +322,7 @@ class Store:
                 (name, variant, json.dumps(config, ensure_ascii=False, default=str), now_utc()),
             )
             game_id = int(cur.lastrowid or 0)
-            db.executemany(
-                "INSERT INTO players (game_id, position, nick) VALUES (?, ?, ?)",
-                [(game_id, i, nick) for i, nick in enumerate(players)],
-            )
+            write_players(db, game_id, players)
         return game_id
 
     def game(self, name: str) -> GameRow:
@@ -298,11 +347,7 @@ class Store:
 
     def set_players(self, game_id: int, nicks: list[str]) -> None:
         with self.transaction() as db:
-            db.execute("DELETE FROM players WHERE game_id = ?", (game_id,))
-            db.executemany(
-                "INSERT INTO players (game_id, position, nick) VALUES (?, ?, ?)",
-                [(game_id, i, nick) for i, nick in enumerate(nicks)],
-            )
+            write_players(db, game_id, nicks)
 
     def save_deal(self, game_id: int, state: GameState, salt: str, commitment: str) -> None:
         with self.transaction() as db:
@@ -458,7 +503,7 @@ class Store:
         kind: str,
         outgoing: list[Outgoing],
         *,
-        changes: Callable[[sqlite3.Connection], None] | None = None,
+        changes: Iterable[Change] = (),
     ) -> None:
         """Mark a PM handled, apply what it changes and queue the answers it needs, all at once."""
         with self.transaction() as db:
@@ -466,16 +511,14 @@ class Store:
                 "INSERT INTO handled_pms (game_id, pm_id, sender, kind, at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, pm_id, sender, kind, now_utc()),
             )
-            if changes is not None:
-                changes(db)
+            for change in changes:
+                change(db)
             self._queue(db, game_id, outgoing)
 
-    def queue(
-        self, game_id: int, outgoing: list[Outgoing], changes: Callable[[sqlite3.Connection], None] | None = None
-    ) -> None:
+    def queue(self, game_id: int, outgoing: list[Outgoing], changes: Iterable[Change] = ()) -> None:
         with self.transaction() as db:
-            if changes is not None:
-                changes(db)
+            for change in changes:
+                change(db)
             self._queue(db, game_id, outgoing)
 
     @staticmethod

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
-import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +39,17 @@ from forumbot.forum.client import ForumClient
 from forumbot.forum.models import PrivateMessage
 from forumbot.render.bbcode import escape
 from forumbot.render.messages import render_role_message, render_role_messages
-from forumbot.store import GameRow, Outgoing, Store
+from forumbot.store import (
+    Change,
+    GameRow,
+    Outgoing,
+    Store,
+    count_valid_orders,
+    write_players,
+    write_relay,
+    write_setting,
+    write_vote_count,
+)
 from forumbot.tally import render_tally_bbcode, tally_posts
 
 VERBS = {
@@ -187,7 +196,7 @@ def _signups(
                 sender,
                 "signup",
                 [_reply(pm.pm_id, sender, answer)],
-                changes=partial(_set_players, game_id=row.id, nicks=joined),
+                changes=[partial(write_players, game_id=row.id, nicks=joined)],
             )
         report.handled.append(pm.pm_id)
     if len(store.players(row.id)) >= wanted:
@@ -197,19 +206,7 @@ def _signups(
             publish()  # the opening: day 1's topic with the commitment, and the role PMs, each once
             return
         roles = render_role_messages(config, dealt.state)
-        store.queue(row.id, [_message(("role", row.id, m.to), m.to or "", m.subject, m.body) for m in roles])
-
-
-def _set_players(db: sqlite3.Connection, game_id: int, nicks: list[str]) -> None:
-    db.execute("DELETE FROM players WHERE game_id = ?", (game_id,))
-    db.executemany(
-        "INSERT INTO players (game_id, position, nick) VALUES (?, ?, ?)", [(game_id, i, n) for i, n in enumerate(nicks)]
-    )
-
-
-def _message(key: object, to: str, subject: str, body: str) -> Outgoing:
-    mark = marker(key)
-    return Outgoing(mark, "pm", [to], subject, stamp(body, mark))
+        store.queue(row.id, [_reply(("role", row.id), m.to or "", m.body, m.subject) for m in roles])
 
 
 # --- PMs of a running game --------------------------------------------------------------------------
@@ -233,21 +230,13 @@ def _messages(
             _relay(store, row, config, state, pm, commands.relay)
             continue
         outgoing: list[Outgoing] = []
-        changes: list[Callable[[sqlite3.Connection], None]] = []
+        changes: list[Change] = []
         late = day is None or pm.time is None or not (day["starts_at"] <= pm.time < day["deadline"])
         lines = _order_receipts(store, row.id, config, state, pm, everyone, late, changes)
         lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
         if lines and config.watch.receipts:
             outgoing.insert(0, _reply(pm.pm_id, sender, "\n".join(lines)))
-        store.handle_pm(row.id, pm.pm_id, sender, "orders" if lines else "other", outgoing, changes=_all(changes))
-
-
-def _all(changes: list[Callable[[sqlite3.Connection], None]]) -> Callable[[sqlite3.Connection], None]:
-    def apply(db: sqlite3.Connection) -> None:
-        for change in changes:
-            change(db)
-
-    return apply
+        store.handle_pm(row.id, pm.pm_id, sender, "orders" if lines else "other", outgoing, changes=changes)
 
 
 def _order_receipts(
@@ -258,7 +247,7 @@ def _order_receipts(
     pm: PrivateMessage,
     everyone: Roster,
     late: bool,
-    changes: list[Callable[[sqlite3.Connection], None]],
+    changes: list[Change],
 ) -> list[str]:
     sender = pm.sender.strip()
     orders, problems = orders_from_pm(pm, everyone, mode=config_mode(state))
@@ -284,7 +273,7 @@ def _order_receipts(
         counted[order.action] = counted.get(order.action, 0) + 1
         lines.append(f"Принято: {said}{_change_note(check.number, check.limit)}")
     for action, n in counted.items():
-        changes.append(partial(_bump, game_id=game_id, day=state.day, actor=sender, action=action, n=n))
+        changes.append(partial(count_valid_orders, game_id=game_id, day=state.day, actor=sender, action=action, n=n))
     return lines
 
 
@@ -296,14 +285,6 @@ def _change_note(number: int, limit: int | None) -> str:
     if limit is None or number <= 1:
         return ""
     return f" (изменение {number - 1} из {limit - 1})"
-
-
-def _bump(db: sqlite3.Connection, game_id: int, day: int, actor: str, action: str, n: int) -> None:
-    db.execute(
-        "INSERT INTO order_counts (game_id, day, actor, action, valid) VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT (game_id, day, actor, action) DO UPDATE SET valid = valid + excluded.valid",
-        (game_id, day, actor, action, n),
-    )
 
 
 def _problem_line(problem: OrderProblem) -> str:
@@ -343,29 +324,23 @@ def _commands(
     state: GameState,
     sender: str,
     commands: PlayerCommands,
-    changes: list[Callable[[sqlite3.Connection], None]],
+    changes: list[Change],
     outgoing: list[Outgoing],
     pm_id: int,
 ) -> list[str]:
     lines = [f"Не понято: {escape(p)}" for p in commands.problems]
     # Any message cancels an earlier Q; a Q in this one sets it again.
-    changes.append(lambda db: _set(db, row.id, sender, "leaving", 1 if commands.quit else 0))
+    changes.append(partial(write_setting, game_id=row.id, nick=sender, key="leaving", value=1 if commands.quit else 0))
     if commands.quit:
         lines.append("Принято: Q — вы покинете игру при следующем подведении итогов (любое новое письмо отменит это).")
     for setting in commands.settings:
-        changes.append(partial(_set, game_id=row.id, nick=sender, key=setting.key, value=setting.value))
+        changes.append(partial(write_setting, game_id=row.id, nick=sender, key=setting.key, value=setting.value))
         lines.append(f"Принято: O {setting.key.upper()} {setting.value.upper()}")
     if commands.report:
         outgoing.append(
             _reply(("report", pm_id), sender, latest_report(store, row, config, state, sender), "Ваш последний отчёт")
         )
     return lines
-
-
-def _set(db: sqlite3.Connection, game_id: int, nick: str, key: str, value: object) -> None:
-    assert key in ("gender", "afterlife", "leaving")
-    db.execute("INSERT OR IGNORE INTO player_settings (game_id, nick) VALUES (?, ?)", (game_id, nick))
-    db.execute(f"UPDATE player_settings SET {key} = ? WHERE game_id = ? AND nick = ?", (value, game_id, nick))
 
 
 def latest_report(store: Store, row: GameRow, config: GameConfig, state: GameState, nick: str) -> str:
@@ -394,32 +369,29 @@ def _relay(store: Store, row: GameRow, config: GameConfig, state: GameState, pm:
         refusal = "письмо пустое"
     status = "sent" if refusal is None else f"refused: {refusal}"
 
-    def record(db: sqlite3.Connection) -> None:
-        db.execute(
-            "INSERT INTO relays (game_id, day, pm_id, sender, kind, recipients, status, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row.id,
-                state.day,
-                pm.pm_id,
-                sender,
-                relay.kind,
-                json.dumps(recipients, ensure_ascii=False),
-                status,
-                pm.time.isoformat() if pm.time else "",
-            ),
-        )
+    at = pm.time.isoformat() if pm.time else ""
+    record = partial(
+        write_relay,
+        game_id=row.id,
+        day=state.day,
+        pm_id=pm.pm_id,
+        sender=sender,
+        kind=relay.kind,
+        recipients=recipients,
+        status=status,
+        at=at,
+    )
 
     if refusal is not None:
         answer = _reply(pm.pm_id, sender, f"Письмо не переслано: {refusal}.")
-        store.handle_pm(row.id, pm.pm_id, sender, "relay", [answer], changes=record)
+        store.handle_pm(row.id, pm.pm_id, sender, "relay", [answer], changes=[record])
         return
     signed = "Анонимное письмо" if relay.anonymous else f"Письмо от {escape(sender)}"
     wall = {"mafia": " (стена мафии)", "yakuza": " (стена якудзы)", "wall": " (всем игрокам)"}.get(relay.kind, "")
     mark = marker("relay", row.id, pm.pm_id)
     letter = Outgoing(mark, "pm", recipients, f"{signed}{wall}", stamp(f"{signed}{wall}:\n\n{relay.body}", mark))
     receipt = _reply(pm.pm_id, sender, f"Письмо переслано ({len(recipients)}).")
-    store.handle_pm(row.id, pm.pm_id, sender, "relay", [letter, receipt], changes=record)
+    store.handle_pm(row.id, pm.pm_id, sender, "relay", [letter, receipt], changes=[record])
 
 
 def _relay_recipients(state: GameState, sender: str, relay: Relay) -> tuple[list[str], str | None]:
@@ -479,13 +451,11 @@ def _interim_count(
     mark = marker("count", row.id, state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
     outgoing = Outgoing(mark, "reply", [str(day["topic"])], f"Подсчёт голосов, день {state.day}", stamp(body, mark))
 
-    def record(db: sqlite3.Connection) -> None:
-        db.execute(
-            "INSERT INTO vote_counts (game_id, day, at, posts, counts_json) VALUES (?, ?, ?, ?, ?)",
-            (row.id, state.day, now.isoformat(), len(posts), json.dumps(counts, ensure_ascii=False)),
-        )
+    record = partial(
+        write_vote_count, game_id=row.id, day=state.day, at=now.isoformat(), posts=len(posts), counts=counts
+    )
 
-    store.queue(row.id, [outgoing], changes=record)
+    store.queue(row.id, [outgoing], changes=[record])
     report.interim_count = True
 
 
