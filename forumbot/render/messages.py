@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from forumbot.config import GameConfig
-from forumbot.engine import deal
+from forumbot.engine import deal, ruleset_for
 from forumbot.engine.model import CheckResult, DayOutcome, Event, GameState, Player, Role
 from forumbot.errors import StateError
 from forumbot.render.bbcode import escape, unescape
@@ -110,7 +110,9 @@ def render_role_message(config: GameConfig, state: GameState, nick: str) -> Mess
 
 
 def render_role_messages(config: GameConfig, state: GameState) -> list[Message]:
-    return [render_role_message(config, state, p.nick) for p in state.players if p.alive]
+    """The role PMs of the living players the variant writes to (gameru-3.3: not the civilians)."""
+    rules = ruleset_for(state)
+    return [render_role_message(config, state, p.nick) for p in state.players if p.alive and rules.gets_role_message(p)]
 
 
 # --- checks -----------------------------------------------------------------------------------------

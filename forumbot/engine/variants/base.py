@@ -214,6 +214,12 @@ class Ruleset:
             found = _ACTIONS[cls] = (cls.role_actions, frozenset(acts))
         return found[1]
 
+    # --- what the players are told ----------------------------------------------------------------
+    def gets_role_message(self, player: Player) -> bool:
+        """Whether `player` is sent his role at the start (and again after a replacement). Default: every
+        player is."""
+        return True
+
     # --- validation of the game itself ---------------------------------------------------------
     def check_roles(self, players: Sequence[Player]) -> None:
         if {p.role for p in players} <= self.roles:

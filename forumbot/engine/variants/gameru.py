@@ -65,6 +65,10 @@ class Gameru(Ruleset):
             return self.options.double_days
         return scheme_double_days(player_count)
 
+    def gets_role_message(self, player: Player) -> bool:
+        # seed 001: "Жители никаких писем не получают" (the mafia, the sheriff and the maniac do)
+        return player.role != "civilian"
+
     # --- hooks ---------------------------------------------------------------------------------
     def begin_day(self, ctx: DayContext) -> None:
         self._double_days = set(self.double_days(len(ctx.players)))
