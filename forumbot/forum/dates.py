@@ -5,12 +5,15 @@ phpBB `Sun Nov 29, 2026 5:32 pm` / `Вс ноя 29, 2026 5:38 pm` / `29 ноя 2
 IPB 2 `27.11.2026, 22:00` / `Nov 29 2026, 11:15 PM`, IPB 3 `29 November 2026 - 08:31 PM`,
 and relative forms: `Сегодня, 9:30`, `Вчера, 23:58`, `Today, 11:15 PM`, `5 minutes ago`,
 `менее минуты назад`. Relative forms need the page's "now"; without it they give None.
+
+A printed date names a span of time, not an instant: `parse_forum_interval` gives that span,
+`parse_forum_date` a single instant (the start of the span for absolute texts).
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 _MONTH_FORMS = (
     "jan january январь января янв",
@@ -87,6 +90,84 @@ def parse_forum_date(text: str, tz: tzinfo, now: datetime | None = None) -> date
     if hour > 23 or minute > 59 or second > 59:
         return None
     return datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=tz)
+
+
+def parse_forum_interval(
+    text: str, tz: tzinfo, now: datetime | None = None
+) -> tuple[datetime, datetime] | None:
+    """The half-open interval `[earliest, until)` in which the instant a forum date was printed
+    for lies, in `tz` (the zone the page was printed in); None when the text is no date this
+    reads, or is relative and `now` is missing.
+
+    `now` is the board's clock when it rendered the page (aware). Forum times are whole seconds
+    and phpBB compares them with its own whole-second clock, so `now` counts as `now` truncated
+    to the second, and both ends below are whole seconds:
+
+    - a time with seconds (`01.12.2026 11:49:14`): that second, `until = earliest + 1 s`;
+    - a time to the minute (`29 ноя 2026, 18:24`, `Tue Dec 01, 2026 11:49 am`,
+      `Сегодня, 11:49`, `Yesterday, 18:00`): that minute, `[hh:mm:00, hh:mm:00 + 60 s)`;
+    - a date without a time (`29 ноя 2026`, `Сегодня`): that whole day in `tz`, from its
+      midnight to the next midnight (exclusive);
+    - `менее минуты назад` / `less than a minute ago`: the age is 0–59 s, so the instant is in
+      `(now − 60 s, now]`, returned as `[now − 59 s, now + 1 s)`;
+    - `N минут назад` / `N minutes ago` (phpBB prints the age in whole minutes, rounded down):
+      the age is in `[N min, N min + 59 s]`, so the instant is in `(now − (N+1) min, now − N min]`,
+      returned as `[now − (N+1) min + 1 s, now − N min + 1 s)`. phpBB writes ages up to 60 min
+      exactly ("60 минут назад" is an age of exactly 3600 s: one second). Other units ("2 hours
+      ago", "5 секунд назад") are read the same way, rounded down in their unit.
+
+    Relative days follow phpBB 3.3: "today" is `[midnight, midnight + 24 h)` of `now` in `tz`,
+    "yesterday" the day before. phpBB shows an age in minutes instead of "today" up to one hour,
+    and does so even across midnight."""
+    text = " ".join(text.split())
+    if not text:
+        return None
+    words = [w.lower() for w in _WORD.findall(text)]
+    if _AGO_WORDS.intersection(words):
+        return _ago_interval(text, words, tz, now)
+    m = _TIME.search(text)
+    if m is None:
+        return _day_interval(text, words, tz, now)
+    start = parse_forum_date(text, tz, now)
+    if start is None:
+        return None
+    return start, start + (timedelta(seconds=1) if m.group(3) else timedelta(minutes=1))
+
+
+def _ago_interval(
+    text: str, words: list[str], tz: tzinfo, now: datetime | None
+) -> tuple[datetime, datetime] | None:
+    if now is None:
+        return None
+    unit = next((delta for w in words for stem, delta in _UNITS if w.startswith(stem)), None)
+    if unit is None:
+        return None
+    if any(w in ("less", "менее", "меньше") for w in words):
+        count = 0
+    else:
+        m = re.search(r"\d+", text)
+        count = int(m.group(0)) if m else 1
+    clock = now.astimezone(UTC).replace(microsecond=0)
+    second = timedelta(seconds=1)
+    earliest = clock - (count + 1) * unit + second
+    until = clock - count * unit + second
+    if unit == timedelta(minutes=1) and count == 60:  # phpBB says "60 minutes" for exactly 3600 s
+        earliest = until - second
+    return earliest.astimezone(tz), until.astimezone(tz)
+
+
+def _day_interval(
+    text: str, words: list[str], tz: tzinfo, now: datetime | None
+) -> tuple[datetime, datetime] | None:
+    """A date with no time of day: the whole day, midnight to midnight in `tz`."""
+    if words and all(w in _DAY_SHIFT for w in words) and not any(c.isdigit() for c in text):
+        day = _relative_day(words, tz, now)
+    else:
+        day = _calendar_day(text, words)
+    if day is None:
+        return None
+    start = datetime.combine(day, time(), tzinfo=tz)
+    return start, datetime.combine(day + timedelta(days=1), time(), tzinfo=tz)
 
 
 def _quick(text: str, tz: tzinfo, now: datetime | None) -> datetime | None:
