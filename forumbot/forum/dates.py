@@ -92,9 +92,7 @@ def parse_forum_date(text: str, tz: tzinfo, now: datetime | None = None) -> date
     return datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=tz)
 
 
-def parse_forum_interval(
-    text: str, tz: tzinfo, now: datetime | None = None
-) -> tuple[datetime, datetime] | None:
+def parse_forum_interval(text: str, tz: tzinfo, now: datetime | None = None) -> tuple[datetime, datetime] | None:
     """The half-open interval `[earliest, until)` in which the instant a forum date was printed
     for lies, in `tz` (the zone the page was printed in); None when the text is no date this
     reads, or is relative and `now` is missing.
@@ -134,9 +132,7 @@ def parse_forum_interval(
     return start, start + (timedelta(seconds=1) if m.group(3) else timedelta(minutes=1))
 
 
-def _ago_interval(
-    text: str, words: list[str], tz: tzinfo, now: datetime | None
-) -> tuple[datetime, datetime] | None:
+def _ago_interval(text: str, words: list[str], tz: tzinfo, now: datetime | None) -> tuple[datetime, datetime] | None:
     if now is None:
         return None
     unit = next((delta for w in words for stem, delta in _UNITS if w.startswith(stem)), None)
@@ -156,9 +152,7 @@ def _ago_interval(
     return earliest.astimezone(tz), until.astimezone(tz)
 
 
-def _day_interval(
-    text: str, words: list[str], tz: tzinfo, now: datetime | None
-) -> tuple[datetime, datetime] | None:
+def _day_interval(text: str, words: list[str], tz: tzinfo, now: datetime | None) -> tuple[datetime, datetime] | None:
     """A date with no time of day: the whole day, midnight to midnight in `tz`."""
     if words and all(w in _DAY_SHIFT for w in words) and not any(c.isdigit() for c in text):
         day = _relative_day(words, tz, now)

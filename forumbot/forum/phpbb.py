@@ -1,23 +1,32 @@
 """phpBB 3.x pages (prosilver and its descendants) -> data. Pure functions, no I/O.
 
-Markup facts these rely on (checked on real phpBB 3.3.11 pages, see fixtures/phpbb/):
+Markup facts these rely on (checked on real phpBB 3.3.11 pages, see fixtures/phpbb/ and
+fixtures/phpbb-ru/):
 - a post is `div#pN.post`; author `p.author` `a.username` / `a.username-coloured` / `span.username`
   (guests, deleted users), id from `u=` in the profile link; time `<time datetime>` (always UTC);
   body `div.content`; edit notice `div.notice` ("Last edited by ..." / "Последний раз
   редактировалось ..."), a sibling of the body, as is the signature.
+- a moderator also sees posts waiting for approval (`p.post-notice.unapproved` in a
+  `form.mcp_approve`) and soft-deleted ones (the div has class `deleted`, a
+  `p.post-notice.deleted`, the post itself hidden in `div#post_contentN`, and a second notice
+  `div.notice.post_deleted_msg`); both keep their whole body in `div.content`.
+- a locked topic's reply button (`posting.php?mode=reply`) carries the lock icon `i.fa-lock`.
 - pagination `div.pagination`: `li.active`, page links, `a[rel=next]`.
-- PM inbox rows `dl.row-item` (`pm_unread` / `pm_read`), PM page `div.post.pm`; their dates are
-  plain text in the viewer's zone and language.
+- PM folder rows `dl.row-item` (`pm_unread` / `pm_read`): the sender and ` » date` in the inbox;
+  the recipients and a `dd.info` "Sent: date" in the sent messages and the outbox. PM page
+  `div.post.pm`, its `p.author` lines (`<br>`-separated): date, sender, recipients. PM dates are
+  plain text in the viewer's zone and language, often relative.
+- the footer (`#page-footer`) states the viewer's zone: `<span title="Европа/Москва">UTC+03:00</span>`.
 Every `parse_*` takes the page as text, bytes or an already parsed lxml tree.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from forumbot.errors import ParseError
-from forumbot.forum.dates import MONTHS, parse_forum_date
+from forumbot.forum.dates import MONTHS, parse_forum_date, parse_forum_interval
 from forumbot.forum.markup import (
     Element,
     Page,
@@ -35,22 +44,39 @@ from forumbot.forum.markup import (
     text_lines,
     text_of,
 )
-from forumbot.forum.models import PmSummary, Post, PrivateMessage, TopicPage
+from forumbot.forum.models import (
+    BoardZone,
+    PmSummary,
+    Post,
+    Preferences,
+    PrivateMessage,
+    QuoteStamp,
+    TopicPage,
+    Visibility,
+)
 
 __all__ = [
     "detect",
     "is_login_wall",
     "is_no_permission",
+    "is_relative_format",
+    "parse_board_zone",
     "parse_login_form",
     "parse_pm",
     "parse_pm_inbox",
     "parse_posting_form",
+    "parse_preferences",
+    "parse_quote_stamp",
     "parse_topic_page",
 ]
 
 _POST_ID = re.compile(r"p(\d+)")
 _USERNAME_CLASSES = ("username", "username-coloured")
 _PART_CLASSES = frozenset({"author", "content", "notice", "postprofile"})
+_DELETED_NOTICE = "post_deleted_msg"  # `div.notice.post_deleted_msg`: who soft-deleted the post, not an edit
+_ZONE = re.compile(r"UTC(?:([+-])(\d{1,2}):(\d{2}))?")
+_QUOTE_TAG = re.compile(r'\[quote=(?:"((?:[^"\\]|\\.)*)"|([^\s\]"]+))((?:\s+[a-z_]+=\d+)*)\s*\]')
+_QUOTE_ATTR = re.compile(r"([a-z_]+)=(\d+)")
 _EDIT_PHRASES = (  # "rest" is the editor's name and the date, in this order
     re.compile(r"Last edited by (?P<rest>.+?), edited (?P<n>\d+) times? in total"),
     re.compile(r"Последний раз редактировалось (?P<rest>.+?), всего редактировалось (?P<n>\d+)"),
@@ -102,11 +128,20 @@ def _not_a(root: Element, url: str | None, kind: str) -> ParseError:
         return ParseError(f"{where}: a login page was served, not a phpBB {kind}")
     if is_no_permission(root):
         return ParseError(f"{where}: phpBB refused access ({text_of(_message(root))}), not a {kind}")
+    panel = _message(root)
+    if panel is not None:  # "Запрошенной темы не существует.", "Личное сообщение не найдено."...
+        return ParseError(f"{where}: phpBB answered {_message_text(panel)!r}, not a {kind}")
     return ParseError(f"{where}: not a phpBB {kind}")
 
 
 def _message(root: Element) -> Element | None:
     return next((div for div in root.iter("div") if div.get("id") == "message"), None)
+
+
+def _message_text(panel: Element) -> str:
+    """The text of a message page's panel without its heading ("Информация")."""
+    said = [text_of(p) for p in panel.iter("p") if text_of(p)]
+    return " ".join(said) or text_of(panel)
 
 
 # --- topic pages ----------------------------------------------------------------------------
@@ -140,7 +175,19 @@ def parse_topic_page(
         next_url=absolute(base, next_href),
         url=url,
         problems=problems,
+        locked=_locked(root),
     )
+
+
+def _locked(root: Element) -> bool:
+    """The reply button (`posting.php?mode=reply`) shows the lock icon: the topic is locked. Its
+    words ("Закрыто", "Locked") are the language pack's, the icon is the style's."""
+    for a in root.iter("a"):
+        href = a.get("href") or ""
+        if "posting.php" in href and "mode=reply" in href:
+            if any(has_class(icon, "fa-lock") for icon in a.iter("i")):
+                return True
+    return False
 
 
 def _page_parts(root: Element) -> tuple[list[Element], Element | None, Element | None]:
@@ -206,24 +253,37 @@ def _pagination(box: Element | None) -> tuple[int, int, str | None]:
     return page, max(numbers, default=page), next_href
 
 
-def _post_parts(div: Element) -> dict[str, Element]:
-    """One pass over a post: its first `p.author`, `div.content`, `div.notice`, `dl.postprofile`."""
+def _post_parts(div: Element) -> tuple[dict[str, Element], Visibility]:
+    """One pass over a post: its first `p.author`, `div.content`, edit `div.notice` (not the
+    soft-delete notice), `dl.postprofile`, and who may see it."""
     parts: dict[str, Element] = {}
-    for el in div.iter("p", "div", "dl"):
+    deleted = has_class(div, "deleted")
+    unapproved = False
+    for el in div.iter("p", "div", "dl", "form"):
         cls = el.get("class")
         if not cls:
             continue
-        for name in cls.split():
+        names = cls.split()
+        if el.tag == "form":
+            unapproved = unapproved or "mcp_approve" in names
+            continue
+        if "post-notice" in names:
+            deleted = deleted or "deleted" in names
+            unapproved = unapproved or "unapproved" in names
+        for name in names:
             if name in _PART_CLASSES and name not in parts:
+                if name == "notice" and _DELETED_NOTICE in names:
+                    continue
                 parts[name] = el
-    return parts
+    # a soft-deleted post carries the same moderation form as one waiting for approval
+    return parts, "deleted" if deleted else "unapproved" if unapproved else "public"
 
 
 def _post(
     div: Element, topic_id: int | None, viewtopic: str, page: int, tz: tzinfo, now: datetime | None
 ) -> Post:
     post_id = int(div.get("id")[1:])
-    parts = _post_parts(div)
+    parts, visibility = _post_parts(div)
     author_p, content = parts.get("author"), parts.get("content")
     if author_p is None or content is None:
         raise ParseError(f"post {post_id}: no author line (p.author) or no body (div.content)")
@@ -240,6 +300,7 @@ def _post(
         content_html=serialize(content),
         permalink=f"{viewtopic}?p={post_id}#p{post_id}",
         page=page,
+        visibility=visibility,
         **edit,
     )
 
@@ -264,10 +325,10 @@ def _post_time(author_p: Element, post_id: int, tz: tzinfo, now: datetime | None
     if stamp is not None and stamp.get("datetime"):
         return datetime.fromisoformat(stamp.get("datetime"))
     text = text_of(author_p).rpartition("»")[2]
-    moment = parse_forum_date(text, tz, now)
-    if moment is None:
+    span = parse_forum_interval(text, tz, now)
+    if span is None:
         raise ParseError(f"post {post_id}: no post time (no <time>, text {text!r})")
-    return moment
+    return span[0]
 
 
 def _edit_notice(notice: Element | None) -> dict[str, object]:
@@ -318,8 +379,10 @@ def _name_and_date(rest: str, link: Element | None) -> tuple[str, str | None]:
 def parse_pm_inbox(
     html: Page, url: str | None = None, *, tz: tzinfo = UTC, now: datetime | None = None
 ) -> tuple[list[PmSummary], str | None]:
-    """The rows of a PM folder page and the next page's URL. Dates are plain text in the
-    viewer's zone: pass it as `tz` (and `now` for "Today"-style dates)."""
+    """The rows of a PM folder page (inbox, sent messages, outbox, own folders) and the next
+    page's URL. Dates are plain text in the viewer's zone: pass it as `tz`, and the board's
+    clock when it rendered the page as `now` for relative dates ("6 минут назад", "Сегодня, 11:49");
+    each row's `time`/`time_until` is the interval the date allows (`dates.parse_forum_interval`)."""
     root = parse_html(html)
     rows = [(dl, first_class(dl, "a", "topictitle")) for dl in iter_class(root, "dl", "row-item")]
     rows = [(dl, link) for dl, link in rows if link is not None]
@@ -332,42 +395,138 @@ def parse_pm_inbox(
 def _pm_row(dl: Element, link: Element, base: str | None, tz: tzinfo, now: datetime | None) -> PmSummary:
     href = link.get("href") or ""
     inner = first_class(dl, "div", "list-inner")
-    sender = _username(inner if inner is not None else dl)
-    time_text = collapse((sender.tail if sender is not None else "") or "").lstrip("»").strip()
+    box = inner if inner is not None else dl
+    sender = _username(box)
+    info = first_class(dl, "dd", "info")
+    recipients: tuple[str, ...] = ()
+    if info is not None:  # sent messages / outbox: "To A, B" and a `dd.info` "Sent: DATE"
+        recipients = tuple(text_of(a) for a in _recipient_links(box, after=link))
+        time_text = text_of(info).partition(": ")[2] or text_of(info)
+    else:  # "SENDER » DATE"
+        time_text = collapse((sender.tail if sender is not None else "") or "").lstrip("»").strip()
+    when, until = _time_span(time_text, tz, now)
     return PmSummary(
         pm_id=query_int(href, "p") or 0,
         subject=text_of(link),
         sender=text_of(sender) if sender is not None else "",
         sender_id=query_int(sender.get("href"), "u") if sender is not None else None,
-        time=parse_forum_date(time_text, tz, now),
+        time=when,
         time_text=time_text,
         unread=has_class(dl, "pm_unread"),
         url=absolute(base, href) or href,
+        time_until=until,
+        recipients=recipients,
     )
+
+
+def _recipient_links(box: Element, after: Element | None = None) -> list[Element]:
+    """The member (and group) links of a block, those before `after` excluded."""
+    links = list(box.iter("a"))
+    if after is not None and after in links:
+        links = links[links.index(after) + 1 :]
+    return [a for a in links if "memberlist.php" in (a.get("href") or "")]
+
+
+def _time_span(text: str, tz: tzinfo, now: datetime | None) -> tuple[datetime | None, datetime | None]:
+    """(earliest, exclusive end) of a printed date; the end is None when the text is exact to
+    the second, both None when it is no date (or relative without `now`)."""
+    span = parse_forum_interval(text, tz, now) if text else None
+    if span is None:
+        return None, None
+    start, until = span
+    return start, (until if until - start > timedelta(seconds=1) else None)
 
 
 def parse_pm(
     html: Page, url: str | None = None, tz: tzinfo = UTC, *, now: datetime | None = None
 ) -> PrivateMessage:
-    """One opened PM (`ucp.php?i=pm&mode=view&p=N`). Its date is text in the viewer's zone `tz`."""
+    """One opened PM (`ucp.php?i=pm&mode=view&p=N`), or its print view (`&view=print`, whose id
+    only the URL gives). Its date is text in the viewer's zone `tz`, relative ones read against
+    `now` (the board's clock when it rendered the page); `time`/`time_until` is the interval the
+    date allows. Only the message itself is read, not the message history below it, and quoted
+    text never reaches `body_text`."""
     root = parse_html(html)
     box = next((div for div in iter_class(root, "div", "pm") if has_class(div, "post")), None)
     content = first_class(box, "div", "content") if box is not None else None
     if box is None or content is None:
+        printed = _printed_pm(root, url, tz, now)
+        if printed is not None:
+            return printed
         raise _not_a(root, url, "private message page")
     author_p = first_class(box, "p", "author")
     sender = _username(author_p)
     time_text = _sent_text(author_p)
+    when, until = _time_span(time_text, tz, now)
     return PrivateMessage(
         pm_id=_pm_id(box, root, url),
         sender=text_of(sender) if sender is not None else "",
         sender_id=query_int(sender.get("href"), "u") if sender is not None else None,
-        time=parse_forum_date(time_text, tz, now),
+        time=when,
         time_text=time_text,
         subject=text_of(box.find(".//h3")),
         body_html=serialize(content),
         body_text="\n".join(text_lines(content, skip=_is_quote)),
         url=url,
+        time_until=until,
+        recipients=_pm_recipients(author_p),
+    )
+
+
+def _pm_recipients(author_p: Element | None) -> tuple[str, ...]:
+    """The names on the lines after the sender's in the PM header: date, sender, then the
+    recipients (and blind copies), one `<br>`-separated line each."""
+    if author_p is None:
+        return ()
+    lines: list[list[Element]] = [[]]
+    for el in author_p.iter():
+        if el.tag == "br":
+            lines.append([])
+        elif el.tag == "a" and "memberlist.php" in (el.get("href") or ""):
+            lines[-1].append(el)
+    return tuple(text_of(a) for line in lines[2:] for a in line)
+
+
+def _printed_pm(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> PrivateMessage | None:
+    """The print view of a PM: `div.post` with `h3` (subject), `div.date` (`Sent <strong>DATE`),
+    a `div.author` for the sender and one per recipient line (names `&nbsp;`-separated in a
+    `<strong>`), `div.content`. A topic's print view has one `div.author` per post."""
+    box = next(iter_class(root, "div", "post"), None)
+    if box is None:
+        return None
+    parts: dict[str, list[Element]] = {}
+    for el in box:
+        if el.tag == "div" and el.get("class") in ("date", "author", "content"):
+            parts.setdefault(el.get("class"), []).append(el)
+    authors, dates, contents = parts.get("author", []), parts.get("date", []), parts.get("content", [])
+    if len(authors) < 2 or not dates or not contents:
+        return None
+
+    def strong(el: Element) -> str:
+        found = el.find("strong")
+        return collapse((text_of(found) if found is not None else "").replace("\xa0", " "))
+
+    time_text = strong(dates[0])
+    when, until = _time_span(time_text, tz, now)
+    names = [
+        collapse(name)
+        for el in authors[1:]
+        for found in [el.find("strong")]
+        if found is not None
+        for name in "".join(found.itertext()).split("\xa0")
+        if collapse(name)
+    ]
+    content = contents[0]
+    return PrivateMessage(
+        pm_id=query_int(url, "p") or 0,
+        sender=strong(authors[0]),
+        time=when,
+        time_text=time_text,
+        subject=text_of(box.find("h3")),
+        body_html=serialize(content),
+        body_text="\n".join(text_lines(content, skip=_is_quote)),
+        url=url,
+        time_until=until,
+        recipients=tuple(names),
     )
 
 
@@ -416,3 +575,116 @@ def parse_posting_form(html: Page) -> dict[str, str]:
     if form is None:
         raise _not_a(root, None, "posting form")
     return form_fields(form, text_fields=True)
+
+
+# --- the viewer's zone, preferences, quotes -------------------------------------------------
+
+
+def parse_board_zone(html: Page) -> BoardZone | None:
+    """The viewer's time zone as the footer (`#page-footer`) of every phpBB page states it:
+    `<span title="Европа/Москва">UTC+03:00</span>` (phpBB writes plain `UTC` for +00:00). The span
+    is found by its text, not by the words around it, which are the language pack's. None when
+    the page has no such footer (a redirect's empty body, a page of another engine)."""
+    if isinstance(html, (str, bytes)) and not html.strip():
+        return None
+    root = parse_html(html)
+    footer = next((div for div in root.iter("div") if div.get("id") == "page-footer"), None)
+    for span in footer.iter("span") if footer is not None else ():
+        m = _ZONE.fullmatch(text_of(span))
+        if m is None:
+            continue
+        sign, hours, minutes = m.groups()
+        offset = timedelta(hours=int(hours or 0), minutes=int(minutes or 0))
+        if offset >= timedelta(hours=24):
+            continue
+        return BoardZone(offset=timezone(-offset if sign == "-" else offset), label=span.get("title") or "")
+    return None
+
+
+def is_relative_format(dateformat: str) -> bool:
+    """Whether a phpBB date format prints recent dates relatively ("6 минут назад", "Сегодня, 11:49"):
+    phpBB marks the part to replace with `|` (`|d M Y|, H:i`); any `|` turns it on."""
+    return "|" in dateformat
+
+
+def parse_preferences(html: Page) -> Preferences:
+    """The board preferences form (`ucp.php?i=ucp_prefs&mode=personal`, `form#ucp`): language,
+    zone and date format as stored, and everything the form submits as served."""
+    root = parse_html(html)
+    form = next(
+        (
+            f
+            for f in root.iter("form")
+            if f.get("id") == "ucp" and any(el.get("name") == "dateformat" for el in f.iter("input"))
+        ),
+        None,
+    )
+    if form is None:
+        raise _not_a(root, None, "preferences form")
+    fields = _browser_fields(form)
+    values = dict(fields)
+    return Preferences(
+        action=form.get("action") or "",
+        lang=values.get("lang"),
+        tz=values.get("tz"),
+        dateformat=values.get("dateformat"),
+        fields=tuple(fields),
+    )
+
+
+def _browser_fields(form: Element) -> list[tuple[str, str]]:
+    """What a browser submits from `form` unchanged, in page order: hidden and text-like inputs,
+    checked checkboxes and radios, the selected option(s) of every select (the first option
+    when none is marked), textareas, and the first submit button with its own value."""
+    fields: list[tuple[str, str]] = []
+    pressed = False
+    for el in form.iter("input", "textarea", "select", "button"):
+        name = el.get("name")
+        if not name or el.get("disabled") is not None:
+            continue
+        if el.tag == "textarea":
+            fields.append((name, el.text or ""))
+            continue
+        if el.tag == "select":
+            options = list(el.iter("option"))
+            chosen = [o for o in options if o.get("selected") is not None]
+            if not chosen and options and el.get("multiple") is None:
+                chosen = options[:1]
+            fields.extend((name, o.get("value") if o.get("value") is not None else text_of(o)) for o in chosen)
+            continue
+        kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
+        if kind in ("submit", "image"):
+            if not pressed:
+                pressed = True
+                fields.append((name, el.get("value") if el.get("value") is not None else text_of(el)))
+        elif kind in ("checkbox", "radio"):
+            if el.get("checked") is not None:
+                fields.append((name, el.get("value") or "on"))
+        elif kind not in ("file", "reset", "button"):
+            fields.append((name, el.get("value") or ""))
+    return fields
+
+
+def parse_quote_stamp(html: Page) -> QuoteStamp | None:
+    """The quoted message's author, id and exact time, from the form phpBB serves for "quote"
+    (`posting.php?mode=quote&p=N`, `ucp.php?i=pm&mode=compose&action=quote&p=N`): its textarea
+    `message` opens with `[quote=Вера msg_id=67 time=1796114954 user_id=60]` (a name with spaces
+    is quoted: `[quote="Mr. Pink" post_id=119 ...]`). None when the text holds no such tag."""
+    root = parse_html(html)
+    area = next((t for t in root.iter("textarea") if t.get("name") == "message"), None)
+    if area is None:
+        raise _not_a(root, None, "posting or compose form")
+    for m in _QUOTE_TAG.finditer(area.text or ""):
+        attrs = {key: int(value) for key, value in _QUOTE_ATTR.findall(m.group(3))}
+        if "time" not in attrs:
+            continue
+        quoted, bare = m.group(1), m.group(2)
+        name = re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else bare
+        return QuoteStamp(
+            name=name,
+            time=datetime.fromtimestamp(attrs["time"], UTC),
+            user_id=attrs.get("user_id"),
+            post_id=attrs.get("post_id"),
+            msg_id=attrs.get("msg_id"),
+        )
+    return None
