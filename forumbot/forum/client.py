@@ -27,15 +27,16 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from forumbot.errors import ConfigError, LoginFailed, ParseError
+from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError
 from forumbot.forum import ipb, phpbb, saved
 from forumbot.forum.http import DEFAULT_USER_AGENT, Clock, ForumHttp, HttpSettings, Page
-from forumbot.forum.markup import Element, has_class, parse_html, text_of
-from forumbot.forum.models import PmSummary, PrivateMessage, TopicPage
+from forumbot.forum.markup import Element, browser_fields, find_form, has_class, parse_html, submit_buttons, text_of
+from forumbot.forum.models import PmSummary, Preferences, PrivateMessage, TopicPage
 
 Progress = Callable[[int, int], None]  # (pages fetched so far, pages in the topic as known now)
 DialectChoice = Literal["auto", "phpbb", "ipb2", "ipb3", "saved"]
 
+PREFERENCES = "ucp.php?i=ucp_prefs&mode=personal"  # phpBB: the account's language, zone and date format
 MAX_INBOX_PAGES = 200  # a guard against pagination that loops; 200 pages of PMs is far beyond a game
 FORM_MIN_AGE = 1.1  # seconds: phpBB rejects a form posted within the second its creation_time names
 
@@ -68,6 +69,15 @@ class ForumClient(Protocol):
     def fetch_inbox(self) -> list[PmSummary]: ...
 
     def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage: ...
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None:
+        """The PM's send time to the second, where the forum can tell it (None where it cannot)."""
+        ...
+
+    @property
+    def account(self) -> str | None:
+        """The name of the account the client reads as (None: no login, saved pages)."""
+        ...
 
     def close(self) -> None: ...
 
@@ -187,6 +197,8 @@ class HttpForumClient:
         self._credentials: tuple[str, str] | None = (username, password) if username and password else None
         self.tz: tzinfo | None = _zone(tz) if tz is not None else None
         self._parsed = threading.local()  # per fetching thread: the latest page's text and tree
+        self._zone_lock = threading.Lock()
+        self._account_zone: tzinfo | None = None
         self.http = ForumHttp(
             base_url,
             self,
@@ -224,6 +236,13 @@ class HttpForumClient:
     @property
     def forum(self) -> str:
         return self.http.base_url
+
+    @property
+    def account(self) -> str | None:
+        return self._credentials[0] if self._credentials else None
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None:
+        return None
 
     def login(self) -> None:
         self.http.login()
@@ -367,11 +386,61 @@ class PhpbbClient(HttpForumClient):
         return phpbb.parse_topic_page(root, url=page.url, tz=self.tz or UTC, now=self._now())
 
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
+        tz = self.account_zone(page)
         root = self._tree(page.text, last_use=True)
-        return phpbb.parse_pm_inbox(root, url=page.url, tz=self.tz or UTC, now=self._now())
+        return phpbb.parse_pm_inbox(root, url=page.url, tz=tz, now=self._now())
 
     def _parse_pm(self, page: Page) -> PrivateMessage:
-        return phpbb.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz or UTC, now=self._now())
+        tz = self.account_zone(page)
+        return phpbb.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None:
+        """The PM's send time to the second: phpBB's quote form cites it as a unix time
+        (`[quote=Вера msg_id=67 time=1796114954 user_id=60]`). The form is only shown, never sent."""
+        try:
+            page = self.http.get(self.http.url(f"ucp.php?i=pm&mode=compose&action=quote&p={pm_id}"))
+            stamp = phpbb.parse_quote_stamp(page.text)
+        except (ParseError, ForumError):
+            return None
+        return stamp.time if stamp is not None else None
+
+    def preferences(self) -> Preferences:
+        """The account's board preferences as the board shows them: language, zone, date format."""
+        return phpbb.parse_preferences(self.http.get(self.http.url(PREFERENCES)).text)
+
+    def account_zone(self, page: Page | None = None) -> tzinfo:
+        """The zone the board prints this account's plain-text dates in (PM dates, edit notices), as the
+        board says: the account's preferences, else the footer's offset ("Часовой пояс: UTC+03:00").
+        A configured zone (`[forum] timezone`) that disagrees is an error naming both."""
+        with self._zone_lock:
+            if self._account_zone is None:
+                self._account_zone = self._learn_zone(page)
+            return self._account_zone
+
+    def _learn_zone(self, page: Page | None) -> tzinfo:
+        footer = phpbb.parse_board_zone(self._tree(page.text)) if page is not None else None
+        named: tzinfo | None = None
+        name = ""
+        if self._credentials is not None:
+            try:
+                name = self.preferences().tz or ""
+                named = _zone(name) if name else None
+            except (ParseError, ForumError, ConfigError):
+                named = None
+        board: tzinfo | None = named or (footer.offset if footer is not None else None)
+        if board is None:
+            return self.tz or UTC
+        if self.tz is not None:
+            now = self._now()
+            if self.tz.utcoffset(now) != board.utcoffset(now):
+                told = f"{name} ({_offset_text(board, now)})" if name else _offset_text(board, now)
+                raise ConfigError(
+                    f"[forum] timezone = {self.tz} ({_offset_text(self.tz, now)}), but the board prints the "
+                    f"dates of {self.account or 'this account'} in {told}: set [forum] timezone to the board's "
+                    "zone, or change the account's zone on the board"
+                )
+            return self.tz
+        return board
 
     def _parse_login_form(self, page: Page) -> dict[str, str]:
         return phpbb.parse_login_form(page.text)
@@ -383,10 +452,15 @@ class PhpbbClient(HttpForumClient):
         fetched_at = http.clock.time()
         if not phpbb.is_login_wall(form_page.text):  # the forum already knows us: it sent the index
             return
-        fields = self._parse_login_form(form_page)
-        action = http.rebase(fields.pop("_action", self.urls.login))
-        fields = {name: value for name, value in fields.items() if not name.startswith("_")}
-        fields.update(username=username, password=password, autologin="on", login="Login")
+        form = find_form(self._tree(form_page.text), "login")
+        if form is None:
+            raise LoginFailed(f"{self.forum}: the login page has no login form (form#login)")
+        action = http.rebase(form.get("action") or self.urls.login)
+        # As served, with the login button's own (localised) value; the account's name and password filled in.
+        served = browser_fields(form, press="login") if "login" in submit_buttons(form) else browser_fields(form)
+        given = {"username": username, "password": password, "autologin": "on"}
+        fields = [(name, given.pop(name)) if name in given else (name, value) for name, value in served]
+        fields += list(given.items())
         # Measured on our own clock since the form arrived, not against creation_time itself: the
         # server's clock and ours need not agree, and a second after arrival is past creation_time + 1.
         http.clock.sleep(max(0.0, fetched_at + FORM_MIN_AGE - http.clock.time()))
@@ -478,6 +552,14 @@ class SavedPagesClient:
     @property
     def forum(self) -> str:
         return self.folder.as_uri()
+
+    @property
+    def account(self) -> str | None:
+        return None
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None:
+        """Saved pages show what they show: no exact time beyond it."""
+        return None
 
     @property
     def skipped(self) -> tuple[saved.SkippedFile, ...]:
@@ -648,6 +730,13 @@ def offset_between(shown: datetime, actual: datetime) -> tzinfo | None:
 def _report(progress: Progress | None, done: int, total: int) -> None:
     if progress is not None:
         progress(done, max(done, total))
+
+
+def _offset_text(zone: tzinfo, at: datetime) -> str:
+    offset = zone.utcoffset(at) or timedelta(0)
+    minutes = int(offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
 def _zone(name: str | tzinfo) -> tzinfo:

@@ -35,6 +35,7 @@ def parse_each(
             problems.append(f"{where}: {exc}")
     return tuple(parsed), tuple(problems)
 
+
 Element: TypeAlias = Any  # lxml.etree._Element; lxml ships no type stubs here
 Page: TypeAlias = str | bytes | Element  # a page as text, bytes, or a tree parse_html already made
 
@@ -236,3 +237,62 @@ def form_fields(form: Element, *, text_fields: bool) -> dict[str, str]:
         elif kind in ("text", "email", "number", "search") and text_fields:
             fields[name] = el.get("value") or ""
     return fields
+
+
+def find_form(root: Element, form_id: str) -> Element | None:
+    """The page's `form#<form_id>`, if any."""
+    return next((form for form in root.iter("form") if form.get("id") == form_id), None)
+
+
+def submit_buttons(form: Element) -> dict[str, str]:
+    """The form's named submit buttons, name -> the value the browser sends when it is pressed
+    (`<input type=submit>` and `<button>`, whose type defaults to submit)."""
+    buttons: dict[str, str] = {}
+    for el in form.iter("input", "button"):
+        name = el.get("name")
+        kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
+        if name and kind in ("submit", "image"):
+            buttons.setdefault(name, el.get("value") if el.get("value") is not None else text_of(el))
+    return buttons
+
+
+def browser_fields(form: Element, *, press: str | None = None) -> list[tuple[str, str]]:
+    """What a browser submits from `form` as served, in document order: hidden and text inputs,
+    checked checkboxes and radios, the selected option of every select (the first when none is
+    marked), textareas, and the one submit button `press` with its own value. Repeated names are
+    all kept (PHP reads the last; `name[]` fields need every one)."""
+    fields: list[tuple[str, str]] = []
+    pressed = False
+    for el in form.iter("input", "textarea", "select", "button"):
+        name = el.get("name")
+        if not name or el.get("disabled") is not None:
+            continue
+        if el.tag == "textarea":
+            fields.append((name, el.text or ""))
+        elif el.tag == "select":
+            value = _selected(el)
+            if value is not None:
+                fields.append((name, value))
+        else:
+            kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
+            if kind in ("submit", "image"):
+                if name == press and not pressed:
+                    pressed = True
+                    fields.append((name, el.get("value") if el.get("value") is not None else text_of(el)))
+            elif kind in ("checkbox", "radio"):
+                if el.get("checked") is not None:
+                    fields.append((name, el.get("value") or "on"))
+            elif kind not in ("file", "reset", "button"):
+                fields.append((name, el.get("value") or ""))
+    if press is not None and not pressed:
+        raise ParseError(f"the form {form.get('id') or form.get('action') or ''} has no button {press!r}")
+    return fields
+
+
+def _selected(select: Element) -> str | None:
+    options = list(select.iter("option"))
+    chosen = next((o for o in options if o.get("selected") is not None), options[0] if options else None)
+    if chosen is None:
+        return None
+    value = chosen.get("value")
+    return value if value is not None else text_of(chosen)

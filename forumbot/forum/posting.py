@@ -8,8 +8,10 @@ what was written after a crash (by a marker string written into the text).
     poster.find_marker_in_forum(4, "Mafia-1. День 2", marker)   # the topic id, or None
 
 Every request goes through the client's `ForumHttp` (login state, retries, error mapping); the pages are
-read by the pure functions at the top of this module. What phpBB's forms want (see
-/work/shared/phpbb/README.md, "Forms"):
+read by the pure functions at the top of this module. Every form is submitted as the board served
+it: its hidden fields, checked boxes, selected options, and the one submit button pressed with its own
+(localised) value; no word of the board's language is written here. What phpBB's forms want (checked on
+the exchanges with a real phpBB 3.3.11 board in `fixtures/phpbb-ru/`, Russian and English):
 
 - a fresh form for every submission (`form_token`, `creation_time`; a reply form also carries
   `topic_cur_post_id`), submitted more than a second after it was fetched, else "The submitted form was
@@ -21,11 +23,22 @@ read by the pure functions at the top of this module. What phpBB's forms want (s
   searched for it before a new attempt, in case an earlier attempt went through unseen;
 - PMs in two steps: `username_list` + `add_to` (the form comes back with `address_list[u][ID]=to` and
   fresh tokens), then `subject`, `message`, `post`;
-- locking through the moderators' quick-mod link and its confirmation page; a refusal is `False`.
+- locking through the moderators' quick-mod link and its confirmation page (`form#confirm`, whose
+  `confirm` button carries the viewer's localised "yes": phpBB compares the value, and a wrong one is a
+  silent redirect). The topic itself says whether it is locked (the lock icon on its reply button), so
+  the topic is read before (already locked: nothing to do) and after (did it take?);
+- a PM goes to at most the board's recipient limit: above it phpBB keeps the first N in the form it
+  returns and sends nothing, and it drops an unknown name silently when a known one comes with it, so
+  the recipients the form comes back with are compared with the ones asked for before anything is sent.
 
 Errors: a refusal for permissions (or a locked topic) is `NoPermission`; an unknown PM recipient is a
-`ForumError` naming the nick; any other answer that is neither a success nor a known refusal is a
-`ForumError` quoting the forum's message.
+`ForumError` naming the nick; more recipients than the board takes is `TooManyRecipients` (with the
+limit); any other answer that is neither a success nor a known refusal is a `ForumError` quoting the
+forum's message.
+
+The texts matched in the board's answers (flood control, an invalid form, too many recipients, unknown
+recipients, a post held for approval, refusals) are phpBB's own, English and Russian language packs, and
+each is tested against the real pages; successes are recognised by their structure, not their words.
 """
 
 from __future__ import annotations
@@ -37,15 +50,27 @@ from typing import Protocol
 
 from forumbot.errors import ConfigError, ForumError, NoPermission, ParseError
 from forumbot.forum import phpbb
-from forumbot.forum.client import FORM_MIN_AGE, PhpbbClient
+from forumbot.forum.client import FORM_MIN_AGE, PREFERENCES, PhpbbClient
 from forumbot.forum.http import Page
-from forumbot.forum.markup import Element, first_class, form_fields, iter_class, parse_html, query_int, text_of
-from forumbot.forum.models import PmSummary
+from forumbot.forum.markup import (
+    Element,
+    browser_fields,
+    find_form,
+    first_class,
+    iter_class,
+    parse_html,
+    query_int,
+    text_of,
+)
+from forumbot.forum.models import PmSummary, Preferences
 
 __all__ = [
     "ForumTopicRow",
+    "LockResult",
     "PhpbbPoster",
     "Poster",
+    "TooManyRecipients",
+    "addressed_recipients",
     "confirm_form",
     "forum_message",
     "form_error",
@@ -60,15 +85,41 @@ MAX_FLOOD_WAITS = 4
 MAX_REVIEWS = 3  # replies shown for review in a row (a busy topic) before giving up
 MAX_FOLDER_PAGES = 20
 MAX_CANDIDATES = 40  # topics or PMs opened when looking for a marker
+Fields = list[tuple[str, str]]
+_REVIEWED = re.compile(r"ppr\d+")
 
-# phpBB's messages, English and Russian language packs.
-_FLOOD = re.compile(r"so soon after your last|так скоро после|сразу после (вашего )?предыдущего", re.I)
-_FORM_INVALID = re.compile(r"submitted form was invalid|форма недействительна|неверная форма", re.I)
-_PM_SENT = re.compile(r"message has been sent successfully|сообщение (было )?успешно отправлено", re.I)
-_NO_USERS = re.compile(r"users to be added do not exist|пользовател\w* не существу", re.I)
-_NEEDS_APPROVAL = re.compile(r"need to be approved|approved by a moderator|одобрен\w* модератор", re.I)
-_LOCKED_NOW = re.compile(r"topic has been locked|topic is already locked|тема (была )?закрыта|уже закрыта", re.I)
-_REFUSED = re.compile(r"topic is locked|тема закрыта|not authori[sz]ed|нет (прав|доступа)|не авторизованы", re.I)
+# phpBB's own messages, English and Russian language packs (each pinned by a test on the real pages).
+_FLOOD = re.compile(r"so soon after your last|сразу после предыдущего", re.I)  # FLOOD_ERROR
+_FORM_INVALID = re.compile(r"submitted form was invalid|ошибка отправки формы", re.I)  # FORM_INVALID
+_TOO_MANY = re.compile(r"too many recipients|слишком большому числу получателей", re.I)  # TOO_MANY_RECIPIENTS
+_NO_USERS = re.compile(r"users to be added do not exist|пользователи не существуют", re.I)  # PM_NO_USERS
+_NEEDS_APPROVAL = re.compile(r"approved by a moderator|одобрено модератором", re.I)  # POST_STORED_MOD
+_REFUSED = re.compile(  # TOPIC_LOCKED, NOT_AUTHORISED, USER_CANNOT_*, NO_AUTH_*
+    r"topic is locked|not authori[sz]ed|not permitted|you cannot|"
+    r"тема закрыта|нет (прав|доступа)|не авторизованы|не можете|доступ запрещ",
+    re.I,
+)
+
+
+class TooManyRecipients(ForumError):
+    """The board takes at most `limit` recipients in one PM; nothing was sent."""
+
+    def __init__(self, message: str, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class LockResult:
+    """What a lock attempt found: `locked` is the topic's state as read afterwards; `already` when it
+    was locked before the attempt; `reason` what the board said when it did not lock."""
+
+    locked: bool
+    already: bool = False
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.locked
 
 
 # --- pages -> data (pure) ---------------------------------------------------------------------------
@@ -99,6 +150,16 @@ def parse_forum_topics(html: str | Element) -> list[ForumTopicRow]:
     return rows
 
 
+def forum_pages(html: str | Element) -> str | None:
+    """The next page of a `viewforum.php` topic list (`a[rel=next]` in its pagination), if any."""
+    root = parse_html(html)
+    pager = first_class(root, "div", "pagination")
+    for a in pager.iter("a") if pager is not None else ():
+        if a.get("rel") == "next" and a.get("href"):
+            return str(a.get("href"))
+    return None
+
+
 def _is_username(el: Element) -> bool:
     return any(name in (el.get("class") or "").split() for name in ("username", "username-coloured"))
 
@@ -118,28 +179,62 @@ def forum_message(html: str | Element) -> str | None:
 
 
 def has_post_review(html: str | Element) -> bool:
-    """phpBB showed the posts made since the form was fetched, instead of posting the reply."""
-    return any(div.get("id") == "post_review" for div in parse_html(html).iter("div"))
+    """phpBB showed the posts made since the form was fetched, instead of posting the reply: inside the
+    form, each new post is a `div.postbody#ppr<id>` (the topic review below the form uses `pr<id>`)."""
+    form = find_form(parse_html(html), "postform")
+    return form is not None and any(_REVIEWED.fullmatch(div.get("id") or "") for div in form.iter("div"))
 
 
-def confirm_form(html: str | Element) -> dict[str, str] | None:
-    """The hidden fields and `_action` of a confirmation page (`form#confirm`), or None."""
+def confirm_form(html: str | Element) -> tuple[str, Fields] | None:
+    """A confirmation page (`form#confirm`): its action, and what pressing its `confirm` button sends
+    (the hidden fields and the button's own value, the viewer's localised "yes"). None if no such form."""
+    form = find_form(parse_html(html), "confirm")
+    if form is None:
+        return None
+    return form.get("action") or "", browser_fields(form, press="confirm")
+
+
+def addressed_recipients(html: str | Element) -> dict[int, str]:
+    """The recipients a PM compose form holds, user id -> name as the board lists them (`ul.recipients`:
+    a `remove_u[ID]` button beside the member's name); ids of `address_list[u][ID]` fields the list does
+    not show map to ""."""
     root = parse_html(html)
-    form = next((f for f in root.iter("form") if f.get("id") == "confirm"), None)
-    return form_fields(form, text_fields=False) if form is not None else None
+    form = find_form(root, "postform")
+    found: dict[int, str] = {}
+    if form is None:
+        return found
+    for name, value in browser_fields(form):
+        m = re.fullmatch(r"address_list\[u\]\[(\d+)\]", name)
+        if m and value in ("to", "bcc"):
+            found[int(m.group(1))] = ""
+    for li in form.iter("li"):
+        button = next((i for i in li.iter("input") if (i.get("name") or "").startswith("remove_u[")), None)
+        user = next((a for a in li.iter("a") if _is_username(a)), None)
+        m = re.fullmatch(r"remove_u\[(\d+)\]", button.get("name")) if button is not None else None
+        if m and user is not None and int(m.group(1)) in found:
+            found[int(m.group(1))] = text_of(user)
+    return found
 
 
 def sent_pm_id(html: str | Element) -> int | None:
-    """The id of the PM just sent, from the "view your message" link of the success page."""
+    """The id of the PM just sent: the success page links (and refreshes) to `mode=view&p=N`."""
     root = parse_html(html)
-    panel = next((div for div in root.iter("div") if div.get("id") == "message"), root)
-    for a in panel.iter("a"):
-        href = a.get("href") or ""
+    panel = next((div for div in root.iter("div") if div.get("id") == "message"), None)
+    links = [a.get("href") or "" for a in (panel.iter("a") if panel is not None else ())]
+    links += [m.get("content") or "" for m in root.iter("meta") if (m.get("http-equiv") or "").lower() == "refresh"]
+    for href in links:
         if "mode=view" in href:
-            found = query_int(href, "p")
+            found = query_int(href.partition("url=")[2] or href, "p")
             if found is not None:
                 return found
     return None
+
+
+def _fill(fields: Fields, values: dict[str, str]) -> Fields:
+    """The fields with `values` put in place of the served ones (or added where the form had none)."""
+    filled = [(name, values[name] if name in values else value) for name, value in fields]
+    present = {name for name, _ in fields}
+    return filled + [(name, value) for name, value in values.items() if name not in present]
 
 
 # --- the interface publishing needs ----------------------------------------------------------------
@@ -155,7 +250,7 @@ class Poster(Protocol):
 
     def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int: ...
 
-    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> bool: ...
+    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult: ...
 
     def send_pm(
         self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
@@ -220,14 +315,11 @@ class PhpbbPoster:
         seen: Callable[[], int | None] | None,
     ) -> int:
         invalid = floods = reviews = 0
+        page = self.http.get(form_url)
         while True:
-            page = self.http.get(form_url)
             fetched = self.http.clock.time()
-            fields = self._form(page, form_url)
-            action = self.http.rebase(fields.pop("_action") or form_url)
-            fields.update(values)
-            fields["post"] = "Submit"
-            answer = self._submit(action, fields, page.charset, fetched)
+            action, fields = self._served(page, form_url, press="post")
+            answer = self._submit(action, _fill(fields, values), page.charset, fetched)
             if "viewtopic.php" in answer.url:
                 return result(answer)
             error = form_error(answer.text)
@@ -236,16 +328,21 @@ class PhpbbPoster:
                 found = self._after_flood(floods, form_url, seen)
                 if found is not None:
                     return found
+                page = self.http.get(form_url)
             elif error and _FORM_INVALID.search(error):
                 invalid += 1
                 if invalid > 1:
                     raise ForumError(f"{form_url}: the forum refused the form twice: {error}")
+                page = self.http.get(form_url)
             elif error:
                 raise ForumError(f"{form_url}: the forum did not post: {error}")
             elif has_post_review(answer.text):
+                # Someone posted since the form was issued: phpBB stored nothing and served the form again
+                # with the new topic_cur_post_id; submitting that form as it is posts the reply.
                 reviews += 1
                 if reviews > MAX_REVIEWS:
                     raise ForumError(f"{form_url}: others keep posting; the reply was shown for review {reviews} times")
+                page = answer
             else:
                 raise self._unexpected(form_url, answer)
 
@@ -268,7 +365,8 @@ class PhpbbPoster:
     def send_pm(
         self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
     ) -> int | None:
-        """One PM to `recipients` (their forum names); returns its id when the forum says it."""
+        """One PM to `recipients` (their forum names); returns its id when the forum says it. More names
+        than the board takes in one PM is `TooManyRecipients`: send to fewer at a time."""
         names: list[str] = []  # phpBB's names ignore case: one address per member
         for name in (n.strip() for n in recipients):
             if name and name.casefold() not in {known.casefold() for known in names}:
@@ -279,13 +377,14 @@ class PhpbbPoster:
         seen = (lambda: self.find_marker_in_sent(marker, subject=subject, recipients=names)) if marker else None
         invalid = floods = 0
         while True:
-            form, fetched, charset = self._addressed(compose, names)
-            action = self.http.rebase(form.pop("_action") or compose)
-            form.update(subject=subject, message=message, post="Submit")
-            answer = self._submit(action, form, charset, fetched)
-            text = forum_message(answer.text)
-            if text is not None and _PM_SENT.search(text):
-                return sent_pm_id(answer.text)
+            addressed, fetched = self._addressed(compose, names)
+            action, fields = self._served(addressed, compose, press="post")
+            fields = [(k, v) for k, v in fields if k != "username_list"]
+            fields = _fill(fields, {"subject": subject, "message": message})
+            answer = self._submit(action, fields, addressed.charset, fetched)
+            pm_id = sent_pm_id(answer.text)
+            if pm_id is not None and find_form(parse_html(answer.text), "postform") is None:
+                return pm_id
             error = form_error(answer.text)
             if error and _FLOOD.search(error):
                 floods += 1
@@ -296,85 +395,137 @@ class PhpbbPoster:
                 invalid += 1
                 if invalid > 1:
                     raise ForumError(f"{compose}: the forum refused the PM form twice: {error}")
+            elif error and _TOO_MANY.search(error):
+                kept = len(addressed_recipients(answer.text))
+                raise TooManyRecipients(f"{compose}: {error} (the board kept {kept}); PM not sent", kept)
             elif error:
                 raise ForumError(f"{compose}: the PM to {', '.join(names)} was not sent: {error}")
+            elif forum_message(answer.text) is not None and find_form(parse_html(answer.text), "postform") is None:
+                text = forum_message(answer.text) or ""
+                if _REFUSED.search(text):
+                    raise NoPermission(f"{compose}: {text}")
+                return None  # a message page with no error and no form: sent, its id not shown
             else:
                 raise self._unexpected(compose, answer)
 
-    def _addressed(self, compose: str, names: list[str]) -> tuple[dict[str, str], float, str]:
-        """A fresh compose form with the recipients added (step one); its fields, when its tokens were
-        issued, and its charset."""
+    def _addressed(self, compose: str, names: list[str]) -> tuple[Page, float]:
+        """A fresh compose form with exactly the recipients `names` added (step one), and when it was
+        issued. The board's answer is checked: a name it dropped (unknown, or over its recipient limit)
+        stops the PM before anything is sent."""
         page = self.http.get(compose)
-        fields = self._form(page, compose)
-        action = self.http.rebase(fields.pop("_action") or compose)
-        fields = {k: v for k, v in fields.items() if not k.startswith("address_list")}
-        fields.update(username_list="\n".join(names), add_to="Add")
+        action, fields = self._served(page, compose, press="add_to")
+        fields = [(k, v) for k, v in fields if not k.startswith("address_list")]
+        fields = _fill(fields, {"username_list": "\n".join(names)})
         added = self.http.post(action, fields, charset=page.charset, content=True)
         fetched = self.http.clock.time()
         error = form_error(added.text)
-        if error and _NO_USERS.search(error):
-            unknown = self._unknown(compose, names) or names
+        kept = addressed_recipients(added.text)
+        taken = {name.casefold() for name in kept.values()}
+        missing = [name for name in names if name.casefold() not in taken] if all(kept.values()) else []
+        if not missing and len(kept) == len(names):
+            return added, fetched
+        if error and _TOO_MANY.search(error):
+            raise TooManyRecipients(
+                f"{compose}: {error} The board takes {len(kept)} recipients in one PM, not {len(names)}; PM not sent",
+                len(kept),
+            )
+        if error and _NO_USERS.search(error) or not error:
+            # phpBB names no one: when some names exist it drops the unknown ones without a word
+            unknown = (self._unknown(compose, missing) if len(names) > 1 else missing) or missing or names
             raise ForumError(f"no member of the forum is called {', '.join(map(repr, unknown))}: PM not sent")
-        step2 = self._form(added, compose)
-        addressed = [k for k, v in step2.items() if k.startswith("address_list[") and v in ("to", "bcc")]
-        if len(addressed) < len(names):
-            why = f": {error}" if error else ""
-            raise ForumError(f"the forum took {len(addressed)} of the PM's recipients {', '.join(names)}{why}")
-        step2.pop("username_list", None)
-        return step2, fetched, added.charset
+        raise ForumError(f"{compose}: the forum took {len(kept)} of the PM's recipients {', '.join(names)}: {error}")
 
     def _unknown(self, compose: str, names: list[str]) -> list[str]:
         """Which of `names` the forum does not know (one "add" per name: phpBB does not say which)."""
         unknown: list[str] = []
         for name in names:
             page = self.http.get(compose)
-            fields = self._form(page, compose)
-            action = self.http.rebase(fields.pop("_action") or compose)
-            fields.update(username_list=name, add_to="Add")
-            answer = self.http.post(action, fields, charset=page.charset, content=True)
-            error = form_error(answer.text)
-            if error and _NO_USERS.search(error):
+            action, fields = self._served(page, compose, press="add_to")
+            fields = [(k, v) for k, v in fields if not k.startswith("address_list")]
+            answer = self.http.post(action, _fill(fields, {"username_list": name}), charset=page.charset, content=True)
+            if not addressed_recipients(answer.text):
                 unknown.append(name)
         return unknown
 
     # -- locking ----------------------------------------------------------------------------------
 
-    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> bool:
-        """Lock the topic through the moderators' quick-mod tool and its confirmation. True when it is
-        locked (now or already); False when the forum says the account may not."""
+    def topic_locked(self, topic_id: int) -> bool:
+        """Whether the topic is locked, as its first page shows (the lock on its reply button)."""
+        first = next(iter(self.client.fetch_topic(topic_id)), None)
+        return bool(first is not None and first.locked)
+
+    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
+        """Lock the topic through the moderators' quick-mod tool and its confirmation, pressing the
+        confirmation's own button. The topic is read first (already locked: done) and after (the board
+        answers a lock it did not make with a plain redirect). A refusal is a result, not an error."""
+        if self.topic_locked(topic_id):
+            return LockResult(locked=True, already=True)
         where = f"f={forum_id}&" if forum_id is not None else ""
         url = self.http.url(f"mcp.php?{where}t={topic_id}&quickmod=1&action=lock")
+        said = ""
         try:
-            for _ in range(2):  # a confirmation made in a session that expired meanwhile is asked again
-                page = self.http.get(url)
-                fields = confirm_form(page.text)
-                if fields is None:
-                    return self._locked(url, page)
-                action = self.http.rebase(fields.pop("_action") or url)
-                fields["confirm"] = "Yes"
-                answer = self.http.post(action, fields, charset=page.charset, content=True)
-                if confirm_form(answer.text) is None:
-                    return self._locked(url, answer)
-        except NoPermission:
-            return False
-        raise ForumError(f"{url}: the forum asked for confirmation again and again; topic {topic_id} not locked")
+            page = self.http.get(url)
+            confirm = confirm_form(page.text)
+            if confirm is None:
+                said = forum_message(page.text) or "no confirmation form"
+            else:
+                action, fields = confirm
+                answer = self.http.post(self.http.rebase(action or url), fields, charset=page.charset, content=True)
+                said = forum_message(answer.text) or ""
+        except NoPermission as exc:
+            said = str(exc)
+        except ParseError as exc:
+            said = str(exc)
+        if self.topic_locked(topic_id):
+            return LockResult(locked=True)
+        return LockResult(locked=False, reason=said or "the board did not lock it")
 
-    def _locked(self, url: str, page: Page) -> bool:
-        text = forum_message(page.text) or ""
-        if _LOCKED_NOW.search(text):
-            return True
-        if _REFUSED.search(text):
-            return False
-        raise ForumError(f"{url}: the topic was not locked: {text or 'unexpected answer'}")
+    # -- the account's own preferences ----------------------------------------------------------
+
+    def set_date_format(self, dateformat: str) -> Preferences:
+        """Store `dateformat` (PHP's date() letters, e.g. `d.m.Y H:i:s`) as this account's date format,
+        through its preferences form submitted as served with only the format changed; returns the
+        preferences as the board shows them afterwards. Only ever on the host's request."""
+        url = self.http.url(PREFERENCES)
+        page = self.http.get(url)
+        fetched = self.http.clock.time()
+        form = find_form(parse_html(page.text), "ucp")
+        if form is None:
+            raise ForumError(f"{url}: no preferences form: {forum_message(page.text) or 'unexpected page'}")
+        fields = browser_fields(form, press="submit")
+        options = {value for name, value in fields if name == "dateoptions"}
+        preset = any(o.get("value") == dateformat for o in form.iter("option"))
+        changes = {"dateformat": dateformat} | ({"dateoptions": dateformat if preset else "custom"} if options else {})
+        action = self.http.rebase(form.get("action") or url)
+        answer = self._submit(action, _fill(fields, changes), page.charset, fetched)
+        error = form_error(answer.text) or next(
+            (text_of(d) for d in iter_class(parse_html(answer.text), "div", "error")), None
+        )
+        if error:
+            raise ForumError(f"{url}: the board kept the old date format: {error}")
+        after = phpbb.parse_preferences(self.http.get(url).text)
+        if after.dateformat != dateformat:
+            raise ForumError(f"{url}: the board kept the date format {after.dateformat!r}, not {dateformat!r}")
+        return after
 
     # -- finding what was written -----------------------------------------------------------------
 
     def find_marker_in_forum(self, forum_id: int, subject: str, marker: str) -> int | None:
-        """The topic on the forum's first page, started by this account, whose first post holds
-        `marker`; topics titled `subject` are opened first. None if there is none."""
-        page = self.http.get(self.http.url(f"viewforum.php?f={forum_id}"))
+        """The topic of this account whose first post holds `marker`, among the forum's topics (its list,
+        up to MAX_FOLDER_PAGES pages); topics titled `subject` are opened first. None if there is none."""
+        url: str | None = self.http.url(f"viewforum.php?f={forum_id}")
         me = self.username.casefold()
-        mine = [row for row in parse_forum_topics(page.text) if row.author.casefold() == me]
+        mine: list[ForumTopicRow] = []
+        visited: set[str] = set()
+        while url is not None and url not in visited and len(visited) < MAX_FOLDER_PAGES:
+            visited.add(url)
+            page = self.http.get(url)
+            mine += [row for row in parse_forum_topics(page.text) if row.author.casefold() == me]
+            wanted = " ".join(subject.split())
+            if any(" ".join(row.title.split()) == wanted for row in mine):
+                break
+            following = forum_pages(page.text)
+            url = self.http.rebase(following) if following else None
         wanted = " ".join(subject.split())
         mine.sort(key=lambda row: " ".join(row.title.split()) != wanted)
         for row in mine[:MAX_CANDIDATES]:
@@ -431,17 +582,19 @@ class PhpbbPoster:
 
     # -- helpers ----------------------------------------------------------------------------------
 
-    def _form(self, page: Page, url: str) -> dict[str, str]:
-        """The posting / compose form of the page; a message page instead is the forum's refusal."""
+    def _served(self, page: Page, url: str, *, press: str) -> tuple[str, Fields]:
+        """The posting / compose form of the page as a browser would submit it with button `press`;
+        a message page instead is the forum's refusal."""
         root = parse_html(page.text)
-        if any(form.get("id") == "postform" for form in root.iter("form")):
-            return phpbb.parse_posting_form(root)
+        form = find_form(root, "postform")
+        if form is not None:
+            return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
         text = forum_message(root)
         if text is not None and _REFUSED.search(text):
             raise NoPermission(f"{url}: {text}")
         raise ForumError(f"{url}: no form to fill in: {text or 'unexpected page'}")
 
-    def _submit(self, action: str, fields: dict[str, str], charset: str, fetched: float) -> Page:
+    def _submit(self, action: str, fields: Fields, charset: str, fetched: float) -> Page:
         """POST a filled form once: no sooner than phpBB's one second after the form was issued, nor than
         the flood interval after the last submission once the board has shown it keeps one."""
         clock = self.http.clock
