@@ -198,7 +198,8 @@ def bench_http(runs: int = 3) -> list[Figure]:
         last = board.posts_of(topic)[-1].time
         populate_day(board, topic, NEW_POSTS, DAY_PLAYERS, seed=2, start=last, moderator="Moderator")
         server.reset_log()
-        again = run_child("tally", server.url, topic, Path(tmp) / f"pages{runs - 1}.db")
+        # the incremental read of a quick look (the decisive read of a day reads every page, as above)
+        again = run_child("tally", server.url, topic, Path(tmp) / f"pages{runs - 1}.db", incremental=True)
         again_pages = server.count("viewtopic.php")
     full = min(fulls, key=lambda report: report["tally_s"])
     assert all(r["posts"] == DAY_POSTS for r in fulls) and again["posts"] == DAY_POSTS + NEW_POSTS, (fulls, again)
@@ -209,7 +210,7 @@ def bench_http(runs: int = 3) -> list[Figure]:
         Figure(f"  vs bound ceil({pages}/{concurrency}) x {LATENCY * 1000:.0f} ms = {bound:.2f} s", wall / bound,
                "x", "<= 1.3", wall / bound <= 1.3, 2),
         Figure("  (floor: the same GETs, bare httpx, no parsing)", floor["get_s"] / bound, "x", "", None, 2),
-        Figure(f"re-tally after {NEW_POSTS} new posts: pages fetched", again_pages, "pages", "<= 2",
+        Figure(f"incremental re-tally after {NEW_POSTS} new posts: pages fetched", again_pages, "pages", "<= 2",
                again_pages <= 2),
         Figure("  re-tally wall time", again["tally_s"], "s", "", None, 2),
         Figure("login (once per process, phpBB's 1 s form rule)", full["login_s"], "s", "", None, 2),
@@ -217,9 +218,9 @@ def bench_http(runs: int = 3) -> list[Figure]:
     ]
 
 
-def run_child(mode: str, url: str, topic: int, cache: Path) -> dict[str, Any]:
+def run_child(mode: str, url: str, topic: int, cache: Path, *, incremental: bool = False) -> dict[str, Any]:
     """Run `tally_child` or `floor_child` in a fresh interpreter; its JSON report."""
-    job = json.dumps({"mode": mode, "url": url, "topic": topic, "cache": str(cache)})
+    job = json.dumps({"mode": mode, "url": url, "topic": topic, "cache": str(cache), "incremental": incremental})
     done = subprocess.run(
         [sys.executable, __file__, "--child", job], capture_output=True, text=True, timeout=300, cwd=ROOT
     )
@@ -242,7 +243,7 @@ def tally_child(job: dict[str, Any]) -> dict[str, Any]:
     logged_in = time.perf_counter()
     cache = PageCache(job["cache"])
     try:
-        read = read_topic(client, cache, job["topic"], on_page=read_votes_of)
+        read = read_topic(client, cache, job["topic"], on_page=read_votes_of, incremental=bool(job.get("incremental")))
         was_read = time.perf_counter()
         result = tally_posts(read.posts, list(DAY_PLAYERS))
     finally:

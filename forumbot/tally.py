@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from forumbot.engine.variants import find_variant
+from forumbot.errors import ConfigError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments
 from forumbot.extract.names import MatchMode
 from forumbot.extract.votes import EditedVotes
 from forumbot.forum.models import Post, TopicPage
+from forumbot.render.bbcode import to_html
 from forumbot.render.day import load_template, render_template
 
 VOTE_COUNT_TEMPLATE = "vote_count.bbcode.j2"
@@ -76,8 +78,10 @@ def tally_posts(
     variant: str = "gameru-3.3",
     options: dict[str, Any] | None = None,
     votes_per_post: int = 1,
+    skip_authors: Iterable[str] = (),
 ) -> Tally:
-    """Count a day's votes the way the variant's host would."""
+    """Count a day's votes the way the variant's host would; posts of `skip_authors` (the bot's own
+    account) are neither votes nor audit rows."""
     rules_cls = find_variant(variant)
     opts = rules_cls.parse_options(options)
     mode: MatchMode = opts.nick_matching
@@ -92,6 +96,7 @@ def tally_posts(
         mode=mode,
         edited_votes=edited,
         votes_per_post=votes_per_post,
+        skip_authors=skip_authors,
     )
     counted = [r for r in records if r.counted]
     voters: dict[str, list[str]] = {}
@@ -128,4 +133,7 @@ def render_tally_bbcode(tally: Tally, title: str, template: Path | None = None) 
     }
     where = str(template or VOTE_COUNT_TEMPLATE)
     body = render_template(load_template(template, VOTE_COUNT_TEMPLATE), context, where).body
+    votes = [f.text for f in find_fragments(to_html(body)) if f.red and f.bold and f.text.strip()]
+    if votes:  # a player who copies the count would cast these as votes
+        raise ConfigError(f"{where}: the vote count writes {', '.join(map(repr, votes))} in red bold, as a vote")
     return body.strip() + "\n"

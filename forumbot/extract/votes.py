@@ -24,9 +24,12 @@ Precedence of reasons, when several apply to one fragment (the first one wins):
 
 1. fragment-level, about the fragment itself: ``quoted``, ``spoiler``, ``not_red``, ``not_bold``,
    ``unknown_nick``, ``dead_target``;
-2. post-level, about the post that carries an otherwise valid fragment: ``not_player``, ``dead_voter``,
-   ``before_start``, ``after_deadline``, ``edited`` (who votes first, then when, then whether the text
-   can be trusted);
+2. post-level, about the post that carries an otherwise valid fragment: ``unapproved`` and ``deleted``
+   (a post only moderators see: waiting for approval, or soft-deleted; the bot's account is often a
+   moderator, the players are not), ``not_player``, ``dead_voter``, ``before_start``,
+   ``after_deadline``, ``edited`` (or ``changed``: edited without the forum printing a notice, seen
+   because the body differs from an earlier read) (who can see it first, then who votes, then when,
+   then whether the text can be trusted);
 3. ``superseded``: a valid fragment replaced by a later one in the same post, or a counted vote replaced
    by the same voter's later counted vote.
 
@@ -58,11 +61,14 @@ VoteReason = Literal[
     "not_bold",
     "unknown_nick",
     "dead_target",
+    "unapproved",
+    "deleted",
     "not_player",
     "dead_voter",
     "before_start",
     "after_deadline",
     "edited",
+    "changed",
     "superseded",
 ]
 EditedVotes = Literal["ignore", "count"]
@@ -407,6 +413,8 @@ def _post_reason(
     deadline: datetime | None,
     edited_votes: EditedVotes,
 ) -> VoteReason | None:
+    if post.visibility != "public":  # only moderators see it: it was never a vote to the players
+        return post.visibility
     voter = post.author.strip()
     if voter not in roster:  # the forum prints the account name: it must be a player's exactly
         return "not_player"
@@ -417,7 +425,7 @@ def _post_reason(
     if deadline is not None and post.time >= deadline:  # a post stamped exactly at the deadline is late
         return "after_deadline"
     if post.edited and edited_votes == "ignore":
-        return "edited"
+        return "changed" if post.changed_since_read else "edited"
     return None
 
 
@@ -496,13 +504,16 @@ def extract_votes(
     mode: MatchMode = "strict",
     edited_votes: EditedVotes = "ignore",
     votes_per_post: int = 1,
+    skip_authors: Iterable[str] = (),
 ) -> list[VoteRecord]:
     """Every record of a day's posts in time order; only each voter's last counted vote stays counted.
 
     Posts are ordered by their own time (then id), never by page order; a post seen twice (pages that
-    shifted while they were fetched) is read once.
+    shifted while they were fetched) is read once. Posts of `skip_authors` (the bot's own account: its
+    opening, its vote counts) are no votes and no audit rows.
     """
-    unique = {p.post_id: p for p in reversed(list(posts))}  # reversed: the first copy wins
+    skipped = {name.strip().casefold() for name in skip_authors}
+    unique = {p.post_id: p for p in reversed(list(posts)) if p.author.strip().casefold() not in skipped}
     ordered = sorted(unique.values(), key=lambda p: (p.time, p.post_id))
     records: list[VoteRecord] = []
     last_counted: dict[str, list[int]] = {}  # voter -> indices of his latest counted records

@@ -1,10 +1,14 @@
-"""Incremental reading of topics: parsed pages kept in SQLite, so a re-tally fetches only what may change.
+"""Reading topics against what was read before: parsed pages kept in SQLite.
 
-New posts land on the last page, so a second read of a topic re-fetches the last page it knows and any
-newer ones; earlier pages come from the cache. Each cached post carries a fingerprint of its body and edit
-notice (`edit_state`), which is how an edit is noticed even where the forum prints no notice (phpBB
-writes none when a user edits the topic's last post): an edited post replaces its cached copy and is
-marked `edited`, and the mark sticks, since an edit cannot be undone.
+An edit can happen on any page at any time, and phpBB leaves no notice for some (the author editing the
+topic's last post, a moderator editing without a reason). So the normal read (`read_topic`) fetches
+EVERY page, and compares each post with the copy read earlier: a post whose body changed is marked
+`edited` (the mark sticks, since an edit cannot be undone), notice or not. A count that decides a day
+must read this way.
+
+An incremental read (`incremental=True`) re-fetches only the last known page and newer ones, taking
+earlier pages from the cache: cheap, but it cannot see an edit on a page it did not fetch, and says so
+(`TopicRead.complete` is False). Only a count that decides nothing (a host's quick look) may use it.
 
 The SQL lives in this module only (the project's state store may later absorb the table):
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -107,10 +112,13 @@ class PageCache:
 
 @dataclass(frozen=True)
 class TopicRead:
-    """A whole topic as read: its posts in order, and what could not be read (page: post: why)."""
+    """A whole topic as read: its posts in order, and what could not be read (page: post: why).
+    `complete`: every page was fetched now, so every edit made before the read is seen; False when
+    earlier pages came from the cache (an incremental read)."""
 
     posts: list[Post]
     problems: list[str]
+    complete: bool = True
 
 
 def read_topic(
@@ -120,13 +128,16 @@ def read_topic(
     *,
     progress: Progress | None = None,
     on_page: Callable[[TopicPage], object] | None = None,
+    incremental: bool = False,
 ) -> TopicRead:
-    """`fetch_topic_incremental`, keeping the pages' reports of unreadable posts for the audit.
+    """Every post of the topic, each page fetched now (see the module's doc), with the pages' reports of
+    unreadable posts for the audit; `incremental` fetches only the last known page and newer ones.
 
     `on_page` sees each freshly fetched page as it arrives, while later pages are still on their way:
     work done there (reading the votes of its posts) overlaps with the network."""
-    pages = _read_pages(client, cache, topic, progress, on_page)
-    return TopicRead(_unique_posts(pages), [problem for page in pages for problem in page.problems])
+    pages, complete = _read_pages(client, cache, topic, progress, on_page, incremental=incremental)
+    problems = [problem for page in pages for problem in page.problems]
+    return TopicRead(_unique_posts(pages), problems, complete)
 
 
 def fetch_topic_incremental(
@@ -136,8 +147,9 @@ def fetch_topic_incremental(
     *,
     progress: Progress | None = None,
 ) -> list[Post]:
-    """Every post of the topic in order, fetching only the last known page and newer ones (see `_read_pages`)."""
-    return _unique_posts(_read_pages(client, cache, topic, progress))
+    """Every post of the topic in order, fetching only the last known page and newer ones (see `_read_pages`):
+    it may miss an edit on an earlier page."""
+    return _unique_posts(_read_pages(client, cache, topic, progress, incremental=True)[0])
 
 
 def _read_pages(
@@ -146,17 +158,19 @@ def _read_pages(
     topic: str | int,
     progress: Progress | None,
     on_page: Callable[[TopicPage], object] | None = None,
-) -> list[TopicPage]:
-    """Every page of the topic, fetching only the last known page and newer ones.
-
-    A full read happens on the first visit, when the cache has a hole, or when earlier pages have
-    shifted (the re-fetched page no longer starts with the post it started with: posts were deleted
-    before it, or the page size changed).
+    *,
+    incremental: bool = False,
+) -> tuple[list[TopicPage], bool]:
+    """Every page of the topic, and whether all were fetched now. A full read unless `incremental`;
+    an incremental one fetches the last known page and newer ones, and falls back to a full read on
+    the first visit, when the cache has a hole, or when earlier pages have shifted (the re-fetched page
+    no longer starts with the post it started with: posts were deleted before it, or the page size
+    changed).
     """
     forum, key = client.forum, str(client.topic_id(topic))
     cached = {entry.page.page: entry for entry in cache.pages(forum, key)}
     last = max(cached, default=None)
-    known = last is not None and all(n in cached for n in range(1, last))
+    known = incremental and last is not None and all(n in cached for n in range(1, last))
     pages: Iterator[TopicPage] | None = None
     first: TopicPage | None = None
     if known and last is not None:
@@ -179,13 +193,24 @@ def _read_pages(
             on_page(page)
     cache.drop_after(forum, key, fresh[-1].page)
     kept = [cached[n].page for n in range(1, fresh[0].page)]
-    return [*kept, *fresh]
+    return [*kept, *fresh], not kept
+
+
+# What changes in a body between two reads without an edit: the date of a quote's citation, printed for
+# the viewer and often relative ("9 минут назад"), and a session id in a link.
+_CITE_DATE = re.compile(r'<span class="responsive-hide">[^<]*</span>(?=\s*</cite>)')
+_SESSION = re.compile(r"([?&](?:amp;)?)sid=[0-9a-f]{32}")
+
+
+def comparable(content_html: str) -> str:
+    """A post body as it stays between two reads unless the post is edited."""
+    return _SESSION.sub(r"\1", _CITE_DATE.sub("", content_html))
 
 
 def fingerprint(post: Post) -> str:
     """What changes when a post is edited: its body, and the notice if the forum prints one."""
     notice = (post.edited, post.edited_by, post.edited_at, post.edit_count, post.edit_reason)
-    return hashlib.sha256(json.dumps([post.content_html, *notice]).encode()).hexdigest()[:32]
+    return hashlib.sha256(json.dumps([comparable(post.content_html), *notice]).encode()).hexdigest()[:32]
 
 
 def _carry_edits(page: TopicPage, old_posts: dict[int, Post]) -> TopicPage:
@@ -194,7 +219,8 @@ def _carry_edits(page: TopicPage, old_posts: dict[int, Post]) -> TopicPage:
     posts: list[Post] = []
     for post in page.posts:
         old = old_posts.get(post.post_id)
-        if old is not None and not post.edited and (old.edited or old.content_html != post.content_html):
+        changed_body = old is not None and comparable(old.content_html) != comparable(post.content_html)
+        if old is not None and not post.edited and (old.edited or changed_body):
             post = post.model_copy(
                 update={
                     "edited": True,
@@ -202,6 +228,7 @@ def _carry_edits(page: TopicPage, old_posts: dict[int, Post]) -> TopicPage:
                     "edited_at": old.edited_at,
                     "edit_count": old.edit_count,
                     "edit_reason": old.edit_reason,
+                    "changed_since_read": old.changed_since_read or (changed_body and not old.edited),
                 }
             )
             changed = True

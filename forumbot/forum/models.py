@@ -35,6 +35,10 @@ class Post(Frozen):
     # "unapproved": waiting in the moderation queue; "deleted": soft-deleted. Only moderators see
     # either (with the post's full body), guests and players never do.
     visibility: Visibility = "public"
+    # The body differs from an earlier read while the forum prints no edit notice (phpBB records no
+    # edit by a moderator without a reason, nor by the author of the topic's last post): set by the
+    # page cache, which is the only one that can know.
+    changed_since_read: bool = False
 
 
 class TopicPage(Frozen):

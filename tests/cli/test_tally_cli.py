@@ -130,7 +130,7 @@ def test_the_vote_count_post_is_ready_to_paste(lists: tuple[Path, Path]) -> None
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "Лидер: [b][color=red]Пётр[/color][/b] (4)" in result.output
+    assert "Лидер: [b]Пётр[/b] (4)" in result.output
     assert "[b]Пётр[/b] — 4: Alice, Ёжик в тумане, Маша, Bob Smith" in result.output
 
 
@@ -178,4 +178,10 @@ def test_a_live_topic_over_http_and_a_retally_fetches_one_page(
         again = CliRunner().invoke(app, ["tally", url, "--players", str(players), "--json"])
         assert again.exit_code == 0, again.output
         topic_pages = [r for r in server.requests if r.path.endswith("viewtopic.php")]
+        assert len(topic_pages) == 3  # every page again: an edit on an earlier page must be seen
+        server.reset_log()
+        quick = CliRunner().invoke(app, ["tally", url, "--players", str(players), "--json", "--incremental"])
+        assert quick.exit_code == 0, quick.output
+        topic_pages = [r for r in server.requests if r.path.endswith("viewtopic.php")]
         assert len(topic_pages) == 1  # only the last known page: nothing new
+        assert "may miss edits" in quick.stderr
