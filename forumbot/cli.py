@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -25,12 +25,15 @@ from rich.text import Text
 
 from forumbot import pipeline, watch
 from forumbot.config import GameConfig, load_game_config, load_settings
+from forumbot.daywindow import DayPms, interval_of, place
 from forumbot.engine.deal import deal as deal_game
 from forumbot.engine.variants import VARIANTS, find_variant
 from forumbot.engine.variants.gameru import Gameru
 from forumbot.errors import ForumbotError, ScenarioError
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
-from forumbot.forum.client import ForumClient, client_settings, open_client
+from forumbot.forum.client import ForumClient, PhpbbClient, client_settings, open_client
+from forumbot.forum.models import PmSummary, PrivateMessage
+from forumbot.forum.phpbb import is_relative_format
 from forumbot.forum.posting import poster_for
 from forumbot.forum.saved import load_saved_folder
 from forumbot.publish import PublishReport, send_draft_to_moderators
@@ -193,6 +196,10 @@ def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str
     out.print(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
     out.print(f"commitment for the first day's post: SHA-256 {dealt.commitment}", markup=False)
     out.print(f"day 1 deadline: {dealt.deadline.isoformat()}", markup=False)
+    if topic is None:
+        out.print(f"next: forumbot publish {game}  (day 1's topic with the commitment, and the role PMs)", markup=False)
+    else:
+        out.print(f"next: forumbot publish {game}  (the role PMs; day 1 is read from topic {topic})", markup=False)
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -246,8 +253,13 @@ def tally_command(
     topic_id: Annotated[int | None, typer.Option("--topic", help="Which topic, when the folder holds several.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print votes, tally and leader as JSON.")] = False,
     bbcode: Annotated[bool, typer.Option("--bbcode", help="Print the ready-to-paste vote-count post.")] = False,
+    incremental: Annotated[
+        bool,
+        typer.Option(help="A live topic: fetch only the last known page and newer ones (may miss earlier edits)."),
+    ] = False,
 ) -> None:
-    """The running vote count of a day, from saved pages (--from DIR) or a live topic URL."""
+    """The running vote count of a day, from saved pages (--from DIR) or a live topic URL (every page is
+    read, so every edit is seen; --incremental reads only what is new)."""
     if (topic is None) == (source is None):
         fail("give either a topic URL or --from DIR (saved pages)")
     if players is None:
@@ -257,7 +269,7 @@ def tally_command(
     ghosts = read_nicks(dead) if dead is not None else []
     try:
         rules_cls = find_variant(variant)
-        read = _day_posts(topic, source, topic_id, parse_moment(now, zone, "--now"), zone)
+        read = _day_posts(topic, source, topic_id, parse_moment(now, zone, "--now"), zone, incremental)
         per_post = 1
         if isinstance(rules_cls, type) and issubclass(rules_cls, Gameru):
             per_post = 2 if day in Gameru().double_days(len(living) + len(ghosts)) else 1
@@ -272,8 +284,10 @@ def tally_command(
         )
     except ForumbotError as exc:
         fail(str(exc))
+    if not read.complete:
+        err.print("earlier pages came from the cache: this count may miss edits made on them", markup=False)
     if as_json:
-        print_json(result.to_json() | {"problems": read.problems})
+        print_json(result.to_json() | {"problems": read.problems, "complete": read.complete})
         return
     for problem in read.problems:
         err.print(f"unreadable post: {problem}", markup=False)
@@ -283,7 +297,12 @@ def tally_command(
 
 
 def _day_posts(
-    topic: str | None, source: Path | None, topic_id: int | None, now: datetime | None, zone: ZoneInfo
+    topic: str | None,
+    source: Path | None,
+    topic_id: int | None,
+    now: datetime | None,
+    zone: ZoneInfo,
+    incremental: bool = False,
 ) -> TopicRead:
     if source is not None:
         return _saved_posts(source, topic_id, now, zone)
@@ -301,6 +320,7 @@ def _day_posts(
                 topic,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
                 on_page=read_votes_of,
+                incremental=incremental,
             )
     finally:
         cache.close()
@@ -329,6 +349,78 @@ def _saved_posts(folder: Path, topic_id: int | None, now: datetime | None, zone:
         fail(f"{folder} holds several topics ({', '.join(map(str, topics))}): choose one with --topic")
     pages = [p for p in saved.topic_pages if p.topic_id == topics[0]]
     return TopicRead([post for page in pages for post in page.posts], [x for page in pages for x in page.problems])
+
+
+@app.command("orders")
+def orders_command(
+    source: Annotated[Path, typer.Option("--from", help="A folder of saved PM pages (and inbox pages).")],
+    players: Annotated[Path, typer.Option(help="The players, one nick per line.")],
+    dead: Annotated[Path | None, typer.Option(help="The dead players, one nick per line.")] = None,
+    start: Annotated[str | None, typer.Option(help="The day's start (ISO; game time zone if no offset).")] = None,
+    deadline: Annotated[str | None, typer.Option(help="The day's deadline (ISO): PMs at or after it are late.")] = None,
+    now: Annotated[str | None, typer.Option(help="When the pages were saved: what relative dates count from.")] = None,
+    variant: Annotated[str, typer.Option(help=f"Rule variant: {', '.join(VARIANTS)}.")] = "gameru-3.3",
+    tz: Annotated[str, typer.Option(help="The zone the pages print their dates in.")] = "Europe/Moscow",
+    as_json: Annotated[bool, typer.Option("--json", help="Print every line as JSON.")] = False,
+) -> None:
+    """Every order line of saved PMs: sender, time (exact, or the interval a relative date allows),
+    action, targets, whether it is valid and why not, link; in the forum's order."""
+    zone = load_zone(tz)
+    nicks = read_nicks(players)
+    ghosts = read_nicks(dead) if dead is not None else []
+    begin = parse_moment(start, zone, "--start") or datetime.min.replace(tzinfo=UTC)
+    end = parse_moment(deadline, zone, "--deadline") or datetime.max.replace(tzinfo=UTC)
+    try:
+        rules_cls = find_variant(variant)
+        saved = load_saved_folder(source, parse_moment(now, zone, "--now"), tz=zone)
+        window = saved_window(saved.inbox, saved.messages, begin, end)
+        _, rows = pipeline.audit_pms(window, [*nicks, *ghosts], rules_cls(), dead=ghosts)
+    except ForumbotError as exc:
+        fail(str(exc))
+    for skipped in saved.skipped:
+        err.print(f"skipped {skipped.name}: {skipped.reason}", markup=False)
+    if as_json:
+        print_json({"orders": rows, "uncertain": pipeline.uncertain_warnings(window, end, begin)})
+        return
+    table = Table(title=f"{len(window.all_listed())} PMs, {len(rows)} lines")
+    for column in ("PM", "sender", "time", "action", "targets", "valid", "reason", "link"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(
+            *plain(
+                str(row.get("pm_id", "")),
+                str(row.get("actor") or ""),
+                str(row.get("time") or ""),
+                str(row.get("action") or ""),
+                ", ".join(row.get("targets") or []),
+                "yes" if row.get("valid") else "no",
+                str(row.get("reason") or ""),
+                str(row.get("link") or ""),
+            )
+        )
+    out.print(table)
+    for warning in pipeline.uncertain_warnings(window, end, begin):
+        err.print(f"uncertain: {warning}", markup=False)
+
+
+def saved_window(
+    inbox: Iterable[PmSummary], messages: Iterable[PrivateMessage], start: datetime, end: datetime
+) -> DayPms:
+    """Saved PMs placed against the day: what the inbox row and the PM page print, nothing more."""
+    rows = {row.pm_id: row for row in inbox}
+    window = DayPms()
+    for pm in sorted(messages, key=lambda m: m.pm_id):
+        row = rows.get(pm.pm_id)
+        timed = place(_NoExactTimes(), pm, interval_of(row.time, row.time_until) if row else None, start, end)
+        {"inside": window.inside, "after": window.late, "uncertain": window.uncertain}.get(timed.side, []).append(timed)
+    return window
+
+
+class _NoExactTimes:
+    """Saved pages cannot be asked for more than they show."""
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None:
+        return None
 
 
 def _print_tally(result: Tally) -> None:
@@ -847,6 +939,44 @@ def simulate_command(
 
 
 # --- publishing ---------------------------------------------------------------------------------
+
+
+@app.command("account")
+def account_command(
+    game: Annotated[str, typer.Argument(help="The game whose forum and account to look at.")],
+    date_format: Annotated[
+        str | None,
+        typer.Option(help="Store this date format on the bot's account, e.g. 'd.m.Y H:i:s' (every date exact)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Change the format without asking.")] = False,
+    state: StateOption = None,
+) -> None:
+    """The bot account's language, time zone and date format as the board keeps them; with --date-format,
+    change the format (phpBB's relative formats print fresh PMs as "5 минут назад": only an interval)."""
+    with host_errors():
+        store = open_store(state)
+        _, config = pipeline.load(store, game)
+    with host_errors(), game_client(config) as client:
+        if not isinstance(client, PhpbbClient):
+            fail(f"{game}: the account's preferences are read on phpBB boards only")
+        prefs = client.preferences()
+        _print_preferences(client.account or "", prefs)
+        if date_format is None or date_format == prefs.dateformat:
+            return
+        if not yes and not typer.confirm(f"Store the date format {date_format!r} on {client.account}?"):
+            fail("nothing changed", code=1)
+        after = poster_for(client).set_date_format(date_format)
+    out.print(f"the date format is now {after.dateformat!r}", markup=False)
+
+
+def _print_preferences(account: str, prefs: Any) -> None:
+    out.print(f"{account}: language {prefs.lang}, time zone {prefs.tz}, date format {prefs.dateformat!r}", markup=False)
+    if prefs.dateformat and is_relative_format(prefs.dateformat):
+        out.print(
+            "fresh dates are printed relative ('менее минуты назад'): forumbot asks the board for the exact time "
+            "of a PM near a deadline; a format with seconds (--date-format 'd.m.Y H:i:s') makes every date exact",
+            markup=False,
+        )
 
 
 @app.command("publish")

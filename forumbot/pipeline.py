@@ -20,12 +20,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from forumbot.config import GameConfig
+from forumbot.daywindow import DayPms, TimedPm, read_day_pms
 from forumbot.engine import DayInput, DayOutcome, GameState, Order, Vote, deal, resolve_day, ruleset_for
 from forumbot.engine.model import ACTIONS
 from forumbot.engine.variants import Ruleset
 from forumbot.engine.variants.gameru import Gameru
-from forumbot.errors import ForumError, ParseError, StateError
+from forumbot.errors import StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm
+from forumbot.extract.commands import parse_commands
 from forumbot.extract.orders import OrderProblem
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient
@@ -150,7 +152,11 @@ class DayReading:
 
 
 def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpoint = _no_checkpoint) -> dict[str, Any]:
-    """Read the day, resolve it, store the draft (replacing any earlier one) and return it."""
+    """Read the day, resolve it, store the draft (replacing any earlier one) and return it.
+
+    The whole topic is read now (every page, so every edit made before the read is seen), and every PM
+    of the day window: the day's, in the forum's order; the late ones and those whose side of the
+    deadline the forum does not tell are listed in the audit and not counted."""
     row, config = load(store, name)
     state = _dealt_state(row)
     day = _open_day(store, row, state)
@@ -159,10 +165,13 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     topic = read_day_topic(store, client, day["topic"])
     posts = topic.posts
     checkpoint("posts read")
-    pms, unread = _day_pms(client, start, deadline)
+    window = read_day_pms(client, start, deadline)
+    pms = window.messages
     checkpoint("messages read")
-    votes, vote_audit = _votes(state, rules, posts, pms, start, deadline)
-    orders, order_audit = _orders(state, pms, rules, start, deadline)
+    bot = client.account
+    votes, vote_audit = _votes(state, rules, posts, pms, start, deadline, bot=bot)
+    dead = [p.nick for p in state.players if not p.alive]
+    orders, order_audit = audit_pms(window, state.nicks(), rules, dead=dead)
     votes, orders, override_audit = _apply_overrides(store.overrides(row.id, state.day), votes, orders, vote_audit)
     checkpoint("votes and orders extracted")
     activity = _activity(state, posts, pms, start, deadline)
@@ -179,11 +188,24 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     payload = _draft_payload(
         config, state, outcome, vote_audit, order_audit, override_audit, activity, rules, store.genders(row.id)
     )
-    payload["unread_pms"] = unread
+    payload["unread_pms"] = window.unread
     payload["page_problems"] = topic.problems
+    payload["warnings"] = uncertain_warnings(window, deadline, start)
     store.save_draft(row.id, state.day, payload)
     checkpoint("draft stored")
     return payload
+
+
+def uncertain_warnings(window: DayPms, deadline: datetime, start: datetime) -> list[str]:
+    """What the host must decide: PMs the forum dates only to an interval that straddles the day's edge."""
+    warnings = []
+    for timed in window.uncertain:
+        edge = "the deadline" if timed.interval is None or timed.interval[1] > deadline else "the day's start"
+        warnings.append(
+            f"PM {timed.pm.pm_id} from {timed.pm.sender}: sent {timed.when()}, the forum does not say on which "
+            f"side of {edge}; not counted (override it if it was in time)"
+        )
+    return warnings
 
 
 def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str, Any]]:
@@ -192,7 +214,7 @@ def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str,
     state = _dealt_state(row)
     day = _open_day(store, row, state)
     posts = read_day_topic(store, client, day["topic"]).posts
-    _, audit = _votes(state, ruleset_for(state), posts, [], day["starts_at"], day["deadline"])
+    _, audit = _votes(state, ruleset_for(state), posts, [], day["starts_at"], day["deadline"], bot=client.account)
     return [entry for entry in audit if entry["counted"]]
 
 
@@ -227,37 +249,6 @@ def _in_window(moment: datetime | None, start: datetime, deadline: datetime) -> 
     return moment is not None and start <= moment < deadline
 
 
-def _day_pms(
-    client: ForumClient, start: datetime, deadline: datetime
-) -> tuple[list[PrivateMessage], list[dict[str, Any]]]:
-    """The day's PMs, oldest first, and the ones that could not be read (for the audit).
-
-    A PM is opened only when its inbox row may fall inside the day. One unreadable PM (a saved folder
-    without its page, a page the forum refuses) is reported, never a reason to drop the others.
-    """
-    found: list[PrivateMessage] = []
-    unread: list[dict[str, Any]] = []
-    for summary in client.fetch_inbox():
-        if summary.time is not None and not _in_window(summary.time, start, deadline):
-            continue
-        try:
-            pm = client.fetch_pm(summary)
-        except (ParseError, ForumError) as exc:
-            unread.append(
-                {
-                    "pm_id": summary.pm_id,
-                    "sender": summary.sender,
-                    "subject": summary.subject,
-                    "link": summary.url,
-                    "reason": str(exc),
-                }
-            )
-            continue
-        if _in_window(pm.time or summary.time, start, deadline):
-            found.append(pm if pm.time is not None else pm.model_copy(update={"time": summary.time}))
-    return sorted(found, key=lambda pm: (pm.time or start, pm.pm_id)), unread
-
-
 def _votes_per_post(state: GameState, rules: Ruleset) -> int:
     if isinstance(rules, Gameru) and state.day in rules.double_days(len(state.players)):
         return 2
@@ -271,8 +262,11 @@ def _votes(
     pms: list[PrivateMessage],
     start: datetime,
     deadline: datetime,
+    *,
+    bot: str | None = None,
 ) -> tuple[list[Vote], list[dict[str, Any]]]:
-    """Votes in time order, from the variant's channels, and the audit of every vote seen."""
+    """Votes in time order, from the variant's channels, and the audit of every vote seen (the bot's own
+    posts are neither)."""
     channels = VOTE_CHANNEL[state.variant]
     living = [p.nick for p in state.living()]
     dead = [p.nick for p in state.players if not p.alive]
@@ -287,6 +281,7 @@ def _votes(
         mode=rules.options.nick_matching,
         edited_votes=rules.options.edited_votes,
         votes_per_post=_votes_per_post(state, rules),
+        skip_authors=[bot] if bot else [],
     )
     for record in records:
         entry = vote_json(record) | {"channel": "thread"}
@@ -301,6 +296,8 @@ def _votes(
         ]
         timed = _merge_double(timed)
     for pm in pms:
+        if parse_commands(pm.body_text).relay is not None:
+            continue  # a relayed letter carries no vote
         orders, _ = orders_from_pm(pm, Roster([*living, *dead]), mode=rules.options.nick_matching)
         for order in orders:
             if order.action != "vote":
@@ -338,24 +335,57 @@ def _merge_double(timed: list[tuple[datetime, int, Vote]]) -> list[tuple[datetim
     return list(merged.values())
 
 
-def _orders(
-    state: GameState, pms: list[PrivateMessage], rules: Ruleset, start: datetime, deadline: datetime
+def audit_pms(
+    window: DayPms, nicks: Sequence[str], rules: Ruleset, *, dead: Sequence[str] = ()
 ) -> tuple[list[Order], list[dict[str, Any]]]:
-    everyone = Roster(state.nicks())
+    """The day's orders (votes aside), in the forum's order, and an audit row for every line of every PM
+    of the window: the day's, the late ones (`after_deadline`) and those the forum dates only to an
+    interval across the deadline or the start (`uncertain_time`). A relayed letter (`#mail`, `#mafia`...)
+    carries no order; a PM with nothing to read is listed too, so the host sees every message."""
+    everyone = Roster(list(nicks))
+    gone = set(dead)
     orders: list[Order] = []
     audit: list[dict[str, Any]] = []
-    for pm in pms:
-        found, problems = orders_from_pm(pm, everyone, mode=rules.options.nick_matching)
-        for order in found:
-            if order.action == "vote":
-                continue
-            if order.action not in rules.actions:
-                audit.append(_order_entry(order, pm, valid=False, reason=f"no such order in {state.variant}"))
-                continue
-            orders.append(order)
-            audit.append(_order_entry(order, pm, valid=True, reason=None))
-        audit += [_problem_entry(p, pm) for p in problems]
+    for timed in window.all_listed():
+        pm = timed.pm
+        outside = {"after": "after_deadline", "uncertain": "uncertain_time"}.get(timed.side)
+        rows: list[dict[str, Any]] = []
+        if parse_commands(pm.body_text).relay is not None:
+            rows.append(_message_entry(timed, "relay"))
+        else:
+            found, problems = orders_from_pm(pm, everyone, mode=rules.options.nick_matching)
+            for order in found:
+                if order.action == "vote":
+                    continue
+                reason = outside or _order_reason(order, rules, gone)
+                if reason is None:
+                    orders.append(order)
+                rows.append(_order_entry(order, pm, valid=reason is None, reason=reason))
+            rows += [_problem_entry(p, pm) | ({"reason": outside} if outside else {}) for p in problems]
+            if not rows:
+                rows.append(_message_entry(timed, outside or "no_order"))
+        audit += [row | {"time": timed.when(), "pm_id": pm.pm_id} for row in rows]
     return orders, audit
+
+
+def _order_reason(order: Order, rules: Ruleset, dead: set[str]) -> str | None:
+    """Why an order is void before the rules see it (the rules judge roles, targets and changes)."""
+    if order.action not in rules.actions:
+        return f"no such order in {rules.name}"
+    if order.actor in dead:
+        return "sender is dead"
+    return None
+
+
+def _message_entry(timed: TimedPm, reason: str) -> dict[str, Any]:
+    return {
+        "actor": timed.pm.sender,
+        "action": None,
+        "targets": [],
+        "link": timed.pm.url,
+        "valid": False,
+        "reason": reason,
+    }
 
 
 def _order_entry(order: Order, pm: PrivateMessage, *, valid: bool, reason: str | None) -> dict[str, Any]:

@@ -11,9 +11,11 @@ What `publish` does, in this order:
 2. each player's role PM, if the bot never sent it (the mafia's lists their team and boss);
 3. the new day's topic in the config's `[forum] forum_id`: "<game>. День N", the draft's BBCode, the
    commitment line after day 1, the reveal of every role and the salt when the game is over;
-4. the lock of the day's old topic, where the account may (a refusal is reported, not an error);
+4. the lock of the day's old topic, where the account may: a topic locked already counts as locked; a
+   refusal, or a lock the board cannot be asked for now, is reported and publishing goes on;
 5. the PMs that are due: a role that changed hands, each checker's private result, and at the end the
-   reveal to every player;
+   reveal, one PM per player (phpBB takes 5 recipients per PM by default, and players must not learn
+   who else was written to);
 6. `pipeline.advance` with the new topic's id.
 
 Crash safety. Every post and PM has a marker, `fbm` + 24 hex digits of SHA-256 over the game's commitment
@@ -39,7 +41,7 @@ from typing import Any
 from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine.model import DayOutcome, GameState
-from forumbot.errors import ConfigError, StateError
+from forumbot.errors import ConfigError, ForumError, StateError
 from forumbot.forum.client import ForumClient
 from forumbot.forum.posting import Poster, poster_for
 from forumbot.render.bbcode import escape
@@ -368,7 +370,8 @@ def _due_pms(
         reveal = _reveal(config, row, outcome)
         dead = {p.nick for p in outcome.state.players if not p.alive}
         readers = [nick for nick in before.nicks() if not (nick in dead and nick in muted)]
-        steps.append(_pm_step(poster, commitment, day, "reveal", "*", reveal, readers))
+        # one PM each: phpBB takes 5 recipients by default, and a PM to all would list every player
+        steps += [_pm_step(poster, commitment, day, "reveal", nick, reveal, [nick]) for nick in readers]
     return steps
 
 
@@ -381,17 +384,28 @@ def _lock(
     topic_id: int,
     report: PublishReport,
 ) -> None:
+    """Lock the day's old topic. A lock the board refuses, or cannot be asked for now, is reported and
+    publishing goes on: the PMs and the advance matter more than the lock, which a moderator can make."""
     marker = publication_marker(commitment, "lock", day, str(topic_id))
+    why = ""
 
     def send() -> str:
-        return "locked" if poster.lock_topic(topic_id, config.forum.forum_id) else "refused"
+        nonlocal why
+        result = poster.lock_topic(topic_id, config.forum.forum_id)
+        why = result.reason
+        return "already locked" if result.already else "locked" if result.locked else "refused"
 
-    result = run(_Step("lock", f"lock of topic {topic_id}", marker, str(topic_id), send, None))
-    report.locked = result == "locked"
-    if not report.locked:
+    try:
+        outcome = run(_Step("lock", f"lock of topic {topic_id}", marker, str(topic_id), send, None))
+    except ForumError as exc:
+        outcome, why = "failed", str(exc)
+    report.locked = outcome in ("locked", "already locked")
+    if outcome == "already locked":
+        report.notes.append(f"topic {topic_id} of day {day} was locked already")
+    elif not report.locked:
         report.notes.append(
-            f"topic {topic_id} of day {day} was not locked: the account {poster.username!r} may not lock topics "
-            "there (not a moderator); lock it by hand"
+            f"topic {topic_id} of day {day} was not locked ({why or 'the board refused'}); "
+            f"the account {poster.username!r} must be a moderator of the forum to lock it: lock it by hand"
         )
 
 
@@ -413,8 +427,8 @@ def send_draft_to_moderators(
     poster: Poster | None = None,
     checkpoint: Checkpoint = _no_checkpoint,
 ) -> DraftSent:
-    """PM the current day's draft (its BBCode as the topic would show it) to the config's moderators, in
-    one message. The same draft is sent once; a new draft (end-day again) is sent again."""
+    """PM the current day's draft (its BBCode as the topic would show it) to each of the config's
+    moderators. The same draft is sent once; a new draft (end-day again) is sent again."""
     row, config = pipeline.load(store, name)
     state = _running(row)
     draft = store.draft(row.id, state.day)
@@ -431,17 +445,20 @@ def send_draft_to_moderators(
         body=draft_text(config, state.day, payload["bbcode"], draft["approved_by"]),
     )
     poster = poster or poster_for(client)
-    step = _pm_step(
-        poster, row.commitment or "", state.day, f"draft-{version}", ", ".join(moderators), message, moderators
-    )
     report = PublishReport(game=name, day=state.day)
-    remote = _Runner(store, row, state.day, report, checkpoint)(step)
+    run = _Runner(store, row, state.day, report, checkpoint)
+    # one PM per moderator: never more recipients than the board takes in one PM
+    remotes = [
+        run(_pm_step(poster, row.commitment or "", state.day, f"draft-{version}", nick, message, [nick]))
+        for nick in moderators
+    ]
+    first = remotes[0] if remotes else None
     return DraftSent(
         game=name,
         day=state.day,
         moderators=moderators,
-        pm_id=int(remote) if remote is not None and remote.isdigit() else None,
-        already=bool(report.skipped),
+        pm_id=int(first) if first is not None and first.isdigit() else None,
+        already=bool(report.skipped) and not report.sent,
     )
 
 

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from forumbot import pipeline
 from forumbot.config import GameConfig
+from forumbot.daywindow import EXACT, interval_of, narrowest, place
 from forumbot.engine.day import check_order
 from forumbot.engine.model import GameState
 from forumbot.errors import ForumError, ParseError, RulesError, StateError
@@ -150,8 +151,13 @@ def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport
         except (ParseError, ForumError) as exc:
             report.problems.append(f"PM {summary.pm_id} from {summary.sender}: {exc}")
             continue
-        found.append(pm if pm.time is not None else pm.model_copy(update={"time": summary.time}))
-    return sorted(found, key=lambda pm: (pm.time or datetime.min, pm.pm_id))
+        row = interval_of(summary.time, summary.time_until)
+        shown = narrowest(row, interval_of(pm.time, pm.time_until))
+        if shown is not None:
+            until = shown[1] if shown[1] - shown[0] > EXACT else None
+            pm = pm.model_copy(update={"time": shown[0], "time_until": until})
+        found.append(pm)
+    return sorted(found, key=lambda pm: pm.pm_id)  # the forum's order: ids grow as messages arrive
 
 
 def _reply(store_key: object, to: str, body: str, subject: str = SUBJECT) -> Outgoing:
@@ -231,8 +237,9 @@ def _messages(
             continue
         outgoing: list[Outgoing] = []
         changes: list[Change] = []
-        late = day is None or pm.time is None or not (day["starts_at"] <= pm.time < day["deadline"])
-        lines = _order_receipts(store, row.id, config, state, pm, everyone, late, changes)
+        side = place(client, pm, None, day["starts_at"], day["deadline"]).side if day is not None else "after"
+        refusal = None if side == "inside" else LATE if side == "after" else UNCERTAIN if side == "uncertain" else EARLY
+        lines = _order_receipts(store, row.id, config, state, pm, everyone, refusal, changes)
         lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
         if lines and config.watch.receipts:
             outgoing.insert(0, _reply(pm.pm_id, sender, "\n".join(lines)))
@@ -246,7 +253,7 @@ def _order_receipts(
     state: GameState,
     pm: PrivateMessage,
     everyone: Roster,
-    late: bool,
+    refusal: str | None,
     changes: list[Change],
 ) -> list[str]:
     sender = pm.sender.strip()
@@ -255,8 +262,8 @@ def _order_receipts(
     counted: dict[str, int] = {}
     for order in orders:
         said = f"{VERBS.get(order.action, order.action)} — {', '.join(escape(t) for t in order.targets)}"
-        if late:
-            lines.append(f"Не принято: {said}: день уже закончился.")
+        if refusal is not None:
+            lines.append(f"Не принято: {said}: {refusal}.")
             continue
         if order.action == "vote" and state.variant == "gameru-3.3":
             lines.append(f"Не принято: {said}: в этой игре голосуют в теме дня, красным жирным ником.")
@@ -275,6 +282,11 @@ def _order_receipts(
     for action, n in counted.items():
         changes.append(partial(count_valid_orders, game_id=game_id, day=state.day, actor=sender, action=action, n=n))
     return lines
+
+
+LATE = "день уже закончился"
+EARLY = "день ещё не начался"
+UNCERTAIN = "форум не показывает точное время отправки, о нём решит ведущий"
 
 
 def config_mode(state: GameState) -> Any:
@@ -437,6 +449,7 @@ def _interim_count(
         deadline=day["deadline"],
         variant=state.variant,
         options=state.options,
+        skip_authors=[client.account] if client.account else [],
     )
     counts = dict(tally.counts)
     last = store.last_vote_count(row.id, state.day)

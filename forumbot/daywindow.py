@@ -1,0 +1,201 @@
+"""Which private messages belong to a day, and in what order: exact times, or intervals that are known
+to be intervals.
+
+A forum often prints a PM's date relative to the moment the page was made ("менее минуты назад",
+"6 минут назад", "Сегодня, 11:49"): the true instant is only known to lie in an interval (the parsers
+give `time` = its start and `time_until` = its exclusive end). Deciding a deadline on such a time is
+deciding it on a guess, so:
+
+- a PM whose interval lies wholly inside [start, deadline) is the day's; wholly before the start it is
+  an earlier day's; wholly at or after the deadline it is late;
+- a PM whose interval straddles the start or the deadline is asked of the forum once more for its
+  exact time (phpBB: the quote form carries the unix time to the second); if the forum cannot say, the
+  PM is `uncertain`: it is not counted, and the host is told to decide (an override);
+- the order of a day's messages is the forum's own (PM ids grow as messages arrive), never the order
+  they were fetched in nor their printed minutes: two orders sent within one minute keep their order.
+
+    window = read_day_pms(client, start, deadline)
+    window.inside            # the day's PMs, by id
+    window.late, window.uncertain, window.unread
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Literal, Protocol
+
+from forumbot.errors import ForumError, ParseError
+from forumbot.forum.models import PmSummary, PrivateMessage
+
+Side = Literal["before", "inside", "after", "uncertain"]
+EXACT = timedelta(seconds=1)  # a time printed to the second covers one second
+
+
+class ExactTimes(Protocol):
+    """A forum that may tell a message's time to the second."""
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None: ...
+
+
+class PmSource(ExactTimes, Protocol):
+    """What this module asks of a forum client."""
+
+    def fetch_inbox(self) -> list[PmSummary]: ...
+
+    def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage: ...
+
+
+def interval_of(time: datetime | None, until: datetime | None) -> tuple[datetime, datetime] | None:
+    """The half-open interval [earliest, until) a message's true instant lies in; None when unknown."""
+    if time is None:
+        return None
+    return time, until if until is not None and until > time else time + EXACT
+
+
+def side_of(interval: tuple[datetime, datetime] | None, start: datetime, deadline: datetime) -> Side:
+    """Where an instant known to lie in `interval` falls against the day [start, deadline)."""
+    if interval is None:
+        return "uncertain"
+    earliest, until = interval
+    if until <= start:
+        return "before"
+    if earliest >= deadline:
+        return "after"
+    if earliest >= start and until <= deadline:
+        return "inside"
+    return "uncertain"
+
+
+def narrowest(*intervals: tuple[datetime, datetime] | None) -> tuple[datetime, datetime] | None:
+    """The intersection of what several readings say (the inbox row, the PM page); None when none says."""
+    known = [i for i in intervals if i is not None]
+    if not known:
+        return None
+    earliest, until = max(i[0] for i in known), min(i[1] for i in known)
+    return (earliest, until) if earliest < until else min(known, key=lambda i: i[1] - i[0])
+
+
+@dataclass(frozen=True)
+class TimedPm:
+    """A PM with what is known of its time: `exact` when to the second, else the interval it lies in."""
+
+    pm: PrivateMessage
+    side: Side
+    interval: tuple[datetime, datetime] | None
+
+    @property
+    def exact(self) -> bool:
+        return self.interval is not None and self.interval[1] - self.interval[0] <= EXACT
+
+    def when(self) -> str:
+        """The time as the audit shows it: an ISO instant, or "from/until" for an interval."""
+        if self.interval is None:
+            return "?"
+        if self.exact:
+            return self.interval[0].isoformat()
+        return f"{self.interval[0].isoformat()}/{self.interval[1].isoformat()}"
+
+
+@dataclass
+class DayPms:
+    """A day's PMs as the forum shows them, each list in the forum's order (by id)."""
+
+    inside: list[TimedPm] = field(default_factory=list)
+    late: list[TimedPm] = field(default_factory=list)
+    uncertain: list[TimedPm] = field(default_factory=list)
+    unread: list[dict[str, object]] = field(default_factory=list)  # PMs that could not be opened, and why
+    asked: int = 0  # exact times asked of the forum
+
+    @property
+    def messages(self) -> list[PrivateMessage]:
+        return [t.pm for t in self.inside]
+
+    def all_listed(self) -> list[TimedPm]:
+        """Every PM of the window the audit lists: the day's, the late ones and the uncertain ones."""
+        return sorted([*self.inside, *self.late, *self.uncertain], key=lambda t: t.pm.pm_id)
+
+
+def read_day_pms(
+    client: PmSource,
+    start: datetime,
+    deadline: datetime,
+    *,
+    skip: Callable[[int], bool] = lambda pm_id: False,
+) -> DayPms:
+    """The inbox's PMs that may belong to [start, deadline), opened and placed (see the module's doc).
+    `skip(pm_id)` leaves out what the caller has handled already. One PM that cannot be opened is
+    reported in `unread`, never a reason to drop the others."""
+    window = DayPms()
+    for summary in sorted(client.fetch_inbox(), key=lambda s: s.pm_id):
+        if skip(summary.pm_id):
+            continue
+        row = interval_of(summary.time, summary.time_until)
+        if side_of(row, start, deadline) == "before":
+            continue
+        try:
+            pm = client.fetch_pm(summary)
+        except (ParseError, ForumError) as exc:
+            window.unread.append(
+                {
+                    "pm_id": summary.pm_id,
+                    "sender": summary.sender,
+                    "subject": summary.subject,
+                    "link": summary.url,
+                    "reason": str(exc),
+                }
+            )
+            continue
+        timed = place(client, pm, row, start, deadline, window)
+        if timed.side == "inside":
+            window.inside.append(timed)
+        elif timed.side == "after":
+            window.late.append(timed)
+        elif timed.side == "uncertain":
+            window.uncertain.append(timed)
+    return window
+
+
+def place(
+    client: ExactTimes,
+    pm: PrivateMessage,
+    row: tuple[datetime, datetime] | None,
+    start: datetime,
+    deadline: datetime,
+    window: DayPms | None = None,
+) -> TimedPm:
+    """The PM placed against the day, its exact time asked of the forum when what is printed straddles
+    the start or the deadline. The PM's `time` becomes the start of what is known."""
+    interval = narrowest(row, interval_of(pm.time, pm.time_until))
+    side = side_of(interval, start, deadline)
+    if side == "uncertain":
+        exact = client.exact_pm_time(pm.pm_id)
+        if window is not None:
+            window.asked += 1
+        if exact is not None:
+            interval = (exact, exact + EXACT)
+            side = side_of(interval, start, deadline)
+    if interval is not None:
+        until = None if interval[1] - interval[0] <= EXACT else interval[1]
+        pm = pm.model_copy(update={"time": interval[0], "time_until": until})
+    return TimedPm(pm, side, interval)
+
+
+def by_id(pms: Iterable[PrivateMessage]) -> list[PrivateMessage]:
+    """Messages in the forum's order (ids grow as messages arrive)."""
+    return sorted(pms, key=lambda pm: pm.pm_id)
+
+
+__all__ = [
+    "DayPms",
+    "PmSource",
+    "Side",
+    "TimedPm",
+    "by_id",
+    "interval_of",
+    "narrowest",
+    "place",
+    "read_day_pms",
+    "side_of",
+]
