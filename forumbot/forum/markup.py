@@ -270,9 +270,7 @@ def browser_fields(form: Element, *, press: str | None = None) -> list[tuple[str
         if el.tag == "textarea":
             fields.append((name, el.text or ""))
         elif el.tag == "select":
-            value = _selected(el)
-            if value is not None:
-                fields.append((name, value))
+            fields.extend((name, value) for value in _selected(el))
         else:
             kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
             if kind in ("submit", "image"):
@@ -289,10 +287,11 @@ def browser_fields(form: Element, *, press: str | None = None) -> list[tuple[str
     return fields
 
 
-def _selected(select: Element) -> str | None:
+def _selected(select: Element) -> list[str]:
+    """The values a select submits: its selected options (the first option when none is marked and
+    only one may be chosen)."""
     options = list(select.iter("option"))
-    chosen = next((o for o in options if o.get("selected") is not None), options[0] if options else None)
-    if chosen is None:
-        return None
-    value = chosen.get("value")
-    return value if value is not None else text_of(chosen)
+    chosen = [o for o in options if o.get("selected") is not None]
+    if not chosen and options and select.get("multiple") is None:
+        chosen = options[:1]
+    return [o.get("value") if o.get("value") is not None else text_of(o) for o in chosen]

@@ -31,6 +31,7 @@ from forumbot.forum.markup import (
     Element,
     Page,
     absolute,
+    browser_fields,
     collapse,
     first_class,
     form_fields,
@@ -41,6 +42,7 @@ from forumbot.forum.markup import (
     parse_html,
     query_int,
     serialize,
+    submit_buttons,
     text_lines,
     text_of,
 )
@@ -633,36 +635,8 @@ def parse_preferences(html: Page) -> Preferences:
 
 
 def _browser_fields(form: Element) -> list[tuple[str, str]]:
-    """What a browser submits from `form` unchanged, in page order: hidden and text-like inputs,
-    checked checkboxes and radios, the selected option(s) of every select (the first option
-    when none is marked), textareas, and the first submit button with its own value."""
-    fields: list[tuple[str, str]] = []
-    pressed = False
-    for el in form.iter("input", "textarea", "select", "button"):
-        name = el.get("name")
-        if not name or el.get("disabled") is not None:
-            continue
-        if el.tag == "textarea":
-            fields.append((name, el.text or ""))
-            continue
-        if el.tag == "select":
-            options = list(el.iter("option"))
-            chosen = [o for o in options if o.get("selected") is not None]
-            if not chosen and options and el.get("multiple") is None:
-                chosen = options[:1]
-            fields.extend((name, o.get("value") if o.get("value") is not None else text_of(o)) for o in chosen)
-            continue
-        kind = (el.get("type") or ("submit" if el.tag == "button" else "text")).lower()
-        if kind in ("submit", "image"):
-            if not pressed:
-                pressed = True
-                fields.append((name, el.get("value") if el.get("value") is not None else text_of(el)))
-        elif kind in ("checkbox", "radio"):
-            if el.get("checked") is not None:
-                fields.append((name, el.get("value") or "on"))
-        elif kind not in ("file", "reset", "button"):
-            fields.append((name, el.get("value") or ""))
-    return fields
+    """What a browser submits from `form` unchanged, its first submit button pressed."""
+    return browser_fields(form, press=next(iter(submit_buttons(form)), None))
 
 
 def parse_quote_stamp(html: Page) -> QuoteStamp | None:
