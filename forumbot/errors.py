@@ -9,6 +9,7 @@
     ├── ParseError             a page that is not what it should be (not a topic page, broken markup)
     └── ForumError             the forum's side
         ├── ForumUnavailable   network fault, timeout, 5xx after retries
+        │   └── MaybeSent      a form that may have reached the board: look for it before sending again
         ├── LoginFailed        the forum refused our credentials
         ├── NotLoggedIn        a login wall was served where content was expected
         └── NoPermission       the account may not see or do this
@@ -54,6 +55,11 @@ class ForumError(ForumbotError):
 
 class ForumUnavailable(ForumError):
     pass
+
+
+class MaybeSent(ForumUnavailable):
+    """A post, PM or lock whose request may have reached the board (it answered 5xx or 429, or the
+    connection broke after sending): sending it again could make it twice."""
 
 
 class LoginFailed(ForumError):

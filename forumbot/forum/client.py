@@ -37,6 +37,7 @@ Progress = Callable[[int, int], None]  # (pages fetched so far, pages in the top
 DialectChoice = Literal["auto", "phpbb", "ipb2", "ipb3", "saved"]
 
 PREFERENCES = "ucp.php?i=ucp_prefs&mode=personal"  # phpBB: the account's language, zone and date format
+MAX_GROWTH = 20  # pages a topic may gain while it is read (new posts spill over); more is a broken board
 MAX_INBOX_PAGES = 200  # a guard against pagination that loops; 200 pages of PMs is far beyond a game
 FORM_MIN_AGE = 1.1  # seconds: phpBB rejects a form posted within the second its creation_time names
 
@@ -301,6 +302,11 @@ class HttpForumClient:
         yield first
         next_page = first.page + 1
         while next_page <= count:
+            if count > first.page_count + MAX_GROWTH:
+                raise ParseError(
+                    f"{first.url}: the topic's pages keep claiming more pages ({first.page_count} at first, "
+                    f"{count} now); stopped reading"
+                )
             if size is None:
                 raise ParseError(f"{first.url}: page {first.page} of {count}, but no link to the next page")
             wanted, grown = range(next_page, count + 1), count

@@ -10,6 +10,8 @@ URLs and call the pure parsers:
   between two starts (see `RateLimiter`);
 - retries with exponential backoff and jitter on timeouts, connection errors, 5xx and 429 (honouring
   `Retry-After`), a bounded number of attempts, then `ForumUnavailable` naming the URL and the last error;
+  a form that posts is never sent twice: once it may have reached the board it is `MaybeSent`;
+- a deadline for each whole request and answer, so a board that trickles its bytes cannot hold a run;
 - mapping of httpx exceptions, here and nowhere else;
 - bounded concurrency (`map_ordered`) for fetching the pages of a topic once their count is known.
 
@@ -36,7 +38,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 import httpx
 
-from forumbot.errors import ConfigError, ForumUnavailable, NoPermission, NotLoggedIn, ParseError
+from forumbot.errors import ConfigError, ForumUnavailable, MaybeSent, NoPermission, NotLoggedIn, ParseError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -77,6 +79,7 @@ class HttpSettings:
     backoff_base: float = 1.0  # first retry waits about this long, then doubles
     backoff_cap: float = 30.0
     max_retry_after: float = 300.0  # a server asking for a longer pause is treated as unavailable
+    deadline: float = 60.0  # seconds for one whole request and answer, however slowly the bytes come
     # Politeness, per host (see `RateLimiter`): at most `concurrency` requests in flight, at most
     # `max_per_minute` started in any 60 seconds, and `min_interval` seconds between two starts.
     min_interval: float = 0.0
@@ -86,7 +89,7 @@ class HttpSettings:
     def __post_init__(self) -> None:
         if self.max_attempts < 1 or self.concurrency < 1 or self.max_per_minute < 1:
             raise ConfigError("max_attempts, concurrency and max_per_minute must be at least 1")
-        if self.timeout <= 0 or self.min_interval < 0 or self.backoff_base < 0:
+        if self.timeout <= 0 or self.deadline <= 0 or self.min_interval < 0 or self.backoff_base < 0:
             raise ConfigError("timeout must be positive; min_interval and backoff_base not negative")
 
 
@@ -331,7 +334,12 @@ class ForumHttp:
         headers: Mapping[str, str] | None,
         idempotent: bool,
     ) -> httpx.Response:
-        """Send with rate limit and retries; map httpx's exceptions (the only place that sees them)."""
+        """Send with rate limit and retries; map httpx's exceptions (the only place that sees them).
+
+        A request that is not idempotent (a form that posts, sends or locks) is sent again only when it
+        surely never reached the board (the connection was refused). Once it may have arrived — any
+        answer, 503 and 429 included, a timeout, a reset — the board may have acted on it, and sending
+        it again could post twice: that is `MaybeSent`, for the caller to look for what it wrote."""
         attempts = self.settings.max_attempts
         host = urlsplit(url).netloc
         last_error = "no attempt made"
@@ -339,17 +347,13 @@ class ForumHttp:
             self._limiter.wait(host)
             delay: float | None = None
             try:
-                response = self._client.request(method, url, content=body, headers=headers)
+                response = self._exchange(method, url, body, headers)
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # never reached the server
                 last_error = f"{type(exc).__name__}: {exc}"
-            except httpx.TimeoutException as exc:
+            except httpx.TransportError as exc:  # timeouts, resets, a body too slow: it may have arrived
                 last_error = f"{type(exc).__name__}: {exc or 'timed out'}"
                 if not idempotent:
-                    break
-            except httpx.TransportError as exc:
-                last_error = f"{type(exc).__name__}: {exc}"
-                if not idempotent:
-                    break
+                    raise MaybeSent(f"{url}: {last_error}; the board may have acted on it") from exc
             except httpx.InvalidURL as exc:
                 raise ConfigError(f"{url}: not a usable URL ({exc})") from exc
             except httpx.HTTPError as exc:  # too many redirects, broken encoding: retrying will not help
@@ -363,8 +367,8 @@ class ForumHttp:
                     # Fetch that page again; sending the form again would post twice.
                     return self._send("GET", str(response.url), None, None, True)
                 last_error = f"HTTP {status} {response.reason_phrase}".rstrip()
-                if not idempotent and status not in (429, 503):  # the server may have acted on it
-                    break
+                if not idempotent:
+                    raise MaybeSent(f"{url}: {last_error}; the board may have acted on it")
                 delay = retry_after_seconds(response.headers.get("Retry-After"), self.clock.time())
                 if delay is not None and delay > self.settings.max_retry_after:
                     last_error += f" (asks to retry after {delay:.0f} s)"
@@ -372,6 +376,30 @@ class ForumHttp:
             if attempt < attempts:
                 self.clock.sleep(delay if delay is not None else self._backoff(attempt))
         raise ForumUnavailable(f"{url}: giving up after {attempt} attempt(s); last error: {last_error}")
+
+    def _exchange(
+        self, method: str, url: str, body: bytes | None, headers: Mapping[str, str] | None
+    ) -> httpx.Response:
+        """One request and its whole answer, within `settings.deadline` seconds from first byte sent to
+        last byte read: a board that trickles its answer is as unavailable as one that never answers."""
+        started = time.monotonic()
+        limit = self.settings.deadline
+        with self._client.stream(method, url, content=body, headers=headers) as response:
+            chunks: list[bytes] = []
+            for chunk in response.iter_bytes():
+                chunks.append(chunk)
+                if time.monotonic() - started > limit:
+                    raise httpx.ReadTimeout(f"the answer took more than {limit:g} s", request=response.request)
+            if time.monotonic() - started > limit:
+                raise httpx.ReadTimeout(f"the answer took more than {limit:g} s", request=response.request)
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            content=b"".join(chunks),
+            request=response.request,
+            history=response.history,
+            extensions={"reason_phrase": response.reason_phrase.encode()},
+        )
 
     def _backoff(self, attempt: int) -> float:
         """Exponential backoff, "equal jitter": half fixed, half random, so clients do not march in step."""

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from forumbot.errors import ConfigError, ForumError, NoPermission, ParseError
+from forumbot.errors import ConfigError, ForumError, MaybeSent, NoPermission, ParseError
 from forumbot.forum import phpbb
 from forumbot.forum.client import FORM_MIN_AGE, PREFERENCES, PhpbbClient
 from forumbot.forum.http import Page
@@ -319,7 +319,9 @@ class PhpbbPoster:
         while True:
             fetched = self.http.clock.time()
             action, fields = self._served(page, form_url, press="post")
-            answer = self._submit(action, _fill(fields, values), page.charset, fetched)
+            answer = self._submit_once(action, _fill(fields, values), page.charset, fetched, seen)
+            if isinstance(answer, int):
+                return answer
             if "viewtopic.php" in answer.url:
                 return result(answer)
             error = form_error(answer.text)
@@ -381,7 +383,9 @@ class PhpbbPoster:
             action, fields = self._served(addressed, compose, press="post")
             fields = [(k, v) for k, v in fields if k != "username_list"]
             fields = _fill(fields, {"subject": subject, "message": message})
-            answer = self._submit(action, fields, addressed.charset, fetched)
+            answer = self._submit_once(action, fields, addressed.charset, fetched, seen)
+            if isinstance(answer, int):
+                return answer
             pm_id = sent_pm_id(answer.text)
             if pm_id is not None and find_form(parse_html(answer.text), "postform") is None:
                 return pm_id
@@ -606,6 +610,21 @@ class PhpbbPoster:
             return self.http.post(action, fields, charset=charset, content=True, idempotent=False)
         finally:
             self._last_submit = clock.time()
+
+    def _submit_once(
+        self, action: str, fields: Fields, charset: str, fetched: float, seen: Callable[[], int | None] | None
+    ) -> Page | int:
+        """`_submit`, and when the board may have acted on it without saying so (`MaybeSent`), what it
+        made: the id found by its marker. Without a marker, or not found yet, the error stands: the run
+        that tries again looks for the marker before sending (a board may act after the answer failed)."""
+        try:
+            return self._submit(action, fields, charset, fetched)
+        except MaybeSent as exc:
+            found = seen() if seen is not None else None
+            if found is not None:
+                return found
+            hint = "; its marker is not on the board yet" if seen is not None else ""
+            raise MaybeSent(f"{exc}{hint}: nothing was sent again") from exc
 
     def _after_flood(self, floods: int, url: str, seen: Callable[[], int | None] | None) -> int | None:
         """After "too soon": what an earlier attempt may have posted after all, else wait and return None."""

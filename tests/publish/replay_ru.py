@@ -50,6 +50,7 @@ class Replay:
     used_keys: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)  # every way a POST differed from what phpBB wants
     dateformat: str = "|d M Y|, H:i"
+    act_then_fail: int | None = None  # the next post or PM is made, then answered with this status
 
     def handler(self, request: httpx.Request) -> httpx.Response:
         url = urlsplit(str(request.url))
@@ -61,7 +62,7 @@ class Replay:
         if script == "ucp.php" and query.get("mode") == "login":
             return self._login(request.method, fields)
         if script == "viewtopic.php":
-            return self._html(page("19") if self.locked else page("21"))
+            return self._html(self._topic())
         if script == "viewforum.php":
             return self._html(page("23"))
         if script == "index.php" or not script:
@@ -103,6 +104,20 @@ class Replay:
         return httpx.Response(302, headers={"Location": location, "Set-Cookie": "phpbb3_ehie5_u=58; path=/"})
 
     # -- pages ---------------------------------------------------------------------------------------
+
+    def _topic(self) -> bytes:
+        """Topic A; the bot's own first post (p63) carries whatever marker the bot has posted since."""
+        body = page("19") if self.locked else page("21")
+        marks = [m for _, message in self.posts for m in re.findall(r"fbm[0-9a-f]{24}", message)]
+        opening = "Тема для снимков страниц".encode()
+        return body.replace(opening, " ".join(marks).encode() + b" " + opening, 1) if marks else body
+
+    def _acted(self) -> httpx.Response | None:
+        """After acting: the answer the board failed to give, if one is due."""
+        if self.act_then_fail is None:
+            return None
+        status, self.act_then_fail = self.act_then_fail, None
+        return httpx.Response(status, text="Service Unavailable")
 
     def _login(self, method: str, fields: dict[str, str]) -> httpx.Response:
         if method == "GET":
@@ -155,6 +170,9 @@ class Replay:
             self.review_once = False
             return self._serve("post", page("67"), "postform")
         self.posts.append((fields.get("subject", ""), fields.get("message", "")))
+        failed = self._acted()
+        if failed is not None:
+            return failed
         if mode == "post":
             return self._redirect(f"{BASE}viewtopic.php?t=7")
         return self._redirect(f"{BASE}viewtopic.php?p=74#p74")
@@ -190,7 +208,7 @@ class Replay:
             return self._serve("compose", page("86"), "postform")
         ids = [int(m.group(1)) for name, _ in form if (m := re.fullmatch(r"address_list\[u\]\[(\d+)\]", name))]
         self.sent_pms.append((ids, fields.get("subject", ""), fields.get("message", "")))
-        return self._html(page("85"))
+        return self._acted() or self._html(page("85"))
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handler)

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from replay_ru import BASE, BOT, PASSWORD, Replay, page
 
-from forumbot.errors import ConfigError, ForumError
+from forumbot.errors import ConfigError, ForumError, MaybeSent
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.posting import (
@@ -218,3 +218,29 @@ def test_without_a_config_zone_the_boards_zone_reads_the_dates(replay: Replay) -
 def test_the_exact_time_of_a_pm_comes_from_its_quote_form(replay: Replay) -> None:
     exact = _client(replay, None).exact_pm_time(67)
     assert exact == datetime.fromtimestamp(1796114954, UTC)
+
+
+MARKER = "fbm0123456789abcdef01234567"
+
+
+@pytest.mark.parametrize("status", [503, 429, 500])
+def test_a_post_the_board_made_and_then_failed_is_found_by_its_marker(
+    poster: PhpbbPoster, replay: Replay, status: int
+) -> None:
+    replay.act_then_fail = status
+    assert poster.post_reply(10, "", f"Подсчёт голосов\n{MARKER}", marker=MARKER) == 63  # found, not sent again
+    assert len(replay.posts) == 1
+
+
+def test_without_a_marker_a_post_that_may_have_been_made_is_not_sent_again(poster: PhpbbPoster, replay: Replay) -> None:
+    replay.act_then_fail = 503
+    with pytest.raises(MaybeSent, match="may have acted"):
+        poster.post_reply(10, "", "Без маркера")
+    assert len(replay.posts) == 1
+
+
+def test_a_pm_the_board_sent_and_then_failed_is_not_sent_twice(poster: PhpbbPoster, replay: Replay) -> None:
+    replay.act_then_fail = 503
+    with pytest.raises(MaybeSent, match="may have acted"):
+        poster.send_pm(["Вера"], "s", "m")
+    assert len(replay.sent_pms) == 1
