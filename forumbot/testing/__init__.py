@@ -1,10 +1,14 @@
-"""Test doubles for forumbot: a fake phpBB 3.3 board that serves the real (prosilver) markup.
+"""Test doubles for forumbot: a fake phpBB 3.3 board that serves the real (prosilver) markup, in English or
+Russian (the official language pack's texts, per member), like the captured boards in fixtures/phpbb and
+fixtures/phpbb-ru.
 
     from forumbot.testing import Board, BoardServer, populate_day
 """
 
 from forumbot.testing.board import (
     DAY_MIX,
+    DEFAULT_DATEFORMAT,
+    LANGUAGES,
     Board,
     BoardServer,
     Forum,
@@ -14,12 +18,17 @@ from forumbot.testing.board import (
     RequestRecord,
     Topic,
     User,
+    count_text,
     format_date,
     populate_day,
+    translate,
+    zone_name,
 )
 
 __all__ = [
     "DAY_MIX",
+    "DEFAULT_DATEFORMAT",
+    "LANGUAGES",
     "Board",
     "BoardServer",
     "Forum",
@@ -29,6 +38,9 @@ __all__ = [
     "RequestRecord",
     "Topic",
     "User",
+    "count_text",
     "format_date",
     "populate_day",
+    "translate",
+    "zone_name",
 ]

@@ -5,7 +5,8 @@ What is reproduced, checked against the captured pages in /work/shared/phpbb:
   `[u]` -> `<span style="text-decoration:underline">`, `[color=X]` -> `<span style="color:X">` with X as
   typed (validated like s9e's #color filter), `[size=N]`, `[url]`/`[url=...]` (`a.postlink`), `[img]`,
   `[code]`, `[list]`/`[list=1]`/`[*]`, `[quote]`, `[quote="name"]`, `[quote=name post_id=N time=T user_id=U]`
-  (the Quote button's form: `blockquote[cite]`, profile link, ↑ link, date in the viewer's format);
+  (the Quote button's form: `blockquote[cite]`, profile link, ↑ link, date in the viewer's format), and the PM
+  form `[quote=name msg_id=N time=T user_id=U]` (↑ to the PM); "wrote:" in the viewer's language;
 - line breaks `<br>` followed by the newline; whitespace around block tags (quote, list, items, code) is
   kept raw instead of becoming `<br>` (one line before a tag, one after a start tag, two after an end tag);
 - tags are case-insensitive; unknown, invalid or unmatched tags stay as literal text; tags left open are
@@ -98,9 +99,10 @@ class _Open:
     open_html: str
 
 
-def render_bbcode(source: str, format_date: DateFormatter | None = None) -> str:
-    """The HTML phpBB would put in `div.content` for this BBCode source."""
-    return _Renderer(source.replace("\r\n", "\n").replace("\r", "\n"), format_date).render()
+def render_bbcode(source: str, format_date: DateFormatter | None = None, *, wrote: str = "wrote:") -> str:
+    """The HTML phpBB would put in `div.content` for this BBCode source; `wrote` is the language pack's word
+    after a quoted author ("писал(а):" in Russian)."""
+    return _Renderer(source.replace("\r\n", "\n").replace("\r", "\n"), format_date, wrote).render()
 
 
 def quote_depth(source: str) -> int:
@@ -119,9 +121,10 @@ def source_as_html(source: str) -> str:
 
 
 class _Renderer:
-    def __init__(self, text: str, format_date: DateFormatter | None) -> None:
+    def __init__(self, text: str, format_date: DateFormatter | None, wrote: str = "wrote:") -> None:
         self.text = text
         self.format_date = format_date
+        self.wrote = wrote
         self.out: list[str] = []
         self.pos = 0
         self.ws_pos = 0
@@ -328,6 +331,7 @@ class _Renderer:
         author = token.default if token.default is not None else token.attrs.get("author")
         attrs = token.attrs
         post_id = attrs.get("post_id", "")
+        msg_id = attrs.get("msg_id", "")
         user_id = attrs.get("user_id", "")
         stamp = attrs.get("time", "")
         post_url = f"./viewtopic.php?p={post_id}#p{post_id}" if _UINT.fullmatch(post_id) else None
@@ -338,12 +342,14 @@ class _Renderer:
             who = f'<a href="./memberlist.php?mode=viewprofile&amp;u={user_id}">{escape(author, quote=False)}</a>'
         else:
             who = escape(author, quote=False)
-        cite = f"{who} wrote:"
+        cite = f"{who} {escape(self.wrote, quote=False)}"
         if post_url:
             cite += (
                 f' <a href="{escape(post_url)}" data-post-id="{post_id}" '
                 'onclick="if(document.getElementById(hash.substr(1)))href=hash">↑</a>'
             )
+        elif _UINT.fullmatch(msg_id):
+            cite += f' <a href="./ucp.php?i=pm&amp;mode=view&amp;p={msg_id}" data-msg-id="{msg_id}">↑</a>'
         if _UINT.fullmatch(stamp) and self.format_date is not None:
             cite += f'<span class="responsive-hide">{escape(self.format_date(int(stamp)), quote=False)}</span>'
         return f"<blockquote{cite_attr}><div><cite>{cite}</cite>"

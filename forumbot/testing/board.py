@@ -8,12 +8,34 @@
     with BoardServer(board, latency=0.05) as server:
         client = open_client(ClientSettings(forum=server.url, username="host_bot", password="secret"))
 
-`Board` is the state (users, forums, topics, posts, PMs), safe to share between threads. `BoardServer`
-serves it over HTTP on 127.0.0.1 the way phpBB 3.3.11 does: pages are rendered from skeletons cut out of
-the captured pages (`skeletons/`, see /work/shared/phpbb), BBCode as phpBB renders it (`bbcode.py`),
-sessions bound to the User-Agent with phpBB's cookies, form tokens with the one-second rule, flood control,
-the two-step PM compose form, the sent PMs' folders (outbox, sentbox), the lock confirmation, and faults
-to inject.
+A board like the captured Russian one (fixtures/phpbb-ru: the official Russian language pack, Moscow time,
+"|d M Y|, H:i" dates, 2 s flood interval, at most 5 PM recipients, a CAPTCHA after 3 failed logins):
+
+    board = Board.russian()  # = Board(language="ru", timezone="Europe/Moscow", flood_interval=2,
+                             #         max_pm_recipients=5, max_login_attempts=3, quick_reply=False, ...)
+    board.add_user("Ведущий", "secret", user_id=58)
+    forum = board.add_forum("Мафия", forum_id=3, moderators=["Ведущий"])  # the bot moderates the game forum
+    board.add_user("Bepa", "pw", lang="en", dateformat="|d M Y|, H:i")  # one member reads the board in English
+    board.add_user("Новичок", "pw", needs_approval=True)  # its posts wait in the moderation queue
+
+`Board` is the state (users, forums, topics, posts, PMs) and the board's settings, safe to share between
+threads; `BoardServer` serves it over HTTP on 127.0.0.1 the way phpBB 3.3.11 does: pages are rendered from
+skeletons cut out of the captured pages (`skeletons/`, see /work/shared/phpbb and fixtures/phpbb-ru), BBCode
+as phpBB renders it (`bbcode.py`). Every text a page prints comes from the language table
+(`skeletons/languages.json`, keyed by phpBB's English texts), in the viewer's language (a member's `lang`,
+"en" or "ru"; a guest gets the board's), and every date in the viewer's time zone and date format with
+phpBB's relative dates ("менее минуты назад", "6 minutes ago", "Сегодня, 11:49"); `<time datetime>` stays UTC,
+edit and deletion notices stay absolute.
+
+What it emulates: sessions bound to the User-Agent with phpBB's cookies (a dead session is a guest with the
+login form, headed by why); form tokens with the one-second rule; the buttons checked by name, not value;
+login failures, then a CAPTCHA; flood control, one clock for posts and PMs; posts waiting for approval and
+soft-deleted posts, seen by the forum's moderators only (post counts and pages per viewer); phpBB's rule for
+which edits leave a notice (`Board.edit_post_as`); locked topics (members refused, moderators not, the form's
+"Lock topic" box deciding); the "new posts meanwhile" review; `[quote ... time=...]` from the Quote buttons
+of posts and PMs; the two-step PM compose form with phpBB's recipient limit and unknown-name rules; the sent
+PMs' folders (outbox, sentbox); the lock confirmation, answering only the viewer's own word for "yes"; the
+UCP preferences (language, time zone, date format); and faults to inject.
 """
 
 from __future__ import annotations
@@ -21,6 +43,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import hashlib
+import json
 import math
 import random
 import re
@@ -44,12 +67,14 @@ from urllib.parse import parse_qsl, quote, urlsplit
 from zoneinfo import ZoneInfo
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from forumbot.testing.bbcode import QUOTE_DEPTH, quote_depth, render_bbcode, source_as_html
 
 __all__ = [
     "DAY_MIX",
+    "DEFAULT_DATEFORMAT",
+    "LANGUAGES",
     "Board",
     "BoardServer",
     "Forum",
@@ -59,33 +84,45 @@ __all__ = [
     "RequestRecord",
     "Topic",
     "User",
+    "count_text",
     "format_date",
     "populate_day",
+    "translate",
+    "zone_name",
 ]
 
 SKELETONS = Path(__file__).with_name("skeletons")
 ANONYMOUS = 1  # phpBB's guest user id
 FIRST_USER_ID = 48  # a fresh phpBB 3.3 board gives its first registered member id 48 (1 guest, 2 admin, bots)
 
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-# phpBB's English strings
+# phpBB's English strings (the keys of the language table, skeletons/languages.json)
 FORM_INVALID = "The submitted form was invalid. Try submitting again."
 FLOOD_ERROR = "You cannot make another post so soon after your last."
 TOPIC_LOCKED = "This topic is locked, you cannot edit posts or make further replies."
 NOT_AUTHORISED = "You are not authorised to access this area."
 MESSAGE_SENT = "This message has been sent successfully."
-WRONG_USERNAME = (
-    "You have specified an incorrect username. Please check your username and try again. "
-    "If you continue to have problems please contact the Board Administrator."
+_LOGIN_CONTACT = "If you continue to have problems please contact the {}."
+_WRONG_USERNAME = (
+    "You have specified an incorrect username. Please check your username and try again. " + _LOGIN_CONTACT
 )
-WRONG_PASSWORD = (
-    "You have specified an incorrect password. Please check your password and try again. "
-    "If you continue to have problems please contact the Board Administrator."
+_WRONG_PASSWORD = (
+    "You have specified an incorrect password. Please check your password and try again. " + _LOGIN_CONTACT
 )
+WRONG_USERNAME = _WRONG_USERNAME.format("Board Administrator")
+WRONG_PASSWORD = _WRONG_PASSWORD.format("Board Administrator")
+LOGIN_ATTEMPTS = (
+    "You exceeded the maximum allowed number of login attempts. In addition to your username and password you now "
+    "also have to solve the CAPTCHA below."
+)
+CAPTCHA_WRONG = "The confirmation code you entered was incorrect."
 LOGIN_VIEWFORUM = "The board requires you to be registered and logged in to view this forum."
 LOGIN_POST = "In order to post you need to login or register."
+LOGIN_EXPLAIN = {  # posting.php's login box, by mode
+    "post": "You need to login in order to post within this forum.",
+    "reply": "You need to login in order to reply to topics within this forum.",
+    "quote": "You need to login in order to quote posts within this forum.",
+    "edit": "You need to login in order to edit posts in this forum.",
+}
 LOGIN_UCP = "Please login in order to access the User Control Panel."
 LOGIN_MCP = "To moderate this forum you must be registered and logged in."
 NO_TOPIC = "The requested topic does not exist."
@@ -97,18 +134,230 @@ EMPTY_SUBJECT = "You must specify a subject when posting a new topic."
 EMPTY_PM_SUBJECT = "You must specify a subject when composing a new message."
 NO_RECIPIENT = "No recipient defined."
 PM_NO_USERS = "The requested users to be added do not exist."
+TOO_MANY_RECIPIENTS = "You tried to send a private message to too many recipients."
 QUOTE_DEPTH_EXCEEDED = f"You may embed only {QUOTE_DEPTH} quotes within each other."
 USER_CANNOT_EDIT = "You can only edit your own posts."
 POST_REVIEW = "At least one new post has been made to this topic. You may wish to review your post in light of this."
+POST_STORED_MOD = (
+    "This message has been submitted successfully, but it will need to be approved by a moderator before it is "
+    "publicly viewable. You will be notified when your post has been approved."
+)
+TOPIC_LOCKED_DONE = "The selected topic has been locked."
+TOPIC_UNLOCKED_DONE = "The selected topic has been unlocked."
+PREFS_UPDATED = "Your preferences have been updated."
+
+# --- languages and dates ---------------------------------------------------------------------------
+
+LANGUAGE_PACK: dict[str, Any] = json.loads((SKELETONS / "languages.json").read_text(encoding="utf-8"))
+LANGUAGES: tuple[str, ...] = tuple(k for k in LANGUAGE_PACK if k not in ("zones",) and not k.startswith("_"))
+DEFAULT_DATEFORMAT: dict[str, str] = {lang: LANGUAGE_PACK[lang]["dateformat"] for lang in LANGUAGES}
+ENGLISH_DATEFORMAT = DEFAULT_DATEFORMAT["en"]  # "D M d, Y g:i a"
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_DAYS_FULL = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTHS_FULL = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
 
 
-def format_date(moment: datetime, tz: tzinfo) -> str:
-    """phpBB's default date format `D M d, Y g:i a` ("Sun Nov 29, 2026 5:32 pm") in the viewer's zone."""
+def _pack(lang: str) -> dict[str, Any]:
+    found = LANGUAGE_PACK.get(lang)
+    if not isinstance(found, dict) or lang.startswith("_") or lang == "zones":
+        raise ValueError(f"{lang!r}: the board speaks {', '.join(LANGUAGES)}")
+    return found
+
+
+def translate(lang: str, english: str, *args: object) -> str:
+    """`english` (a text of phpBB's English pack, as the board's constants and templates hold it) in `lang`,
+    with `args` put in its `{}` places. A key may carry a context after `@@` to tell two uses apart."""
+    phrases: dict[str, str] = _pack(lang)["phrases"]
+    text = phrases.get(english)
+    if text is None:
+        text = english.partition("@@")[0]
+    return text.format(*args) if args else text
+
+
+def _plural_form(lang: str, n: int) -> int:
+    """phpBB's plural rules: 1 (English: one, other) and 7 (Russian: one, few, many)."""
+    if _pack(lang)["plural_rule"] == 7:
+        if n % 10 == 1 and n % 100 != 11:
+            return 1
+        return 2 if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14 else 3
+    return 1 if n == 1 else 2
+
+
+def plural(lang: str, n: int, forms: Sequence[str | None]) -> str:
+    """phpBB's lang() with a number: form 0 for zero when there is one, else the language's plural form."""
+    if n == 0 and forms and forms[0] is not None:
+        chosen = forms[0]
+    else:
+        index = min(_plural_form(lang, n), len(forms) - 1)
+        while forms[index] is None and index > 1:
+            index -= 1
+        chosen = forms[index] or ""
+    return chosen.replace("%d", str(n))
+
+
+def count_text(lang: str, n: int, what: str) -> str:
+    """ "9 сообщений", "1 topic": `what` is one of the pack's plural tables (posts, topics, messages, edited)."""
+    return plural(lang, n, _pack(lang)["plurals"][what])
+
+
+def zone_name(lang: str, zone: str) -> str:
+    """A time zone's name as the language pack prints it ("Европа/Москва", "America/Los Angeles")."""
+    if lang == "en":
+        return zone.replace("_", " ")
+    names: dict[str, str] = _pack(lang)["timezones"]
+    return names.get(zone, zone)
+
+
+def _zone_key(tz: tzinfo) -> str:
+    return getattr(tz, "key", None) or str(tz)
+
+
+def _php_date(fmt: str, local: datetime, lang: str) -> str:
+    """PHP's date() of `local` (an aware datetime), the names in `lang` as phpBB's language pack puts them."""
+    words: dict[str, Any] = _pack(lang)["datetime"]
+
+    def word(english: str) -> str:
+        found = words.get(english)
+        return found if isinstance(found, str) else english
+
+    short_may = "M" in fmt.replace("\\M", "")
+    offset = local.utcoffset() or timedelta(0)
+    seconds = int(offset.total_seconds())
+    sign = "+" if seconds >= 0 else "-"
+    hh, mm = divmod(abs(seconds) // 60, 60)
+    iso_year, iso_week, iso_day = local.isocalendar()
+    out: list[str] = []
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        i += 1
+        if c == "\\" and i < len(fmt):
+            out.append(fmt[i])
+            i += 1
+            continue
+        month = _MONTHS[local.month - 1]
+        if c == "d":
+            out.append(f"{local.day:02d}")
+        elif c == "D":
+            out.append(word(_DAYS[local.weekday()]))
+        elif c == "j":
+            out.append(str(local.day))
+        elif c == "l":
+            out.append(word(_DAYS_FULL[local.weekday()]))
+        elif c == "N":
+            out.append(str(iso_day))
+        elif c == "S":
+            out.append("th" if 11 <= local.day <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(local.day % 10, "th"))
+        elif c == "w":
+            out.append(str(iso_day % 7))
+        elif c == "z":
+            out.append(str(local.timetuple().tm_yday - 1))
+        elif c == "W":
+            out.append(f"{iso_week:02d}")
+        elif c == "F":
+            full = _MONTHS_FULL[local.month - 1]
+            out.append(word("May_short") if full == "May" and short_may and "May_short" in words else word(full))
+        elif c == "m":
+            out.append(f"{local.month:02d}")
+        elif c == "M":
+            out.append(word("May_short") if month == "May" and "May_short" in words else word(month))
+        elif c == "n":
+            out.append(str(local.month))
+        elif c == "t":
+            nxt = (local.replace(day=28) + timedelta(days=4)).replace(day=1)
+            out.append(str((nxt - timedelta(days=1)).day))
+        elif c == "L":
+            year = local.year
+            out.append("1" if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else "0")
+        elif c == "o":
+            out.append(str(iso_year))
+        elif c == "Y":
+            out.append(str(local.year))
+        elif c == "y":
+            out.append(f"{local.year % 100:02d}")
+        elif c == "a":
+            out.append("am" if local.hour < 12 else "pm")
+        elif c == "A":
+            out.append("AM" if local.hour < 12 else "PM")
+        elif c == "g":
+            out.append(str(local.hour % 12 or 12))
+        elif c == "G":
+            out.append(str(local.hour))
+        elif c == "h":
+            out.append(f"{local.hour % 12 or 12:02d}")
+        elif c == "H":
+            out.append(f"{local.hour:02d}")
+        elif c == "i":
+            out.append(f"{local.minute:02d}")
+        elif c == "s":
+            out.append(f"{local.second:02d}")
+        elif c == "u":
+            out.append(f"{local.microsecond:06d}")
+        elif c == "v":
+            out.append(f"{local.microsecond // 1000:03d}")
+        elif c == "e":
+            out.append(_zone_key(local.tzinfo) if local.tzinfo else "UTC")
+        elif c == "I":
+            out.append("1" if local.dst() else "0")
+        elif c == "O":
+            out.append(f"{sign}{hh:02d}{mm:02d}")
+        elif c in "Pp":
+            out.append("Z" if c == "p" and seconds == 0 else f"{sign}{hh:02d}:{mm:02d}")
+        elif c == "T":
+            out.append(local.tzname() or "UTC")
+        elif c == "Z":
+            out.append(str(seconds))
+        elif c == "c":
+            out.append(_php_date("Y-m-d\\TH:i:sP", local, lang))
+        elif c == "r":
+            out.append(_php_date("D, d M Y H:i:s O", local, lang))
+        elif c == "U":
+            out.append(str(int(local.timestamp())))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def format_date(
+    moment: datetime,
+    tz: tzinfo,
+    dateformat: str = ENGLISH_DATEFORMAT,
+    *,
+    lang: str = "en",
+    now: datetime | None = None,
+    absolute: bool = False,
+) -> str:
+    """A date as phpBB's user->format_date() prints it for a viewer of language `lang`, time zone `tz` and
+    date format `dateformat` (PHP date() letters; default phpBB's English `D M d, Y g:i a`, "Sun Nov 29, 2026
+    5:32 pm"). A `|...|` part makes it relative to `now` (default the wall clock) unless `absolute`: "less
+    than a minute ago", "6 minutes ago" (up to an hour, whole minutes), "Today, 11:49", "Yesterday, 18:00",
+    else the format without the bars ("29 Nov 2026, 18:23")."""
     local = moment.astimezone(tz)
-    hour = local.hour % 12 or 12
-    half = "am" if local.hour < 12 else "pm"
-    day = f"{_DAYS[local.weekday()]} {_MONTHS[local.month - 1]} {local.day:02d}, {local.year}"
-    return f"{day} {hour}:{local.minute:02d} {half}"
+    if "|" in dateformat and not absolute:
+        words: dict[str, Any] = _pack(lang)["datetime"]
+        current = now if now is not None else datetime.now(UTC)
+        stamp, now_stamp = int(moment.timestamp()), int(current.timestamp())
+        delta = now_stamp - stamp
+        same_minute = (now_stamp // 60) % 60 == (stamp // 60) % 60
+        if -60 < delta <= 3600 and (delta >= -5 or same_minute):
+            return plural(lang, max(0, delta // 60), words["AGO"])
+        midnight = int(current.astimezone(tz).replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
+        day = None
+        if stamp <= midnight + 2 * 86400:
+            if stamp > midnight + 86400:
+                day = "TOMORROW"
+            elif stamp > midnight:
+                day = "TODAY"
+            elif stamp > midnight - 86400:
+                day = "YESTERDAY"
+        if day is not None:
+            short = dateformat[: dateformat.index("|")] + "||" + dateformat[dateformat.rindex("|") + 1 :]
+            return _php_date(short, local, lang).replace("||", words[day])
+    return _php_date(dateformat.replace("|", ""), local, lang)
 
 
 def _iso(moment: datetime) -> str:
@@ -128,12 +377,20 @@ def _aware(moment: datetime | None, default: Callable[[], datetime]) -> datetime
 
 @dataclass
 class User:
+    """A member. `lang`, `dateformat` and `tz` are the UCP board preferences the member's pages are printed
+    with (None: the board's defaults); `needs_approval` puts the member's posts in the moderation queue
+    (phpBB's "Newly registered users" with f_noapprove = never)."""
+
     user_id: int
     name: str
     password: str | None = field(default=None, repr=False)
-    moderator: bool = False  # may lock topics (mcp.php quickmod) and edit any post
+    moderator: bool = False  # a global moderator: moderates every forum (mcp.php quickmod, any post, the queue)
     colour: str | None = None  # a coloured group's colour, e.g. "AA0000": `a.username-coloured`
     joined: datetime = field(default_factory=lambda: datetime.now(UTC))
+    lang: str = "en"
+    dateformat: str | None = None
+    tz: str | None = None
+    needs_approval: bool = False
 
 
 @dataclass
@@ -144,6 +401,7 @@ class Forum:
     public: bool = False  # guests may read; private forums answer guests with a login wall
     parent_id: int | None = None  # the category (or forum) it sits in: breadcrumbs, jumpbox
     category: bool = False
+    moderators: tuple[str, ...] = ()  # its own moderators: they moderate it, and its pages name them
 
 
 @dataclass
@@ -161,10 +419,23 @@ class Post:
     edit_reason: str | None = None
     edited_at: datetime | None = None
     version: int = 0  # bumped by every edit
+    approved: bool = True  # False: in the moderation queue, seen by the forum's moderators only
+    deleted_by: str | None = None  # soft-deleted: seen by the forum's moderators only, struck through
+    deleted_at: datetime | None = None
+    delete_reason: str = ""
 
     @property
     def edited(self) -> bool:
         return self.edit_count > 0
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_by is not None
+
+    @property
+    def visible(self) -> bool:
+        """Whether members and guests see it (approved and not deleted)."""
+        return self.approved and self.deleted_by is None
 
 
 @dataclass
@@ -197,7 +468,17 @@ class PrivateMessage:
 
 
 class Board:
-    """The board's state. Every method takes the board's lock; what it returns are copies."""
+    """The board's state and its settings. Every method takes the board's lock; what it returns are copies.
+
+    Settings (keyword arguments, also attributes): `language` ("en" or "ru": guests' pages and the members'
+    default), `timezone` (the board's zone: guests' and the members' default), `dateformat` (the members'
+    default, None: the language's own, "D M d, Y g:i a" in English, "|d M Y|, H:i" in Russian),
+    `flood_interval` (seconds between two posts or PMs of a member, one clock for both), `max_pm_recipients`
+    (phpBB's group setting, 0: no limit), `max_login_attempts` (failed logins after which the login form
+    asks for a CAPTCHA, 0: never), `captcha_code` (the code that solves that CAPTCHA; None: nothing does, as
+    a bot cannot read the image), `quick_reply` (the quick reply form under a topic), `pm_folder_limit`
+    (messages per PM folder; >0 prints "Folder is N% full").
+    """
 
     def __init__(
         self,
@@ -205,10 +486,30 @@ class Board:
         description: str = "Local acceptance-test board (loopback only)",
         *,
         now: Callable[[], datetime] | None = None,
+        language: str = "en",
+        timezone: str = "UTC",
+        dateformat: str | None = None,
+        flood_interval: float = 0.0,
+        max_pm_recipients: int = 0,
+        max_login_attempts: int = 0,
+        captcha_code: str | None = None,
+        quick_reply: bool = True,
+        pm_folder_limit: int = 0,
     ) -> None:
+        _pack(language)
+        ZoneInfo(timezone)
         self.name = name
         self.description = description
         self.now: Callable[[], datetime] = now or (lambda: datetime.now(UTC))
+        self.language = language
+        self.timezone = timezone
+        self.dateformat = dateformat
+        self.flood_interval = flood_interval
+        self.max_pm_recipients = max_pm_recipients
+        self.max_login_attempts = max_login_attempts
+        self.captcha_code = captcha_code
+        self.quick_reply = quick_reply
+        self.pm_folder_limit = pm_folder_limit
         self.lock = threading.RLock()
         self._users: dict[str, User] = {}  # by lower-cased name
         self._users_by_id: dict[int, User] = {}
@@ -223,6 +524,27 @@ class Board:
         self._next_pm = 1
         self._post_counts: dict[str, int] = {}
 
+    @classmethod
+    def russian(
+        cls,
+        name: str = "Форум мафии (тест)",
+        description: str = "Local phpBB 3.3.11 board for forumbot tests",
+        **settings: Any,
+    ) -> Board:
+        """A board set up like the captured Russian one (fixtures/phpbb-ru): Russian language pack, Moscow
+        time, "|d M Y|, H:i" dates, 2 s flood interval, at most 5 PM recipients, a CAPTCHA after 3 failed
+        logins, PM folders of 50, no quick reply. `settings` override any of them."""
+        defaults: dict[str, Any] = {
+            "language": "ru",
+            "timezone": "Europe/Moscow",
+            "flood_interval": 2.0,
+            "max_pm_recipients": 5,
+            "max_login_attempts": 3,
+            "quick_reply": False,
+            "pm_folder_limit": 50,
+        }
+        return cls(name, description, **(defaults | settings))
+
     # -- users and forums -------------------------------------------------------------------------
 
     def add_user(
@@ -234,25 +556,84 @@ class Board:
         moderator: bool = False,
         colour: str | None = None,
         joined: datetime | None = None,
+        lang: str | None = None,
+        dateformat: str | None = None,
+        tz: str | None = None,
+        needs_approval: bool = False,
     ) -> int:
-        """Register a member; returns its id. Names are unique regardless of case, as in phpBB."""
+        """Register a member; returns its id. Names are unique regardless of case, as in phpBB. `lang`
+        (default the board's language), `dateformat` and `tz` (default the board's) are its preferences."""
         with self.lock:
             if name.lower() in self._users:
                 raise ValueError(f"{name!r}: a user of that name exists")
             uid = self._next_user if user_id is None else user_id
             if uid in self._users_by_id or uid <= ANONYMOUS:
                 raise ValueError(f"user id {uid} is taken")
+            language = self.language if lang is None else lang
+            _pack(language)
+            if tz is not None:
+                ZoneInfo(tz)
             user = User(
-                uid, name, password, moderator, colour.lstrip("#") if colour else None, _aware(joined, self.now)
+                uid,
+                name,
+                password,
+                moderator,
+                colour.lstrip("#") if colour else None,
+                _aware(joined, self.now),
+                language,
+                dateformat,
+                tz,
+                needs_approval,
             )
             self._users[name.lower()] = user
             self._users_by_id[uid] = user
             self._next_user = max(self._next_user, uid + 1)
             return uid
 
-    def set_moderator(self, name: str, moderator: bool = True) -> None:
+    def set_moderator(self, name: str, moderator: bool = True, *, forum: int | None = None) -> None:
+        """Make `name` a global moderator (or not); with `forum`, a moderator of that forum only."""
         with self.lock:
-            self._user(name).moderator = moderator
+            user = self._user(name)
+            if forum is None:
+                user.moderator = moderator
+                return
+            found = self._forums.get(forum)
+            if found is None:
+                raise KeyError(f"no forum {forum}")
+            names = [n for n in found.moderators if n.lower() != user.name.lower()]
+            found.moderators = tuple([*names, user.name] if moderator else names)
+
+    def set_preferences(
+        self,
+        name: str,
+        *,
+        lang: str | None = None,
+        dateformat: str | None = None,
+        tz: str | None = None,
+        needs_approval: bool | None = None,
+    ) -> None:
+        """Change a member's board preferences (as the UCP form does) or approval status."""
+        with self.lock:
+            user = self._user(name)
+            if lang is not None:
+                _pack(lang)
+                user.lang = lang
+            if dateformat is not None:
+                user.dateformat = dateformat
+            if tz is not None:
+                ZoneInfo(tz)
+                user.tz = tz
+            if needs_approval is not None:
+                user.needs_approval = needs_approval
+
+    def is_moderator(self, name: str | None, forum_id: int) -> bool:
+        """Whether the member moderates the forum (globally or as one of its own moderators)."""
+        with self.lock:
+            user = self._users.get(name.lower()) if name else None
+            if user is None:
+                return False
+            forum = self._forums.get(forum_id)
+            return user.moderator or (forum is not None and user.name in forum.moderators)
 
     def user(self, name: str) -> User | None:
         with self.lock:
@@ -289,16 +670,18 @@ class Board:
         description: str = "",
         parent: int | None = None,
         category: bool = False,
+        moderators: Sequence[str] = (),
     ) -> int:
         """A forum; private (guests get a login wall) unless `public`. `parent` is the id of the category
-        (`category=True`) or forum it sits in."""
+        (`category=True`) or forum it sits in; `moderators` are its own moderators (members, made if unknown)."""
         with self.lock:
             fid = self._next_forum if forum_id is None else forum_id
             if fid in self._forums:
                 raise ValueError(f"forum id {fid} is taken")
             if parent is not None and parent not in self._forums:
                 raise KeyError(f"no forum {parent}")
-            self._forums[fid] = Forum(fid, name, description, public, parent, category)
+            names = tuple(self._author(n, False) for n in moderators)
+            self._forums[fid] = Forum(fid, name, description, public, parent, category, names)
             self._next_forum = max(self._next_forum, fid + 1)
             return fid
 
@@ -349,9 +732,11 @@ class Board:
         post_id: int | None = None,
         html: bool = False,
         guest: bool = False,
+        approved: bool = True,
     ) -> int:
         """A post (BBCode, or HTML when `html`); returns its id. `edited_by` makes it show as edited
-        (`edit_count` times, default 1, last at `edited_at`, default a minute after `time`)."""
+        (`edit_count` times, default 1, last at `edited_at`, default a minute after `time`); `approved=False`
+        puts it in the moderation queue."""
         with self.lock:
             topic = self._topic(topic_id)
             when = _aware(time, self.now)
@@ -367,6 +752,7 @@ class Board:
                 subject if subject is not None else f"Re: {topic.title}",
                 html=html,
                 guest=guest,
+                approved=approved,
             )
             if edited_by is not None or edit_count or edit_reason is not None:
                 post.edited_by = self._author(edited_by, False) if edited_by is not None else post.author
@@ -374,7 +760,8 @@ class Board:
                 post.edit_reason = edit_reason
                 post.edited_at = _aware(edited_at, lambda: when + timedelta(minutes=1))
             self._posts[pid] = post
-            self._post_counts[post.author] = self._post_counts.get(post.author, 0) + 1
+            if approved:
+                self._post_counts[post.author] = self._post_counts.get(post.author, 0) + 1
             self._next_post = max(self._next_post, pid + 1)
             keys = [(p.time, p.post_id) for p in topic.posts]
             topic.posts.insert(bisect.bisect(keys, (post.time, post.post_id)), post)
@@ -393,7 +780,8 @@ class Board:
     ) -> None:
         """Change a post. `track` (default) records the edit as phpBB shows it ("Last edited by `editor`
         (default the author) on `time`, edited N times in total", with the reason if any); `track=False`
-        is an edit phpBB does not show (the topic's last post by its author, a moderator without reason)."""
+        is an edit phpBB does not show (the topic's last post by its author, a moderator without reason).
+        `edit_post_as` decides that as phpBB does."""
         with self.lock:
             post = self._post(post_id)
             if body is not None:
@@ -407,12 +795,69 @@ class Board:
                 post.edit_reason = reason
                 post.edited_at = _aware(time, self.now)
 
+    def edit_post_as(
+        self,
+        post_id: int,
+        editor: str,
+        body: str | None = None,
+        *,
+        reason: str | None = None,
+        time: datetime | None = None,
+        subject: str | None = None,
+    ) -> bool:
+        """`editor` edits the post, and phpBB decides whether the edit shows (submit_post() in
+        functions_posting.php): it is recorded ("Last edited by ...", the count goes up) only when a reason is
+        given, or when the editor does not moderate the forum and the post is not the topic's last one.
+        Otherwise it leaves no trace (a moderator without a reason, an author editing the last post). Returns
+        whether the edit was recorded."""
+        with self.lock:
+            post = self._post(post_id)
+            topic = self._topic(post.topic_id)
+            moderator = self.is_moderator(editor, topic.forum_id)
+            last = topic.posts[-1] is post
+            reason = (reason or "").strip() or None
+            track = reason is not None or (not moderator and not last)
+            self.edit_post(post_id, body, editor=editor, reason=reason, time=time, subject=subject, track=track)
+            return track
+
+    def soft_delete_post(self, post_id: int, by: str, reason: str = "", time: datetime | None = None) -> None:
+        """Soft-delete a post as `by` (a moderator) would with "delete permanently" unchecked: it stays in the
+        topic for the forum's moderators, struck through with "`by` deleted the post ... for the following
+        reason", and disappears for everybody else."""
+        with self.lock:
+            post = self._post(post_id)
+            if post.deleted_by is None and post.approved:
+                self._post_counts[post.author] = max(0, self._post_counts.get(post.author, 0) - 1)
+            post.deleted_by = self._author(by, False)
+            post.deleted_at = _aware(time, self.now)
+            post.delete_reason = reason.strip()
+            post.version += 1
+
+    def restore_post(self, post_id: int) -> None:
+        """Undo a soft delete."""
+        with self.lock:
+            post = self._post(post_id)
+            if post.deleted_by is not None and post.approved:
+                self._post_counts[post.author] = self._post_counts.get(post.author, 0) + 1
+            post.deleted_by, post.deleted_at, post.delete_reason = None, None, ""
+            post.version += 1
+
+    def approve_post(self, post_id: int, approved: bool = True) -> None:
+        """Take a post out of the moderation queue (or put it back)."""
+        with self.lock:
+            post = self._post(post_id)
+            if post.approved != approved and post.deleted_by is None:
+                change = 1 if approved else -1
+                self._post_counts[post.author] = max(0, self._post_counts.get(post.author, 0) + change)
+            post.approved = approved
+            post.version += 1
+
     def lock_topic(self, topic_id: int, locked: bool = True) -> None:
         with self.lock:
             self._topic(topic_id).locked = locked
 
     def topic(self, topic_id: int) -> Topic:
-        """A copy of the topic with copies of its posts."""
+        """A copy of the topic with copies of its posts (the unapproved and soft-deleted ones too)."""
         with self.lock:
             found = self._topic(topic_id)
             return dataclasses.replace(found, posts=[dataclasses.replace(p) for p in found.posts])
@@ -536,7 +981,8 @@ class _Session:
     sid: str
     user_id: int  # ANONYMOUS for a guest
     user_agent: str
-    confirm_key: str | None = None
+    confirm_key: str | None = None  # the confirm box's single-use key (phpBB's user_last_confirm_key)
+    captcha_id: str | None = None  # the login CAPTCHA shown to this session
 
 
 @dataclass
@@ -558,6 +1004,25 @@ class _Request:
     session: _Session | None = None
     user: User | None = None
     set_cookies: list[str] = field(default_factory=list)
+    new_session: bool = False  # the session began with this request: links carry `sid=`
+    viewer: _Viewer | None = None
+
+
+@dataclass(frozen=True)
+class _Viewer:
+    """How the request's pages are printed: the member's (or the board's, for a guest) language, time zone
+    and date format, and the server's time."""
+
+    lang: str
+    tz: tzinfo
+    dateformat: str
+    now: datetime
+
+    def t(self, english: str, *args: object) -> str:
+        return translate(self.lang, english, *args)
+
+    def date(self, moment: datetime, *, absolute: bool = False) -> str:
+        return format_date(moment, self.tz, self.dateformat, lang=self.lang, now=self.now, absolute=absolute)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -588,13 +1053,15 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class BoardServer:
-    """`board` over HTTP on 127.0.0.1, as phpBB 3.3.11 (prosilver, English) would serve it.
+    """`board` over HTTP on 127.0.0.1, as phpBB 3.3.11 (prosilver) would serve it, each member's pages in the
+    member's language, time zone and date format (guests': the board's).
 
     `latency` seconds are added to every answer; `posts_per_page` is phpBB's setting (10 on the captured
-    board); `flood_interval` seconds must pass between two posts or PMs of a member; `board_tz` is the
-    viewers' time zone for the dates printed as text. `clock` (default `time.time`) is the server's time:
-    form tokens, flood control and the times of posts made over HTTP use it, so a test can move it on
-    instead of sleeping. Start and stop it with `with` (or `start()` / `stop()`).
+    board); `flood_interval` (default the board's) seconds must pass between two posts or PMs of a member;
+    `board_tz` (default the board's `timezone`) is the guests' and the members' default time zone. `clock`
+    (default `time.time`) is the server's time: form tokens, flood control, relative dates and the times of
+    posts made over HTTP use it, so a test can move it on instead of sleeping. Start and stop it with `with`
+    (or `start()` / `stop()`).
     """
 
     def __init__(
@@ -603,8 +1070,8 @@ class BoardServer:
         *,
         latency: float = 0.0,
         posts_per_page: int = 10,
-        flood_interval: float = 0.0,
-        board_tz: str | tzinfo = "UTC",
+        flood_interval: float | None = None,
+        board_tz: str | tzinfo | None = None,
         topics_per_page: int = 25,
         form_lifetime: int = 7200,
         clock: Callable[[], float] | None = None,
@@ -616,9 +1083,10 @@ class BoardServer:
         self.latency = latency
         self.posts_per_page = posts_per_page
         self.topics_per_page = topics_per_page
-        self.flood_interval = flood_interval
+        self._flood_interval = flood_interval
         self.form_lifetime = form_lifetime
-        self.tz: tzinfo = ZoneInfo(board_tz) if isinstance(board_tz, str) else board_tz
+        zone = board.timezone if board_tz is None else board_tz
+        self.tz: tzinfo = ZoneInfo(zone) if isinstance(zone, str) else zone
         self.clock: Callable[[], float] = clock or _time.time
         self.cookie_prefix = "phpbb3_" + "".join(
             secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(5)
@@ -631,9 +1099,10 @@ class BoardServer:
         self._autologin: dict[str, int] = {}  # autologin key -> user id
         self._salts: dict[int, str] = {}
         self._last_post: dict[int, float] = {}
+        self._login_attempts: dict[int, int] = {}  # user id -> failed logins since the last success
         self._fail_next: list[tuple[int, float | None]] = []
         self._fail_paths: dict[str, tuple[int, float | None]] = {}
-        self._html_cache: dict[tuple[int, int], str] = {}
+        self._html_cache: dict[tuple[Any, ...], str] = {}
         self._env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(SKELETONS)),
             autoescape=True,
@@ -643,6 +1112,15 @@ class BoardServer:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()  # open (kept-alive) connections, cut by stop()
+
+    @property
+    def flood_interval(self) -> float:
+        """Seconds between two posts or PMs of a member: the server's own setting, else the board's."""
+        return self.board.flood_interval if self._flood_interval is None else self._flood_interval
+
+    @flood_interval.setter
+    def flood_interval(self, seconds: float | None) -> None:
+        self._flood_interval = seconds
 
     # -- life cycle -------------------------------------------------------------------------------
 
@@ -746,6 +1224,24 @@ class BoardServer:
         with self._state:
             return len(self._sessions)
 
+    def login_attempts(self, name: str) -> int:
+        """The member's failed logins since its last successful one (phpBB's user_login_attempts)."""
+        user = self.board.user(name)
+        if user is None:
+            raise KeyError(f"{name!r}: no such user")
+        with self._state:
+            return self._login_attempts.get(user.user_id, 0)
+
+    def reset_login_attempts(self, name: str | None = None) -> None:
+        """Forget the failed logins of `name` (default everybody's): no more CAPTCHA."""
+        with self._state:
+            if name is None:
+                self._login_attempts.clear()
+                return
+            user = self.board.user(name)
+            if user is not None:
+                self._login_attempts.pop(user.user_id, None)
+
     # -- serving ----------------------------------------------------------------------------------
 
     def _serve(self, handler: _Handler) -> None:
@@ -833,11 +1329,12 @@ class BoardServer:
             return _not_found()
         return route(request)
 
-    # -- sessions and form tokens -----------------------------------------------------------------
+    # -- sessions, viewers and form tokens ------------------------------------------------------------
 
     def _begin_session(self, request: _Request) -> None:
         """phpBB's session_begin: the session named by the cookie (else `sid=`), bound to the User-Agent;
-        else a "remember me" login from the `_k` cookie; else a new guest session."""
+        else a "remember me" login from the `_k` cookie; else a new guest session (a dead or expired
+        session's cookies included: phpBB silently starts a guest session and sets new cookies)."""
         agent = (request.headers.get("User-Agent") or "")[:149]
         sid = request.cookies.get(f"{self.cookie_prefix}_sid") or request.query.get("sid", "")
         with self._state:
@@ -854,6 +1351,14 @@ class BoardServer:
         with self.board.lock:
             user = self.board._users_by_id.get(request.session.user_id)
             request.user = dataclasses.replace(user) if user is not None else None
+        request.viewer = self._viewer(request.user)
+
+    def _viewer(self, user: User | None) -> _Viewer:
+        board = self.board
+        lang = user.lang if user is not None else board.language
+        zone = ZoneInfo(user.tz) if user is not None and user.tz else self.tz
+        fmt = (user.dateformat if user is not None else None) or board.dateformat or DEFAULT_DATEFORMAT[lang]
+        return _Viewer(lang, zone, fmt, self._now())
 
     def _new_session(self, request: _Request, user_id: int, autologin_key: str) -> _Session:
         agent = (request.headers.get("User-Agent") or "")[:149]
@@ -863,6 +1368,7 @@ class BoardServer:
         expires = "Fri, 01-Jan-2100 00:00:00 GMT"
         for name, value in (("u", str(user_id)), ("k", autologin_key), ("sid", session.sid)):
             request.set_cookies.append(f"{self.cookie_prefix}_{name}={value}; expires={expires}; path=/; HttpOnly")
+        request.new_session = True
         return session
 
     def _salt(self, user_id: int) -> str:
@@ -888,7 +1394,7 @@ class BoardServer:
         if not created.isdigit() or not token:
             return False
         diff = int(self.clock()) - int(created)
-        if diff == 0 or diff > self.form_lifetime:
+        if diff <= 0 or diff > self.form_lifetime:
             return False
         return secrets.compare_digest(token, self._token(request, form_name, int(created)))
 
@@ -899,7 +1405,8 @@ class BoardServer:
     def _flooding(self, user: User) -> bool:
         with self._state:
             last = self._last_post.get(user.user_id)
-        return last is not None and self.flood_interval > 0 and self.clock() - last < self.flood_interval
+        interval = self.flood_interval
+        return last is not None and interval > 0 and self.clock() - last < interval
 
     def _posted(self, user: User) -> None:
         with self._state:
@@ -908,19 +1415,26 @@ class BoardServer:
     def _now(self) -> datetime:
         return datetime.fromtimestamp(self.clock(), UTC)
 
+    def _absolute(self, request: _Request, link: str) -> str:
+        """A board link as phpBB's redirect() and meta_refresh() write it: absolute."""
+        return request.base_url + link.removeprefix("./").lstrip("/")
+
     # -- page frame -------------------------------------------------------------------------------
 
-    def _date(self, moment: datetime) -> str:
-        return format_date(moment, self.tz)
+    @staticmethod
+    def _v(request: _Request) -> _Viewer:
+        assert request.viewer is not None
+        return request.viewer
 
-    def _tz_label(self) -> tuple[str, str]:
-        name = getattr(self.tz, "key", None) or str(self.tz)
-        offset = datetime.now(UTC).astimezone(self.tz).utcoffset() or timedelta(0)
+    def _date(self, request: _Request, moment: datetime, *, absolute: bool = False) -> str:
+        return self._v(request).date(moment, absolute=absolute)
+
+    def _tz_label(self, viewer: _Viewer) -> tuple[str, str]:
+        name = zone_name(viewer.lang, _zone_key(viewer.tz))
+        offset = viewer.now.astimezone(viewer.tz).utcoffset() or timedelta(0)
         if offset == timedelta(0):
             return name, "UTC"
-        sign = "+" if offset >= timedelta(0) else "-"
-        minutes = abs(int(offset.total_seconds())) // 60
-        return name, f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+        return name, _offset_label(offset)
 
     def _userref(self, name: str, guest: bool = False) -> dict[str, Any]:
         """What the templates need to print a member: name, id (None: a guest), group colour."""
@@ -928,6 +1442,20 @@ class BoardServer:
         if found is None:
             return {"name": name, "user_id": None, "colour": None}
         return {"name": found.name, "user_id": found.user_id, "colour": found.colour}
+
+    def _username_html(self, name: str, guest: bool = False) -> Markup:
+        """The `username` macro of macros.html, for texts built here."""
+        who = self._userref(name, guest)
+        if who["user_id"] is None:
+            return Markup('<span class="username">{}</span>').format(who["name"])
+        if who["colour"]:
+            return Markup(
+                '<a href="./memberlist.php?mode=viewprofile&amp;u={}" style="color: #{};" class="username-coloured">'
+                "{}</a>"
+            ).format(who["user_id"], who["colour"], who["name"])
+        return Markup('<a href="./memberlist.php?mode=viewprofile&amp;u={}" class="username">{}</a>').format(
+            who["user_id"], who["name"]
+        )
 
     def _online(self) -> list[dict[str, Any]]:
         with self._state:
@@ -944,6 +1472,14 @@ class BoardServer:
             return 0
         return sum(1 for m in self.board._pms.values() if user.name in m.recipients and user.name not in m.read_by)
 
+    def _moderates(self, user: User | None, forum: Forum) -> bool:
+        return user is not None and (user.moderator or user.name in forum.moderators)
+
+    def _moderates_any(self, user: User | None) -> bool:
+        return user is not None and (
+            user.moderator or any(user.name in f.moderators for f in self.board._forums.values())
+        )
+
     def _render(
         self,
         request: _Request,
@@ -955,8 +1491,11 @@ class BoardServer:
         status: int = 200,
         **values: Any,
     ) -> _Response:
-        """A whole page: the captured header and footer around `template`, with the viewer's menus."""
+        """A whole page: the captured header and footer around `template`, with the viewer's menus, in the
+        viewer's language (`title` is already in it)."""
         user = request.user
+        viewer = self._v(request)
+        t = viewer.t
         with self.board.lock:
             unread = self._unread(user)
             notifications = []
@@ -971,36 +1510,47 @@ class BoardServer:
                         "pm_id": m.pm_id,
                         "sender": m.sender,
                         "subject": m.subject,
-                        "time_text": self._date(m.time),
+                        "time_text": viewer.date(m.time),
                         "unread": user.name not in m.read_by,
                     }
                     for m in mine[:5]
                 ]
-            viewer = self._userref(user.name) if user is not None else None
+            me = self._userref(user.name) if user is not None else None
+            mcp_link = self._moderates_any(user)
         if kind in ("topic", "forum"):
             html_title = f"{title} - {self.board.name}"
         elif kind == "ucp":
-            html_title = f"{self.board.name} - User Control Panel - {title}"
+            html_title = f"{self.board.name} - {t('User Control Panel')} - {title}"
         elif kind == "mcp":
-            html_title = f"{self.board.name} - Moderator Control Panel - {title}"
+            html_title = f"{self.board.name} - {t('Moderator Control Panel')} - {title}"
         else:
             html_title = f"{self.board.name} - {title}"
         if unread:
             html_title = f"({unread}) {html_title}"
-        guest_sid = request.session.sid if user is None and request.session is not None else None
-        tz_name, tz_label = self._tz_label()
+        sid_in_links = (
+            user is None
+            and request.session is not None
+            and (request.new_session or f"{self.cookie_prefix}_sid" not in request.cookies)
+        )
+        guest_sid = request.session.sid if sid_in_links and request.session is not None else None
+        tz_name, tz_label = self._tz_label(viewer)
 
         def u(link: str) -> str:
-            if guest_sid is None or f"{self.cookie_prefix}_sid" in request.cookies:
+            if guest_sid is None:
                 return link
             return f"{link}{'&' if '?' in link else '?'}sid={guest_sid}"
 
+        pack = _pack(viewer.lang)
         context: dict[str, Any] = {
+            "t": t,
+            "lang": viewer.lang,
+            "html_lang": pack["html_lang"],
             "sitename": self.board.name,
             "site_desc": self.board.description,
             "html_title": html_title,
             "section": section,
-            "user": viewer,
+            "user": me,
+            "mcp_link": mcp_link,
             "session_id": request.session.sid if request.session else "",
             "unread_pms": unread,
             "notifications": notifications,
@@ -1030,17 +1580,26 @@ class BoardServer:
         title: str = "Information",
         status: int = 200,
         refresh: tuple[int, str] | None = None,
-        text_html: Markup | None = None,
+        links: Sequence[tuple[str, str]] = (),
+        kind: str | None = None,
     ) -> _Response:
-        """A trigger_error() page: `div#message` with a title and a text."""
+        """A trigger_error() page: `div#message` with a title and a text (English keys, printed in the
+        viewer's language), `links` (English label, href) after it, `refresh` (seconds, board link) as a meta
+        refresh to the absolute URL."""
+        t = self._v(request).t
+        body = Markup("{}").format(t(text))
+        for label, href in links:
+            body += Markup('<br /><br /><a href="{}">{}</a>').format(href, t(label))
+        meta = (refresh[0], self._absolute(request, refresh[1])) if refresh else None
         return self._render(
             request,
             "message_body.html",
-            title=title,
+            title=t(title),
+            kind=kind,
             status=status,
-            message_title=title,
-            message_text=text_html if text_html is not None else text,
-            meta_refresh=refresh,
+            message_title=t(title),
+            message_text=body,
+            meta_refresh=meta,
         )
 
     def _login_wall(
@@ -1049,25 +1608,38 @@ class BoardServer:
         explain: str | None,
         *,
         redirect: str | None = None,
-        error: str | None = None,
-        username: str = "",
-        in_ucp: bool = False,
+        error: str | Markup | None = None,
+        kind: str | None = None,
+        captcha: bool = False,
     ) -> _Response:
-        """login_body.html: the login page, and what phpBB serves instead of a page a guest may not see
-        (`explain` says why; the form then sends the guest back to that page)."""
-        here = _page_link(request)
-        first, hidden = (redirect or here, redirect or here) if explain else (here, redirect or "index.php")
+        """login_body.html: the login page (`explain` None), and what phpBB serves instead of a page a
+        guest may not see (`explain` says why, and the form sends the guest back to that page)."""
+        t = self._v(request).t
+        here = _page_link(request, sort=request.path.endswith("mcp.php"))
+        if explain:
+            first, second = redirect or here, None
+            if request.session is not None and (
+                request.new_session or f"{self.cookie_prefix}_sid" not in request.cookies
+            ):
+                first += f"{'&' if '?' in first else '?'}sid={request.session.sid}"
+        else:
+            first, second = here, redirect or "index.php"
+        captcha_id = None
+        if captcha and request.session is not None:
+            with self._state:
+                request.session.captcha_id = captcha_id = secrets.token_hex(16)
         return self._render(
             request,
             "login_body.html",
-            title="Login",
-            kind="ucp" if in_ucp else None,
-            section="ucp" if in_ucp else request.path.strip("/").removesuffix(".php") or "index",
-            login_explain=explain,
+            title=t("Login"),
+            kind=kind,
+            section=request.path.strip("/").removesuffix(".php") or "index",
+            login_explain=t(explain) if explain else None,
             login_error=error,
-            login_username=username,
+            login_username="",
             login_redirect_first=first,
-            login_redirect=hidden,
+            login_redirect=second,
+            captcha_id=captcha_id,
             tokens=self._tokens(request, "login"),
         )
 
@@ -1096,15 +1668,31 @@ class BoardServer:
             at = self.board._forums.get(at.parent_id) if at.parent_id is not None else None
         return [{"forum_id": f.forum_id, "href": f"./viewforum.php?f={f.forum_id}", "name": f.name} for f in chain]
 
-    def _post_html(self, post: Post) -> str:
+    def _render_bbcode(self, request: _Request, source: str) -> str:
+        viewer = self._v(request)
+        return render_bbcode(
+            source, lambda stamp: viewer.date(datetime.fromtimestamp(stamp, UTC)), wrote=viewer.t("wrote:")
+        )
+
+    def _post_html(self, request: _Request, post: Post) -> str:
         if post.html:
             return post.body
-        key = (post.post_id, post.version)
-        cached = self._html_cache.get(key)
+        viewer = self._v(request)
+        relative = "|" in viewer.dateformat and "time=" in post.body.lower()
+        key = (post.post_id, post.version, viewer.lang, _zone_key(viewer.tz), viewer.dateformat)
+        cached = None if relative else self._html_cache.get(key)
         if cached is None:
-            cached = render_bbcode(post.body, lambda stamp: self._date(datetime.fromtimestamp(stamp, UTC)))
-            self._html_cache[key] = cached
+            cached = self._render_bbcode(request, post.body)
+            if not relative:
+                self._html_cache[key] = cached
         return cached
+
+    def _sees(self, user: User | None, forum: Forum) -> Callable[[Post], bool]:
+        """Which posts of the forum the viewer sees: its moderators all, everybody else the approved and
+        not deleted ones."""
+        if self._moderates(user, forum):
+            return lambda post: True
+        return lambda post: post.visible
 
     # -- index.php, viewforum.php, viewtopic.php -----------------------------------------------------
 
@@ -1112,73 +1700,88 @@ class BoardServer:
         return forum.public or request.user is not None
 
     def _index(self, request: _Request) -> _Response:
+        t = self._v(request).t
         with self.board.lock:
             rows = []
             for forum in self.board._forums.values():
                 if not self._can_read(request, forum):
                     continue
-                topics = [t for t in self.board._topics.values() if t.forum_id == forum.forum_id and t.posts]
-                last_post = max((t.posts[-1] for t in topics), key=lambda p: (p.time, p.post_id), default=None)
+                sees = self._sees(request.user, forum)
+                shown = [
+                    [p for p in t_.posts if sees(p)]
+                    for t_ in self.board._topics.values()
+                    if t_.forum_id == forum.forum_id
+                ]
+                shown = [posts for posts in shown if posts]
+                last_post = max((posts[-1] for posts in shown), key=lambda p: (p.time, p.post_id), default=None)
                 rows.append(
                     {
                         "forum": forum,
-                        "topics": len(topics),
-                        "posts": sum(len(t.posts) for t in topics),
-                        "last": self._post_summary(last_post) if last_post else None,
+                        "topics": len(shown),
+                        "posts": sum(len(posts) for posts in shown),
+                        "last": self._post_summary(request, last_post) if last_post else None,
                     }
                 )
             online = self._online()
         return self._render(
             request,
             "index_body.html",
-            title="Index page",
+            title=t("Index page"),
             forums=rows,
             online_users=online,
-            now_text=self._date(self._now()),
+            now_text=self._date(request, self._now(), absolute=True),
         )
 
-    def _post_summary(self, post: Post) -> dict[str, Any]:
+    def _post_summary(self, request: _Request, post: Post) -> dict[str, Any]:
         return {
             "post_id": post.post_id,
             "subject": post.subject,
             "author": self._userref(post.author, post.guest),
             "time_iso": _iso(post.time),
-            "time_text": self._date(post.time),
+            "time_text": self._date(request, post.time),
         }
 
     def _viewforum(self, request: _Request) -> _Response:
         user = request.user
+        viewer = self._v(request)
         with self.board.lock:
             forum = self.board._forums.get(_int(request.query.get("f")) or 0)
             if forum is None:
                 return self._message(request, NO_FORUM, status=404)
             if not self._can_read(request, forum):
                 return self._login_wall(request, LOGIN_VIEWFORUM)
-            topics = [t for t in self.board._topics.values() if t.forum_id == forum.forum_id and t.posts]
-            topics.sort(key=lambda t: (t.posts[-1].time, t.posts[-1].post_id), reverse=True)
+            sees = self._sees(user, forum)
+            moderator = self._moderates(user, forum)
+            listed = []
+            for topic in self.board._topics.values():
+                shown = [p for p in topic.posts if sees(p)]
+                if topic.forum_id == forum.forum_id and shown:
+                    listed.append((topic, shown))
+            listed.sort(key=lambda item: (item[1][-1].time, item[1][-1].post_id), reverse=True)
             per = self.topics_per_page
-            start = _validate_start(_int(request.query.get("start")) or 0, per, len(topics))
+            start = _validate_start(_int(request.query.get("start")) or 0, per, len(listed))
             base = f"./viewforum.php?f={forum.forum_id}"
             rows = []
-            for k, topic in enumerate(topics[start : start + per]):
+            for k, (topic, shown) in enumerate(listed[start : start + per]):
                 pages = _pagination(
-                    f"./viewtopic.php?t={topic.topic_id}", len(topic.posts), self.posts_per_page, 1, reverse=True
+                    f"./viewtopic.php?t={topic.topic_id}", len(shown), self.posts_per_page, 1, reverse=True
                 )
                 links = [
                     {"number": it.number, "url": it.url, "ellipsis": it.kind == "ellipsis"}
                     for it in pages.items
                     if it.kind in ("page", "ellipsis")
                 ]
-                mine = user is not None and any(p.author == user.name and not p.guest for p in topic.posts)
+                mine = user is not None and any(p.author == user.name and not p.guest for p in shown)
                 rows.append(
                     {
                         "row_class": "bg1" if k % 2 == 0 else "bg2",
                         "mine": mine,
                         "topic": topic,
-                        "first": self._post_summary(topic.posts[0]),
-                        "last": self._post_summary(topic.posts[-1]),
-                        "replies": len(topic.posts) - 1,
+                        "first": self._post_summary(request, shown[0]),
+                        "last": self._post_summary(request, shown[-1]),
+                        "replies": len(shown) - 1,
                         "page_links": links,
+                        "unapproved": moderator and any(not p.approved for p in topic.posts),
                     }
                 )
             online = self._online()
@@ -1202,19 +1805,50 @@ class BoardServer:
             crumbs=crumbs,
             forum=forum,
             rows=rows,
-            pages=_pagination(base, len(topics), per, start),
-            total_text=_plural(len(topics), "topic"),
+            pages=_pagination(base, len(listed), per, start),
+            total_text=count_text(viewer.lang, len(listed), "topics"),
             forums=forums,
             online_users=online,
             permissions=permissions,
             now_unix=int(self.clock()),
         )
 
+    def _deleted_view(self, request: _Request, post: Post) -> dict[str, Any]:
+        """What a moderator reads about a soft-deleted post: the `div.ignore` line and the notice."""
+        t = self._v(request).t
+        when = self._date(request, post.deleted_at or post.time, absolute=True)
+        by = self._username_html(post.deleted_by or "")
+        author = self._username_html(post.author, post.guest)
+        strong = Markup("<strong>{}</strong>")
+        if post.delete_reason:
+            line = Markup(escape(t("{} deleted the post by {} on {} for the following reason: {}"))).format(
+                strong.format(by), strong.format(author), when, post.delete_reason
+            )
+        else:
+            line = Markup(escape(t("{} deleted the post by {} on {}."))).format(
+                strong.format(by), strong.format(author), when
+            )
+        notice = Markup(escape(t("Deleted by {} on {}"))).format(by, when)
+        return {"hidden_notice": line, "notice": notice, "reason": post.delete_reason}
+
+    def _edit_notice(self, request: _Request, post: Post) -> dict[str, Any] | None:
+        if not (post.edit_count > 0 or post.edit_reason):
+            return None
+        viewer = self._v(request)
+        when = viewer.date(post.edited_at or post.time, absolute=True)
+        text = Markup(escape(viewer.t("Last edited by {} on {}, {}"))).format(
+            self._username_html(post.edited_by or post.author), when, count_text(viewer.lang, post.edit_count, "edited")
+        )
+        return {"text": text, "reason": post.edit_reason}
+
     def _viewtopic(self, request: _Request) -> _Response:
         user = request.user
+        viewer = self._v(request)
+        t = viewer.t
         with self.board.lock:
             post_id = _int(request.query.get("p"))
             topic_id = _int(request.query.get("t"))
+            target = None
             if post_id is not None:
                 target = self.board._posts.get(post_id)
                 if target is None:
@@ -1226,32 +1860,32 @@ class BoardServer:
             forum = self.board._forums[topic.forum_id]
             if not self._can_read(request, forum):
                 return self._login_wall(request, LOGIN_VIEWFORUM)
+            sees = self._sees(user, forum)
+            shown = [p for p in topic.posts if sees(p)]
+            if not shown:
+                return self._message(request, NO_TOPIC, status=404)
+            if target is not None and not sees(target):
+                return self._message(request, NO_POST, status=404)
             per = self.posts_per_page
-            total = len(topic.posts)
-            if post_id is not None:
-                index = next(k for k, p in enumerate(topic.posts) if p.post_id == post_id)
+            total = len(shown)
+            if target is not None:
+                index = next(k for k, p in enumerate(shown) if p.post_id == target.post_id)
                 start = index // per * per
             else:
                 start = _validate_start(_int(request.query.get("start")) or 0, per, total)
             topic.views += 1
             base = f"./viewtopic.php?t={topic.topic_id}"
             topic_url = base + (f"&start={start}" if start else "")
-            last = topic.posts[-1]
+            last_public = next((p for p in reversed(topic.posts) if p.visible), shown[-1])
+            last_any = shown[-1]
             online_ids = self._online_ids()
-            moderator = user is not None and user.moderator
+            moderator = self._moderates(user, forum)
             posts = []
-            for k, post in enumerate(topic.posts[start : start + per]):
+            for k, post in enumerate(shown[start : start + per]):
                 author = self._userref(post.author, post.guest)
                 member = None if post.guest else self.board._users.get(post.author.lower())
                 own = user is not None and member is not None and member.user_id == user.user_id
-                notice = None
-                if post.edit_count > 0 or post.edit_reason:
-                    notice = {
-                        "editor": self._userref(post.edited_by or post.author),
-                        "time_text": self._date(post.edited_at or post.time),
-                        "count": post.edit_count,
-                        "reason": post.edit_reason,
-                    }
+                redirect_back = quote(f"./viewtopic.php?t={topic.topic_id}&p={post.post_id}#p{post.post_id}", safe="")
                 posts.append(
                     {
                         "post_id": post.post_id,
@@ -1259,44 +1893,58 @@ class BoardServer:
                         "online": member is not None and member.user_id in online_ids,
                         "author": author,
                         "author_posts": self.board._post_counts.get(post.author, 0),
-                        "author_joined": self._date(member.joined) if member else "",
+                        "author_joined": viewer.date(member.joined) if member else "",
                         "subject": post.subject,
                         "can_edit": moderator or (own and not topic.locked),
-                        "can_delete": moderator or (own and not topic.locked and post is last),
+                        "can_delete": moderator or (own and not topic.locked and post is last_any),
+                        "can_quote": post.visible,
+                        "moderator_info": moderator,
+                        "deleted": self._deleted_view(request, post) if post.deleted else None,
+                        "unapproved": not post.approved and not post.deleted,
+                        "queue_redirect": redirect_back,
                         "time_iso": _iso(post.time),
-                        "time_text": self._date(post.time),
-                        "html": Markup(self._post_html(post)),
-                        "notice": notice,
+                        "time_text": viewer.date(post.time),
+                        "html": Markup(self._post_html(request, post)),
+                        "notice": self._edit_notice(request, post),
                     }
                 )
             quick_reply = None
-            if user is not None and (not topic.locked or moderator):
+            if self.board.quick_reply and user is not None and (not topic.locked or moderator):
                 quick_reply = {
                     "tokens": self._tokens(request, "posting"),
                     "fields": [
-                        ("topic_cur_post_id", str(last.post_id)),
+                        ("topic_cur_post_id", str(last_public.post_id)),
                         ("topic_id", str(topic.topic_id)),
                         ("forum_id", str(forum.forum_id)),
                         ("attach_sig", "1"),
                     ],
                 }
             quickmod = None
-            if moderator:
+            if moderator and request.session is not None:
                 back = quote(f"./viewtopic.php?t={topic.topic_id}", safe="")
-                action = "unlock" if topic.locked else "lock"
+                prefix = f"./mcp.php?f={forum.forum_id}&t={topic.topic_id}&start={start}&quickmod=1&redirect={back}"
+                sid = request.session.sid
+                actions = [
+                    ("unlock" if topic.locked else "lock", "Unlock topic" if topic.locked else "Lock topic", True),
+                    ("delete_topic", "Delete topic", True),
+                    ("move", "Move topic", False),
+                    ("split", "Split topic", False),
+                    ("merge", "Merge posts", False),
+                    ("merge_topic", "Merge topic", False),
+                    ("fork", "Copy topic", False),
+                    ("topic_logs", "View logs", False),
+                ]
                 quickmod = [
-                    {
-                        "url": f"./mcp.php?f={forum.forum_id}&t={topic.topic_id}&quickmod=1"
-                        f"&redirect={back}&action={action}",
-                        "title": "Unlock topic" if topic.locked else "Lock topic",
-                    }
+                    {"url": f"{prefix}&action={action}&sid={sid}", "title": t(label), "ajax": ajax}
+                    for action, label, ajax in actions
                 ]
             online = self._online()
             forums = self._jump_forums()
             crumbs = self._crumbs(forum)
+            forum_moderators = [self._userref(name) for name in forum.moderators]
             topic_copy = dataclasses.replace(topic, posts=[])
         pages = _pagination(base, total, per, start)
-        page_title = topic.title + (f" - Page {pages.current}" if pages.current > 1 else "")
+        page_title = topic.title + (f" - {t('Page')} {pages.current}" if pages.current > 1 else "")
         return self._render(
             request,
             "viewtopic_body.html",
@@ -1310,10 +1958,11 @@ class BoardServer:
             login_redirect=quote(_page_link(request).removeprefix("./"), safe=""),
             topic=topic_copy,
             forum=forum,
+            forum_moderators=forum_moderators,
             topic_url=topic_url,
             start=start,
             pages=pages,
-            total_posts_text=_plural(total, "post"),
+            total_posts_text=count_text(viewer.lang, total, "posts"),
             posts=posts,
             quick_reply=quick_reply,
             quickmod=quickmod,
@@ -1321,7 +1970,7 @@ class BoardServer:
             online_users=online,
         )
 
-    # -- ucp.php: login, logout, private messages -------------------------------------------------
+    # -- ucp.php: login, logout, preferences, private messages -------------------------------------------
 
     def _ucp(self, request: _Request) -> _Response:
         mode = request.query.get("mode", "")
@@ -1330,8 +1979,11 @@ class BoardServer:
         if mode == "logout":
             return self._logout(request)
         if request.user is None:
-            return self._login_wall(request, LOGIN_UCP, in_ucp=True)
-        if request.query.get("i", "") in ("pm", "ucp_pm"):
+            return self._login_wall(request, LOGIN_UCP, kind="ucp")
+        module = request.query.get("i", "")
+        if module in ("ucp_prefs", "prefs", "179") and mode in ("personal", ""):
+            return self._preferences(request)
+        if module in ("pm", "ucp_pm"):
             if mode == "compose":
                 return self._compose(request)
             if mode == "view" and _int(request.query.get("p")) is not None:
@@ -1344,30 +1996,49 @@ class BoardServer:
         return _not_found()
 
     def _login(self, request: _Request) -> _Response:
+        """ucp.php?mode=login. The button's name is what phpBB looks for (isset), not its localised value;
+        the form token and its one-second rule come first, then the CAPTCHA once the account has
+        `max_login_attempts` failures (it refuses even the right password until solved), then the name and
+        the password."""
         if request.user is not None:
-            return _redirect("./index.php")
+            return _redirect(self._absolute(request, "./index.php"))
         wanted = request.query.get("redirect")
         if request.method != "POST" or "login" not in request.form:
-            return self._login_wall(request, None, redirect=wanted, in_ucp=True)
+            return self._login_wall(request, None, redirect=wanted, kind="ucp")
         form = request.form
+        t = self._v(request).t
         username = form.get("username", "").strip()
-        error = None
-        member = None
+        redirect = form.get("redirect") or wanted
+        admin = Markup('<a href="./memberlist.php?mode=contactadmin">{}</a>').format(t("Board Administrator"))
         if not self._check_form(request, "login"):
-            error = FORM_INVALID
-        else:
-            with self.board.lock:
-                found = self.board._users.get(username.lower()) if username else None
-                member = dataclasses.replace(found) if found is not None else None
-            if member is None:
-                error = WRONG_USERNAME
-            elif member.password is None or form.get("password", "") != member.password:
-                error = WRONG_PASSWORD
-        if error is not None or member is None:
-            return self._login_wall(
-                request, None, redirect=form.get("redirect") or wanted, error=error, username=username, in_ucp=True
-            )
+            return self._login_wall(request, None, redirect=redirect, error=t(FORM_INVALID), kind="ucp")
+        with self.board.lock:
+            found = self.board._users.get(username.lower()) if username else None
+            member = dataclasses.replace(found) if found is not None else None
+        if member is None:
+            error = Markup(escape(t(_WRONG_USERNAME))).format(admin)
+            return self._login_wall(request, None, redirect=redirect, error=error, kind="ucp")
+        limit = self.board.max_login_attempts
         with self._state:
+            attempts = self._login_attempts.get(member.user_id, 0)
+            captcha = limit > 0 and attempts >= limit
+            solved = (
+                captcha
+                and self.board.captcha_code is not None
+                and request.session is not None
+                and request.session.captcha_id is not None
+                and form.get("confirm_id") == request.session.captcha_id
+                and form.get("confirm_code", "").strip().lower() == self.board.captcha_code.lower()
+            )
+        if captcha and not solved:
+            return self._login_wall(request, None, redirect=redirect, error=t(LOGIN_ATTEMPTS), kind="ucp", captcha=True)
+        if member.password is None or form.get("password", "") != member.password:
+            with self._state:
+                self._login_attempts[member.user_id] = attempts + 1
+            error = Markup(escape(t(_WRONG_PASSWORD))).format(admin)
+            return self._login_wall(request, None, redirect=redirect, error=error, kind="ucp", captcha=captcha)
+        with self._state:
+            self._login_attempts.pop(member.user_id, None)
             if request.session is not None:
                 self._sessions.pop(request.session.sid, None)
             key = secrets.token_hex(8) if form.get("autologin") else ""
@@ -1376,11 +2047,14 @@ class BoardServer:
         request.set_cookies.clear()
         request.session = self._new_session(request, member.user_id, key)
         request.user = member
-        return _redirect(_local_target(form.get("redirect") or "index.php"))
+        request.viewer = self._viewer(member)
+        target = _local_target(redirect or "index.php")
+        target += f"{'&' if '?' in target else '?'}sid={request.session.sid}"
+        return _redirect(self._absolute(request, target))
 
     def _logout(self, request: _Request) -> _Response:
         if request.user is None or request.session is None:
-            return _redirect("./index.php")
+            return _redirect(self._absolute(request, "./index.php"))
         if request.query.get("sid") != request.session.sid:
             return self._message(
                 request,
@@ -1394,22 +2068,61 @@ class BoardServer:
         request.set_cookies.clear()
         request.user = None
         request.session = self._new_session(request, ANONYMOUS, "")
-        return _redirect("./index.php")
+        return _redirect(self._absolute(request, "./index.php"))
 
     def _ucp_page(self, request: _Request, template: str, title: str, **values: Any) -> _Response:
-        crumbs = [
-            {"forum_id": None, "href": "./ucp.php", "name": "User Control Panel"},
-            {"forum_id": None, "href": "./ucp.php?i=ucp_pm", "name": "Private messages"},
-        ]
+        """A UCP page (PM folders and forms, preferences); `title` is an English key."""
+        t = self._v(request).t
+        module = values.setdefault("ucp_module", "pm")
+        if module == "prefs":
+            crumbs = [
+                {"forum_id": None, "href": "./ucp.php", "name": t("User Control Panel")},
+                {"forum_id": None, "href": "./ucp.php?i=179", "name": t("Board preferences")},
+            ]
+        else:
+            crumbs = [
+                {"forum_id": None, "href": "./ucp.php", "name": t("User Control Panel")},
+                {"forum_id": None, "href": "./ucp.php?i=ucp_pm", "name": t("Private messages")},
+            ]
         if values.get("ucp_active") == "compose":
-            crumbs.append({"forum_id": None, "href": "./ucp.php?i=ucp_pm&mode=compose", "name": "Compose message"})
+            crumbs.append({"forum_id": None, "href": "./ucp.php?i=ucp_pm&mode=compose", "name": t("Compose message")})
+        user = request.user
+        assert user is not None
+        with self.board.lock:
+            outbox = sum(1 for m in self.board._pms.values() if m.sender == user.name and not m.read)
+            folders = [
+                ("inbox", "Inbox", self._unread(user)),
+                ("outbox", "Outbox", outbox),
+                ("sentbox", "Sent messages", 0),
+            ]
         values.setdefault("ucp_form_open", None)
         values.setdefault("ucp_legend", False)
-        return self._render(request, template, title=title, kind="ucp", section="ucp", crumbs=crumbs, **values)
+        values.setdefault("ucp_active", None)
+        values.setdefault("folder_status", None)
+        return self._render(
+            request,
+            template,
+            title=t(title),
+            kind="ucp",
+            section="ucp",
+            crumbs=crumbs,
+            pm_folders=folders,
+            **values,
+        )
+
+    def _folder_status(self, request: _Request, stored: int) -> str | None:
+        """ "Folder is 54% full (27 out of 50 messages stored)", when the board limits its folders."""
+        limit = self.board.pm_folder_limit
+        if limit <= 0:
+            return None
+        return self._v(request).t(
+            "Folder is {}% full ({} out of {} messages stored)", round(stored * 100 / limit), stored, limit
+        )
 
     def _inbox(self, request: _Request) -> _Response:
         assert request.user is not None
         name = request.user.name
+        viewer = self._v(request)
         with self.board.lock:
             mine = sorted(
                 (m for m in self.board._pms.values() if name in m.recipients),
@@ -1424,7 +2137,7 @@ class BoardServer:
                     "pm_id": m.pm_id,
                     "subject": m.subject,
                     "sender": self._userref(m.sender),
-                    "time_text": self._date(m.time),
+                    "time_text": viewer.date(m.time),
                     "unread": name not in m.read_by,
                 }
                 for k, m in enumerate(mine[start : start + per])
@@ -1437,17 +2150,21 @@ class BoardServer:
             ucp_legend=True,
             folder_title="Inbox",
             folder_id=0,
+            sent_folder=False,
+            folder_status=self._folder_status(request, len(mine)),
             rows=rows,
             pages=_pagination("./ucp.php?i=pm&folder=inbox", len(mine), per, start),
-            total_text=_plural(len(mine), "message"),
+            total_text=count_text(viewer.lang, len(mine), "messages"),
             tokens=self._tokens(request, "ucp_pm_view"),
         )
 
     def _sent_folder(self, request: _Request, folder: str) -> _Response:
         """The member's sent PMs, newest first: phpBB keeps a PM in the sender's "Outbox" until it is
-        delivered, then in "Sent messages"; here a PM counts as delivered once every recipient read it."""
+        delivered, then in "Sent messages"; here a PM counts as delivered once every recipient read it.
+        The rows name the recipients ("To ...") and put the date in `dd.info` ("Sent: ...")."""
         assert request.user is not None
         name = request.user.name
+        viewer = self._v(request)
         with self.board.lock:
             mine = sorted(
                 (
@@ -1466,7 +2183,7 @@ class BoardServer:
                     "pm_id": m.pm_id,
                     "subject": m.subject,
                     "recipients": [self._userref(r) for r in m.recipients],
-                    "time_text": self._date(m.time),
+                    "time_text": viewer.date(m.time),
                     "unread": False,
                 }
                 for k, m in enumerate(mine[start : start + per])
@@ -1478,49 +2195,70 @@ class BoardServer:
             ucp_active=folder,
             folder_title="Outbox" if folder == "outbox" else "Sent messages",
             folder_id=-2 if folder == "outbox" else -1,
+            sent_folder=True,
+            folder_status=self._folder_status(request, len(mine)),
             rows=rows,
             pages=_pagination(f"./ucp.php?i=pm&folder={folder}", len(mine), per, start),
-            total_text=_plural(len(mine), "message"),
+            total_text=count_text(viewer.lang, len(mine), "messages"),
             tokens=self._tokens(request, "ucp_pm_view"),
         )
 
     def _view_pm(self, request: _Request) -> _Response:
         assert request.user is not None
         name = request.user.name
+        viewer = self._v(request)
         with self.board.lock:
             message = self.board._pms.get(_int(request.query.get("p")) or 0)
             if message is None or (name not in message.recipients and name != message.sender):
-                return self._message(request, NO_MESSAGE)
+                return self._message(request, NO_MESSAGE, kind="ucp")
             if name in message.recipients:
                 message.read_by.add(name)
             sender = self.board._users.get(message.sender.lower())
+            in_inbox = name in message.recipients
+            stored = sum(1 for m in self.board._pms.values() if name in m.recipients) if in_inbox else 0
             values = {
                 "pm": {"pm_id": message.pm_id, "subject": message.subject},
                 "sender": self._userref(message.sender),
                 "sender_posts": self.board._post_counts.get(message.sender, 0),
-                "sender_joined": self._date(sender.joined) if sender else "",
+                "sender_joined": viewer.date(sender.joined) if sender else "",
                 "sender_online": sender is not None and sender.user_id in self._online_ids(),
-                "sent_text": self._date(message.time),
+                "sent_text": viewer.date(message.time),
                 "recipients": [self._userref(r) for r in message.recipients],
-                "pm_html": Markup(render_bbcode(message.body, lambda s: self._date(datetime.fromtimestamp(s, UTC)))),
+                "pm_html": Markup(self._render_bbcode(request, message.body)),
             }
-        in_inbox = name in message.recipients
         return self._ucp_page(
             request,
             "ucp_pm_viewmessage.html",
             "View messages",
-            ucp_active="inbox" if in_inbox else "sent",
+            ucp_active="inbox" if in_inbox else "sentbox",
             folder_id=0 if in_inbox else -1,
             folder_name="Inbox" if in_inbox else "Sent messages",
+            folder_status=self._folder_status(request, stored) if in_inbox else None,
             tokens=self._tokens(request, "ucp_pm_view"),
             **values,
         )
 
     def _compose(self, request: _Request) -> _Response:
+        """The PM compose form in phpBB's steps: `add_to` (the button's name) adds the `username_list`
+        names (unknown ones dropped silently unless none exists), `post` sends. More addresses than
+        `max_pm_recipients`: an error, the first ones kept, nothing sent. `action=quote&p=N` starts a reply
+        quoting PM N (sender, time and id in the `[quote]`)."""
         user = request.user
         assert user is not None and request.session is not None
         form = request.form
+        board = self.board
         recipients: list[int] = []
+        quoted: PrivateMessage | None = None
+        action = request.query.get("action", "")
+        if action in ("quote", "reply") and _int(request.query.get("p")) is not None:
+            with board.lock:
+                found = board._pms.get(_int(request.query.get("p")) or 0)
+                if found is None or (user.name not in found.recipients and user.name != found.sender):
+                    return self._message(request, NO_MESSAGE, kind="ucp")
+                quoted = _copy_pm(found)
+                sender = board._users.get(found.sender.lower())
+                if request.method == "GET" and sender is not None:
+                    recipients.append(sender.user_id)
         if request.method == "GET" and _int(request.query.get("u")) is not None:
             recipients.append(_int(request.query.get("u")) or 0)
         for key, value in form.items():
@@ -1529,71 +2267,170 @@ class BoardServer:
                 recipients.append(int(address.group(1)))
         removed = {int(m.group(1)) for m in map(_REMOVE.fullmatch, form) if m}
         recipients = [uid for uid in recipients if uid not in removed]
-        with self.board.lock:
-            recipients = [uid for uid in recipients if uid in self.board._users_by_id]
+        with board.lock:
+            recipients = [uid for uid in recipients if uid in board._users_by_id]
         errors: list[str] = []
+        t = self._v(request).t
         if "add_to" in form or "add_bcc" in form:
             names = [n.strip() for n in form.get("username_list", "").splitlines() if n.strip()]
-            with self.board.lock:
-                found = [self.board._users.get(n.lower()) for n in names]
-            if not names or any(f is None for f in found):
-                errors.append(PM_NO_USERS)
-            recipients += [f.user_id for f in found if f is not None and f.user_id not in recipients]
-        elif "post" in form:
+            with board.lock:
+                found_users = [board._users.get(n.lower()) for n in names]
+            known = [f.user_id for f in found_users if f is not None]
+            if names and not known:
+                errors.append(t(PM_NO_USERS))
+            recipients += [uid for uid in dict.fromkeys(known) if uid not in recipients]
+        limit = board.max_pm_recipients
+        if limit > 0 and len(recipients) > limit:
+            errors.append(t(TOO_MANY_RECIPIENTS))
+            recipients = recipients[:limit]
+        if "post" in form and not errors:
             if not self._check_form(request, "ucp_pm_compose"):
-                errors.append(FORM_INVALID)
+                errors.append(t(FORM_INVALID))
             if not recipients:
-                errors.append(NO_RECIPIENT)
+                errors.append(t(NO_RECIPIENT))
             if not form.get("subject", "").strip():
-                errors.append(EMPTY_PM_SUBJECT)
+                errors.append(t(EMPTY_PM_SUBJECT))
             if not form.get("message", "").strip():
-                errors.append(TOO_FEW_CHARS)
+                errors.append(t(TOO_FEW_CHARS))
             if quote_depth(form.get("message", "")) > QUOTE_DEPTH:
-                errors.append(QUOTE_DEPTH_EXCEEDED)
+                errors.append(t("You may embed only {} quotes within each other.", QUOTE_DEPTH))
             if self._flooding(user):
-                errors.append(FLOOD_ERROR)
+                errors.append(t(FLOOD_ERROR))
             if not errors:
-                with self.board.lock:
-                    names = [self.board._users_by_id[uid].name for uid in recipients]
-                pm_id = self.board.send_pm(user.name, names, form["subject"].strip(), form["message"], self._now())
+                with board.lock:
+                    names = [board._users_by_id[uid].name for uid in recipients]
+                pm_id = board.send_pm(user.name, names, form["subject"].strip(), form["message"], self._now())
                 self._posted(user)
                 link = f"./ucp.php?i=pm&mode=view&p={pm_id}"
-                text = Markup(
-                    '{}<br /><br /><a href="{}">View your submitted private message</a><br /><br />'
-                    '<a href="./ucp.php?i=pm&amp;folder=outbox">Return to your “Outbox” folder</a>'
-                ).format(MESSAGE_SENT, link)
-                return self._message(request, MESSAGE_SENT, refresh=(3, link), text_html=text)
-        with self.board.lock:
-            refs = [self._userref(self.board._users_by_id[uid].name) for uid in recipients]
-        action = Markup(
-            '<form id="postform" method="post" action="./ucp.php?i=pm&amp;mode=compose&amp;action=post&amp;sid={}">\n'
-        ).format(request.session.sid)
+                return self._pm_sent(request, link)
+        with board.lock:
+            refs = [self._userref(board._users_by_id[uid].name) for uid in recipients]
+            author = board._users.get(quoted.sender.lower()) if quoted is not None else None
+        subject = form.get("subject", "")
+        message = form.get("message", "")
+        if quoted is not None and request.method == "GET":
+            subject = quoted.subject if quoted.subject.startswith("Re: ") else f"Re: {quoted.subject}"
+            if action == "quote":
+                message = (
+                    _quote_bbcode(
+                        quoted.sender,
+                        quoted.body,
+                        {"msg_id": quoted.pm_id, "time": int(quoted.time.timestamp())},
+                        author,
+                    )
+                    + "\n\n"
+                )
+        form_action = f"./ucp.php?i=pm&mode=compose&action=post&sid={request.session.sid}"
+        if quoted is not None:
+            form_action = f"./ucp.php?i=pm&mode=compose&action={action}&sid={request.session.sid}&p={quoted.pm_id}"
+        opening = Markup('<form id="postform" method="post" action="{}">\n').format(form_action)
         return self._ucp_page(
             request,
             "ucp_pm_compose.html",
             "Compose message",
-            ucp_form_open=action,
+            ucp_form_open=opening,
             ucp_active="compose",
             editor_js=True,
             pm_mode=True,
             error=Markup("<br />").join(errors) if errors else None,
             icon_label="PM icon",
-            subject=form.get("subject", ""),
-            subject_maxlength=120,
-            message=form.get("message", ""),
+            subject=subject,
+            subject_maxlength=124 if quoted is not None else 120,
+            message=message,
             review=None,
             recipients=refs,
             address_fields=[(f"address_list[u][{uid}]", "to") for uid in recipients],
             tokens=self._tokens(request, "ucp_pm_compose"),
         )
 
+    def _pm_sent(self, request: _Request, link: str) -> _Response:
+        t = self._v(request).t
+        body = Markup(
+            '{}<br /><br /><a href="{}">{}</a><br /><br /><a href="./ucp.php?i=pm&amp;folder=outbox">{}</a>'
+        ).format(t(MESSAGE_SENT), link, t("View your submitted private message"), t("Return to your “Outbox” folder"))
+        return self._render(
+            request,
+            "message_body.html",
+            title=t("Information"),
+            kind="ucp",
+            message_title=t("Information"),
+            message_text=body,
+            meta_refresh=(3, self._absolute(request, link)),
+        )
+
+    def _preferences(self, request: _Request) -> _Response:
+        """ucp.php?i=ucp_prefs&mode=personal: language, time zone and date format. The `submit` button's
+        name, the form token and its one-second rule; then the member's pages are printed the new way."""
+        user = request.user
+        assert user is not None
+        form = request.form
+        t = self._v(request).t
+        lang = user.lang
+        zone = user.tz or _zone_key(self.tz)
+        fmt = user.dateformat or self.board.dateformat or DEFAULT_DATEFORMAT[user.lang]
+        error = None
+        if request.method == "POST" and "submit" in form:
+            lang = form.get("lang", lang)
+            zone = form.get("tz", zone)
+            fmt = form.get("dateformat", "").strip() or fmt
+            if form.get("dateoptions") not in (None, "", "custom") and not form.get("dateformat"):
+                fmt = form["dateoptions"]
+            if not self._check_form(request, "ucp_prefs_personal"):
+                error = t(FORM_INVALID)
+            elif lang not in LANGUAGES:
+                lang, error = user.lang, t("No mode specified.")
+            elif not _valid_zone(zone):
+                error = t("The timezone you entered is invalid.")
+            else:
+                self.board.set_preferences(user.name, lang=lang, dateformat=fmt, tz=zone)
+                link = "./ucp.php?i=ucp_prefs&mode=personal"
+                return self._message(
+                    request,
+                    PREFS_UPDATED,
+                    refresh=(3, link),
+                    links=[("Return to the User Control Panel", link)],
+                    kind="ucp",
+                )
+        viewer = self._v(request)
+        now = viewer.now
+        options = []
+        for value in _pack(viewer.lang)["dateoptions"]:
+            sample = format_date(now, ZoneInfo(zone), value, lang=viewer.lang, now=now, absolute=True)
+            if "|" in value:
+                sample = f"{format_date(now, ZoneInfo(zone), value, lang=viewer.lang, now=now)} / {sample}"
+            options.append((value, sample, value == fmt))
+        if not any(selected for _, _, selected in options):
+            options.append(("custom", t("Custom…"), True))
+        else:
+            options.append(("custom", t("Custom…"), False))
+        return self._ucp_page(
+            request,
+            "ucp_prefs_personal.html",
+            "Edit global settings",
+            ucp_module="prefs",
+            error=error,
+            languages=[(code, _pack(code)["name"]) for code in LANGUAGES],
+            prefs_lang=lang,
+            prefs_dateformat=fmt,
+            prefs_dateformat_js=fmt.replace("\\", "\\\\").replace("'", "\\'"),
+            default_dateformat_js=(self.board.dateformat or DEFAULT_DATEFORMAT[self.board.language])
+            .replace("\\", "\\\\")
+            .replace("'", "\\'"),
+            date_options=options,
+            tz_groups=_zone_groups(viewer, zone),
+            tokens=self._tokens(request, "ucp_prefs_personal"),
+        )
+
     # -- posting.php ------------------------------------------------------------------------------
 
     def _posting(self, request: _Request) -> _Response:
+        """posting.php: new topic, reply, quote, edit. phpBB looks for the `post` button's name (isset), not
+        its value. A locked topic refuses members (a message page, also for a form fetched earlier) but not
+        its moderators; a stale `topic_cur_post_id` brings the form back with the new posts to review."""
         user = request.user
-        if user is None:
-            return self._login_wall(request, LOGIN_POST)
         mode = request.query.get("mode", "")
+        if user is None:
+            return self._login_wall(request, LOGIN_EXPLAIN.get(mode, LOGIN_POST))
         post: Post | None = None
         topic: Topic | None = None
         with self.board.lock:
@@ -1612,33 +2449,41 @@ class BoardServer:
                         return self._message(request, NO_POST, status=404)
                     topic = self.board._topics[post.topic_id]
                 forum = self.board._forums[topic.forum_id]
+                sees = self._sees(user, forum)
+                if not any(sees(p) for p in topic.posts):
+                    return self._message(request, NO_TOPIC, status=404)
+                if post is not None and not sees(post):
+                    return self._message(request, NO_POST, status=404)
             else:
                 return self._message(request, "No post mode specified.")
-            if topic is not None and topic.locked and not user.moderator:
+            moderator = self._moderates(user, forum)
+            if topic is not None and topic.locked and not moderator:
                 return self._message(request, TOPIC_LOCKED)
-            if mode == "edit" and post is not None and not user.moderator:
+            if mode == "edit" and post is not None and not moderator:
                 if post.guest or post.author.lower() != user.name.lower():
                     return self._message(request, USER_CANNOT_EDIT, status=403)
         form = request.form
+        t = self._v(request).t
         errors: list[str] = []
         review: list[Post] | None = None
         if request.method == "POST" and "post" in form:
             subject = form.get("subject", "").strip()
             message = form.get("message", "")
             if not self._check_form(request, "posting"):
-                errors.append(FORM_INVALID)
+                errors.append(t(FORM_INVALID))
             if mode != "edit" and self._flooding(user):
-                errors.append(FLOOD_ERROR)
+                errors.append(t(FLOOD_ERROR))
             if mode == "post" and not subject:
-                errors.append(EMPTY_SUBJECT)
+                errors.append(t(EMPTY_SUBJECT))
             if not message.strip():
-                errors.append(TOO_FEW_CHARS)
+                errors.append(t(TOO_FEW_CHARS))
             if quote_depth(message) > QUOTE_DEPTH:
-                errors.append(QUOTE_DEPTH_EXCEEDED)
+                errors.append(t("You may embed only {} quotes within each other.", QUOTE_DEPTH))
             if not errors and topic is not None and mode in ("reply", "quote"):
                 seen = _int(form.get("topic_cur_post_id"))
                 with self.board.lock:
-                    later = [p for p in topic.posts if seen and p.post_id > seen]
+                    sees = self._sees(user, forum)
+                    later = [p for p in topic.posts if seen and p.post_id > seen and sees(p)]
                 if seen and later:
                     review = later
             if not errors and review is None:
@@ -1657,37 +2502,47 @@ class BoardServer:
         message: str,
     ) -> _Response:
         now = self._now()
+        moderator = self._moderates(user, forum)
+        queued = user.needs_approval and not moderator
         if mode == "post":
             topic_id = self.board.add_topic(forum.forum_id, subject, user.name, message, now)
             self._posted(user)
-            return _redirect(f"./viewtopic.php?t={topic_id}")
+            if queued:
+                first = self.board.posts_of(topic_id)[0]
+                self.board.approve_post(first.post_id, False)
+                return self._queued(request, forum, f"./viewforum.php?f={forum.forum_id}")
+            return _redirect(self._absolute(request, f"./viewtopic.php?t={topic_id}"))
         assert topic is not None
+        if moderator and mode in ("reply", "quote", "edit"):  # the "Lock topic" box of the form decides
+            self.board.lock_topic(topic.topic_id, "lock_topic" in request.form)
         if mode in ("reply", "quote"):
             post_id = self.board.add_post(
-                topic.topic_id, user.name, message, now, subject=subject or f"Re: {topic.title}"
+                topic.topic_id,
+                user.name,
+                message,
+                now,
+                subject=subject or f"Re: {topic.title}",
+                approved=not queued,
             )
             self._posted(user)
-            return _redirect(f"./viewtopic.php?p={post_id}#p{post_id}")
+            if queued:
+                return self._queued(request, forum, f"./viewtopic.php?t={topic.topic_id}")
+            return _redirect(self._absolute(request, f"./viewtopic.php?p={post_id}#p{post_id}"))
         assert post is not None
-        with self.board.lock:  # phpBB's rule for showing an edit (functions_posting.php, submit_post)
-            reason = request.form.get("edit_reason", "").strip() if user.moderator else ""
-            first, last = topic.posts[0] is post, topic.posts[-1] is post
-            post_mode = (
-                "edit_topic" if first and last else "edit_first_post" if first else "edit_last_post" if last else "edit"
-            )
-            track = bool(reason) or (not user.moderator and post_mode in ("edit", "edit_first_post"))
-            self.board.edit_post(
-                post.post_id,
-                message,
-                editor=user.name,
-                reason=reason or None,
-                time=now,
-                subject=subject or post.subject,
-                track=track,
-            )
-            if not track and user.moderator:
-                post.edit_reason = None
-        return _redirect(f"./viewtopic.php?p={post.post_id}#p{post.post_id}")
+        reason = request.form.get("edit_reason", "").strip() if moderator else ""
+        self.board.edit_post_as(
+            post.post_id, user.name, message, reason=reason or None, time=now, subject=subject or post.subject
+        )
+        return _redirect(self._absolute(request, f"./viewtopic.php?p={post.post_id}#p{post.post_id}"))
+
+    def _queued(self, request: _Request, forum: Forum, refresh_to: str) -> _Response:
+        """The answer to a post that waits for a moderator: 200, a message and a refresh (phpBB's 10 s)."""
+        return self._message(
+            request,
+            POST_STORED_MOD,
+            refresh=(10, refresh_to),
+            links=[("Return to the forum", f"./viewforum.php?f={forum.forum_id}")],
+        )
 
     def _posting_form(
         self,
@@ -1702,7 +2557,10 @@ class BoardServer:
     ) -> _Response:
         form = request.form
         submitted = request.method == "POST"
+        t = self._v(request).t
         with self.board.lock:
+            moderator = self._moderates(user, forum)
+            sees = self._sees(user, forum)
             if mode == "post":
                 action = f"./posting.php?mode=post&f={forum.forum_id}"
                 heading, subject, message = "Post a new topic", "", ""
@@ -1717,21 +2575,23 @@ class BoardServer:
                 )
                 heading, subject, message = "Post a reply", f"Re: {topic.title}", ""
                 if mode == "quote" and post is not None and not submitted:
-                    message = _quote_text(post, self.board._users.get(post.author.lower())) + "\n\n"
+                    member = self.board._users.get(post.author.lower())
+                    message = _quote_text(post, member) + "\n\n"
             if submitted:
                 subject, message = form.get("subject", subject), form.get("message", message)
             fields: list[tuple[str, str]] = []
             topic_review = None
             if mode in ("reply", "quote") and topic is not None:
-                fields.append(("topic_cur_post_id", str(topic.posts[-1].post_id)))
-                newest = list(reversed(topic.posts))[: self.posts_per_page]
-                topic_review = [self._review_row(k, p) for k, p in enumerate(newest)]
+                public = [p for p in topic.posts if p.visible] or topic.posts
+                fields.append(("topic_cur_post_id", str(public[-1].post_id)))
+                newest = [p for p in reversed(topic.posts) if sees(p)][: self.posts_per_page]
+                topic_review = [self._review_row(request, k, p) for k, p in enumerate(newest)]
             if mode == "edit" and post is not None:
                 fields += [
                     ("edit_post_message_checksum", hashlib.md5(post.body.encode()).hexdigest()),
                     ("edit_post_subject_checksum", hashlib.md5(post.subject.encode()).hexdigest()),
                 ]
-            post_review = [self._review_row(k, p) for k, p in enumerate(review)] if review else None
+            post_review = [self._review_row(request, k, p) for k, p in enumerate(review)] if review else None
             if topic is not None:
                 title_href, title_text = f"./viewtopic.php?t={topic.topic_id}", topic.title
             else:
@@ -1741,7 +2601,7 @@ class BoardServer:
         return self._render(
             request,
             "posting_body.html",
-            title=heading,
+            title=t(heading),
             section="posting",
             crumbs=crumbs,
             posting_page=True,
@@ -1750,7 +2610,7 @@ class BoardServer:
             title_text=title_text,
             form_action=action,
             pm_mode=False,
-            heading=heading,
+            heading=t(heading),
             error=Markup("<br />").join(errors) if errors else None,
             icon_label="Topic icon" if mode == "post" else "Post icon",
             subject=subject,
@@ -1758,15 +2618,17 @@ class BoardServer:
             message=message,
             fields=fields,
             can_save_draft=mode != "edit",
-            edit_reason_field=mode == "edit" and user.moderator,
+            edit_reason_field=mode == "edit" and moderator,
             edit_reason=edit_reason,
+            lock_field=moderator,
+            lock_checked=bool(topic is not None and topic.locked),
             tokens=self._tokens(request, "posting"),
             review=topic_review,
             post_review=post_review,
             topic_title=topic.title if topic else "",
         )
 
-    def _review_row(self, k: int, post: Post) -> dict[str, Any]:
+    def _review_row(self, request: _Request, k: int, post: Post) -> dict[str, Any]:
         name = post.author
         return {
             "row_class": "bg2" if k % 2 == 0 else "bg1",
@@ -1775,66 +2637,80 @@ class BoardServer:
             "author": self._userref(name, post.guest),
             "author_js": Markup("'{}'").format(name.replace("\\", "\\\\").replace("'", "\\'")),
             "unix_time": int(post.time.timestamp()),
-            "time_text": self._date(post.time),
-            "html": Markup(self._post_html(post)),
+            "time_text": self._date(request, post.time),
+            "html": Markup(self._post_html(request, post)),
             "source_html": Markup(source_as_html(post.body)) if not post.html else "",
         }
 
     # -- mcp.php (quick-mod lock / unlock, with phpBB's confirmation step) ----------------------------
 
     def _mcp(self, request: _Request) -> _Response:
+        """mcp.php?quickmod=1&action=lock|unlock: phpBB's confirm_box(). The GET serves `form#confirm`
+        with a single-use 10-character `confirm_key` in its action; the POST acts only when `confirm`
+        equals the viewer's own word for "yes" and the key, `confirm_uid` and `sess` match, else it
+        redirects (302) to the form's `redirect` and does nothing. Locking a locked topic asks and
+        answers the same as locking an open one."""
         user = request.user
         if user is None:
-            return self._login_wall(request, LOGIN_MCP)
+            return self._login_wall(request, LOGIN_MCP, kind="mcp")
         assert request.session is not None
-        if not user.moderator:
-            return self._message(request, NOT_AUTHORISED, status=403)
+        t = self._v(request).t
         action = request.form.get("action") or request.query.get("action", "")
-        if request.query.get("quickmod") != "1" or action not in ("lock", "unlock"):
-            return self._message(request, "No mode specified.")
         topic_id = _int(request.query.get("t")) or _int(request.form.get("topic_id_list[0]")) or 0
         with self.board.lock:
             topic = self.board._topics.get(topic_id)
-            if topic is None:
-                return self._message(request, NO_TOPIC, status=404)
-            forum_id = topic.forum_id
-        back = _local_target(request.query.get("redirect") or f"./viewtopic.php?t={topic_id}")
+            forum = self.board._forums.get(topic.forum_id) if topic is not None else None
+            allowed = self._moderates(user, forum) if forum is not None else self._moderates_any(user)
+        if not allowed:
+            return self._message(request, NOT_AUTHORISED, status=403, kind="mcp")
+        if request.query.get("quickmod") != "1" or action not in ("lock", "unlock"):
+            return self._message(request, "No mode specified.", kind="mcp")
+        if topic is None or forum is None:
+            return self._message(request, NO_TOPIC, status=404, kind="mcp")
+        back = _local_target(request.query.get("redirect") or f"./mcp.php?f={forum.forum_id}&t={topic_id}")
         form = request.form
         if request.method == "POST" and "cancel" in form:
-            return _redirect(back)
-        if request.method == "POST" and form.get("confirm") == "Yes":
+            return _redirect(self._absolute(request, back))
+        if request.method == "POST" and "confirm" in form:
             key = request.query.get("confirm_key", "")
+            with self._state:
+                expected, request.session.confirm_key = request.session.confirm_key, None
             valid = (
-                form.get("confirm_uid") == str(user.user_id)
+                form.get("confirm") == t("Yes")
+                and form.get("confirm_uid") == str(user.user_id)
                 and form.get("sess") == request.session.sid
                 and bool(key)
-                and key == request.session.confirm_key
+                and key == expected
             )
-            request.session.confirm_key = None
-            if valid:
-                self.board.lock_topic(topic_id, action == "lock")
-                done = "locked" if action == "lock" else "unlocked"
-                text = Markup(
-                    'The selected topic has been {}.<br /><br /><a href="{}">Return to the previous page</a>'
-                ).format(done, back)
-                return self._message(request, f"The selected topic has been {done}.", refresh=(2, back), text_html=text)
-        key = secrets.token_hex(5)
-        request.session.confirm_key = key
+            if not valid:
+                return _redirect(self._absolute(request, back))
+            self.board.lock_topic(topic_id, action == "lock")
+            return self._message(
+                request,
+                TOPIC_LOCKED_DONE if action == "lock" else TOPIC_UNLOCKED_DONE,
+                refresh=(2, back),
+                links=[("Return to the previous page", back)],
+                kind="mcp",
+            )
+        key = "".join(secrets.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") for _ in range(10))
+        with self._state:
+            request.session.confirm_key = key
+        params = sorted((k, v) for k, v in request.query.items() if k not in ("sid", "confirm_key"))
+        query = "&".join(f"{k}={quote(v, safe='')}" for k, v in params)
         title = "Lock topic" if action == "lock" else "Unlock topic"
         return self._render(
             request,
             "confirm_body.html",
-            title=title,
+            title=t(title),
             kind="mcp",
             section="mcp",
-            confirm_action=f"./mcp.php?f={forum_id}&t={topic_id}&quickmod=1&redirect={quote(back, safe='')}"
-            f"&action={action}&confirm_key={key}",
-            message_title=title,
-            message_text=f"Are you sure you want to {action} this topic?",
+            confirm_action=f"./mcp.php?{query}&confirm_key={key}",
+            message_title=t(title),
+            message_text=t(f"Are you sure you want to {action} this topic?"),
             confirm_fields=[
+                ("topic_id_list[0]", str(topic_id)),
                 ("action", action),
                 ("redirect", back),
-                ("topic_id_list[0]", str(topic_id)),
                 ("confirm_uid", str(user.user_id)),
                 ("sess", request.session.sid),
                 ("sid", request.session.sid),
@@ -1921,9 +2797,13 @@ def _int(value: str | None) -> int | None:
     return int(value) if value.isdigit() else None
 
 
-def _page_link(request: _Request) -> str:
-    """The page asked for, as phpBB writes it in a login form's `redirect` (no `sid`)."""
-    query = "&".join(f"{k}={quote(v, safe='')}" for k, v in request.query.items() if k != "sid")
+def _page_link(request: _Request, *, sort: bool = False) -> str:
+    """The page asked for, as phpBB writes it in a login form's `redirect` (no `sid`; mcp.php sorts its
+    parameters, as its build_url() does)."""
+    items = [(k, v) for k, v in request.query.items() if k != "sid"]
+    if sort:
+        items.sort()
+    query = "&".join(f"{k}={quote(v, safe='')}" for k, v in items)
     script = request.path.rsplit("/", 1)[-1] or "index.php"
     return f"./{script}" + (f"?{query}" if query else "")
 
@@ -1968,15 +2848,76 @@ def _form(content_type: str, raw: bytes) -> dict[str, str]:
     return dict(parse_qsl(raw.decode(charset, errors="replace"), keep_blank_values=True))
 
 
-def _quote_text(post: Post, member: User | None) -> str:
-    """What the Quote button puts in the editor: `[quote=name post_id=N time=T user_id=U]...[/quote]`."""
-    name = post.author
+def _quote_bbcode(author: str, body: str, attrs: Mapping[str, int], member: User | None) -> str:
+    """phpBB's generate_quote(): `[quote=name msg_id|post_id=N time=T user_id=U]text[/quote]`, the name in
+    double quotes when it needs them, the attributes sorted, the text on lines of its own when the whole
+    is longer than 80 bytes or the text holds a line break."""
+    name = author
     if any(c in name for c in ' "]\\'):
         name = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    head = f"[quote={name} post_id={post.post_id} time={int(post.time.timestamp())}"
-    head += f" user_id={member.user_id}]" if member is not None else "]"
-    newline = "\n" if len(head + post.body + "[/quote]") > 80 or "\n" in post.body else ""
-    return f"{head}{newline}{post.body}{newline}[/quote]"
+    values = dict(attrs)
+    if member is not None:
+        values["user_id"] = member.user_id
+    head = f"[quote={name}" + "".join(f" {k}={v}" for k, v in sorted(values.items())) + "]"
+    text = body.strip()
+    newline = "\n" if len((head + text + "[/quote]").encode("utf-8")) > 80 or "\n" in text else ""
+    return f"{head}{newline}{text}{newline}[/quote]"
+
+
+def _quote_text(post: Post, member: User | None) -> str:
+    """What the Quote button puts in the editor: `[quote=name post_id=N time=T user_id=U]...[/quote]`."""
+    return _quote_bbcode(post.author, post.body, {"post_id": post.post_id, "time": int(post.time.timestamp())}, member)
+
+
+def _offset_label(offset: timedelta) -> str:
+    sign = "+" if offset >= timedelta(0) else "-"
+    minutes = abs(int(offset.total_seconds())) // 60
+    return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def _valid_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ValueError, KeyError, OSError):
+        return False
+    return bool(name)
+
+
+def _zone_groups(viewer: _Viewer, selected: str) -> list[dict[str, Any]]:
+    """The UCP's time zone select: phpBB's zones grouped by their offset now, each group labelled with the
+    offset and the time there ("UTC+03:00 - 01 дек 2026, 12:00"), names in the viewer's language."""
+    groups: dict[timedelta, list[str]] = {}
+    zones = list(LANGUAGE_PACK["zones"])
+    if selected not in zones and _valid_zone(selected):
+        zones.append(selected)
+    for zone in zones:
+        try:
+            offset = viewer.now.astimezone(ZoneInfo(zone)).utcoffset() or timedelta(0)
+        except (ValueError, KeyError, OSError):
+            continue
+        groups.setdefault(offset, []).append(zone)
+    out = []
+    for offset in sorted(groups):
+        label = _offset_label(offset)
+        local = viewer.now.astimezone(ZoneInfo(groups[offset][0]))
+        when = format_date(local, local.tzinfo or UTC, "d M Y, H:i", lang=viewer.lang, absolute=True)
+        out.append(
+            {
+                "label": f"{label} - {when}",
+                "value": f"{label} - {groups[offset][0]} - {when}",
+                "selected": selected in groups[offset],
+                "zones": [
+                    {
+                        "value": zone,
+                        "name": zone_name(viewer.lang, zone),
+                        "title": f"{label} - {zone_name(viewer.lang, zone)}",
+                        "selected": zone == selected,
+                    }
+                    for zone in groups[offset]
+                ],
+            }
+        )
+    return out
 
 
 # --- a day of play, for benchmarks -------------------------------------------------------------------

@@ -284,7 +284,7 @@ def test_private_forum_gives_guests_the_login_wall(demo, clock):
     assert phpbb.is_login_wall(answer.text)
     assert "The board requires you to be registered and logged in to view this forum." in answer.text
     fields = phpbb.parse_login_form(answer.text)
-    assert fields["redirect"] == "./viewtopic.php?t=2"
+    assert fields["redirect"] == f"./viewtopic.php?t=2&sid={fields['sid']}"  # a new session: sid= in every link
     assert set(fields) == set(phpbb.parse_login_form((CAPTURED / "login_page.html").read_text()))
 
 
@@ -549,7 +549,8 @@ def test_login_sets_phpbb_cookies_and_redirects(demo, clock):
     answer = client.post(
         fields.pop("_action"), data={**fields, "username": "host_bot", "password": "pw-host_bot", "login": "Login"}
     )
-    assert answer.status_code == 302 and answer.headers["Location"] == "./index.php"
+    sid = client.cookies[f"{demo.cookie_prefix}_sid"]
+    assert answer.status_code == 302 and answer.headers["Location"] == f"{demo.url}index.php?sid={sid}"
     names = {c.name for c in client.cookies.jar}
     assert names == {f"{demo.cookie_prefix}_{k}" for k in ("u", "k", "sid")}
     assert client.cookies[f"{demo.cookie_prefix}_u"] == "58"
@@ -662,13 +663,13 @@ def test_new_topic_and_reply_redirect_to_what_was_posted(demo, clock, bot):
         data={**fields, "subject": "Mafia-1. Day 2", "message": "Day 2 [b]begins[/b]", "post": "Submit"},
         follow_redirects=False,
     )
-    assert answer.status_code == 302 and answer.headers["Location"] == "./viewtopic.php?t=3"
+    assert answer.status_code == 302 and answer.headers["Location"] == f"{demo.url}viewtopic.php?t=3"
     fields = _form(bot, "posting.php?mode=reply&t=3")
     clock.advance()
     answer = bot.post(
         "posting.php?mode=reply&t=3", data={**fields, "message": "a reply", "post": "Submit"}, follow_redirects=False
     )
-    assert answer.status_code == 302 and answer.headers["Location"] == "./viewtopic.php?p=19#p19"
+    assert answer.status_code == 302 and answer.headers["Location"] == f"{demo.url}viewtopic.php?p=19#p19"
     posts = demo.board.posts_of(3)
     assert [(p.post_id, p.author, p.subject, p.body) for p in posts] == [
         (18, "host_bot", "Mafia-1. Day 2", "Day 2 [b]begins[/b]"),
@@ -777,8 +778,10 @@ def test_locked_topic_refuses_replies_and_only_moderators_lock(demo, clock):
         assert "Are you sure you want to lock this topic?" in confirm.text and not demo.board.topic(2).locked
         done = admin.post(form.get("action").removeprefix("./"), data={**data, "confirm": "Yes"})
         assert "The selected topic has been locked." in done.text and demo.board.topic(2).locked
-        replay = admin.post(form.get("action").removeprefix("./"), data={**data, "confirm": "Yes"})
-        assert "Are you sure" in replay.text  # a confirm key works once
+        replay = admin.post(
+            form.get("action").removeprefix("./"), data={**data, "confirm": "Yes"}, follow_redirects=False
+        )
+        assert (replay.status_code, replay.headers["Location"]) == (302, f"{demo.url}viewtopic.php?t=2")  # used key
         assert "Locked" in admin.get("viewtopic.php?t=2").text
     with session(demo, clock, "Alice") as alice:
         assert TOPIC_LOCKED in alice.get("posting.php?mode=reply&t=2").text
