@@ -140,11 +140,14 @@ class Gameru(Ruleset):
         for nick in [n for n in ctx.players if n in ctx.alive_at_start]:
             streak = streaks.get(nick, 0) + 1 if nick in silent else 0
             streaks[nick] = streak
-            p = ctx.players[nick]
+            # seed 001 §6: a sheriff silent all of day 1 dies and is replaced at the start of day 2, whatever
+            # else kills him, the streak rule included (inactivity_days 1).
+            silent_sheriff = ctx.day == 1 and nick in silent and ctx.players[nick].role == "sheriff"
             if streak >= self.options.inactivity_days:
                 ctx.kill(nick, "inactive", detail=f"silent {streak} days")
-            elif p.role == "sheriff" and ctx.day == 1 and nick in silent:
+            elif silent_sheriff:
                 ctx.kill(nick, "inactive", detail="the sheriff did not appear on day 1")
+            if silent_sheriff:
                 ctx.sheriff_due = 2
         for nick in [n for n in streaks if n not in ctx.alive_at_start or n in ctx.causes]:
             del streaks[nick]
