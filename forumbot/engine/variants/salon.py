@@ -3,9 +3,12 @@
 Votes come by PM and are compulsory. The night runs in a fixed order, each step depending on the one
 before: maniac -> hetaera -> mafia -> doctor -> commissar -> (the non-voters die) -> execution.
 
+The mafia may name another of its own, but a kill order naming its own sender is void like every
+self-kill: a boss who names himself has sent no valid order (the mafia misses), an ordinary mafioso who
+names himself has sent nothing (no miss); being void, such an order replaces no earlier one.
+
 Decisions where both the seed and RULES.md are silent:
 - the hetaera does not block the maniac (seed 003: she blocks only doctor, commissar and the boss's kill);
-- "the mafia may name one of its own" includes the boss naming himself;
 - with no boss alive every living mafioso must send the same target: one who sends nothing is a miss;
 - the non-voters die after the commissar's check and before the execution, so a non-voter cannot be
   executed (the leader died during the night: nobody is executed);
@@ -44,7 +47,7 @@ class Salon(Ruleset):
         "hetaera": frozenset({"sleep"}),
     }
     self_target_ok: ClassVar[frozenset[tuple[Role, Action]]] = frozenset(
-        {("doctor", "heal"), ("commissar", "check"), ("mafia", "kill")}
+        {("doctor", "heal"), ("commissar", "check")}
     )
     no_repeat: ClassVar[frozenset[Action]] = frozenset({"assault", "sleep", "kill", "heal", "check"})
     options: SalonOptions
