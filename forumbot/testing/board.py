@@ -11,10 +11,10 @@
 A board like the captured Russian one (fixtures/phpbb-ru: the official Russian language pack, Moscow time,
 "|d M Y|, H:i" dates, 2 s flood interval, at most 5 PM recipients, a CAPTCHA after 3 failed logins):
 
-    board = Board.russian()  # = Board(language="ru", timezone="Europe/Moscow", flood_interval=2,
-                             #         max_pm_recipients=5, max_login_attempts=3, quick_reply=False, ...)
-    board.add_user("Ведущий", "secret", user_id=58)
-    forum = board.add_forum("Мафия", forum_id=3, moderators=["Ведущий"])  # the bot moderates the game forum
+    board = Board.russian(bot="Ведущий", bot_password="secret")  # the bot (user 58) moderates forum 3 "Мафия"
+    # = Board(language="ru", timezone="Europe/Moscow", flood_interval=2, max_pm_recipients=5,
+    #         max_login_attempts=3, quick_reply=False, pm_folder_limit=50), then add_user("Ведущий", ...)
+    #   and add_forum("Мафия", forum_id=3, public=True, moderators=["Ведущий"])
     board.add_user("Bepa", "pw", lang="en", dateformat="|d M Y|, H:i")  # one member reads the board in English
     board.add_user("Новичок", "pw", needs_approval=True)  # its posts wait in the moderation queue
 
@@ -473,11 +473,12 @@ class Board:
     Settings (keyword arguments, also attributes): `language` ("en" or "ru": guests' pages and the members'
     default), `timezone` (the board's zone: guests' and the members' default), `dateformat` (the members'
     default, None: the language's own, "D M d, Y g:i a" in English, "|d M Y|, H:i" in Russian),
-    `flood_interval` (seconds between two posts or PMs of a member, one clock for both), `max_pm_recipients`
-    (phpBB's group setting, 0: no limit), `max_login_attempts` (failed logins after which the login form
-    asks for a CAPTCHA, 0: never), `captcha_code` (the code that solves that CAPTCHA; None: nothing does, as
-    a bot cannot read the image), `quick_reply` (the quick reply form under a topic), `pm_folder_limit`
-    (messages per PM folder; >0 prints "Folder is N% full").
+    `flood_interval` (seconds between two posts or PMs of a member, one clock for both),
+    `max_pm_recipients` (phpBB's group setting, 5 for Registered users by default; 0: no limit),
+    `max_login_attempts` (failed logins after which the login form asks for a CAPTCHA, 0: never),
+    `captcha_code` (the code that solves that CAPTCHA; None: nothing does, as a bot cannot read the
+    image), `quick_reply` (the quick reply form under a topic), `pm_folder_limit` (messages per PM folder;
+    more than 0 prints "Folder is N% full").
     """
 
     def __init__(
@@ -490,7 +491,7 @@ class Board:
         timezone: str = "UTC",
         dateformat: str | None = None,
         flood_interval: float = 0.0,
-        max_pm_recipients: int = 0,
+        max_pm_recipients: int = 5,
         max_login_attempts: int = 0,
         captcha_code: str | None = None,
         quick_reply: bool = True,
@@ -529,11 +530,16 @@ class Board:
         cls,
         name: str = "Форум мафии (тест)",
         description: str = "Local phpBB 3.3.11 board for forumbot tests",
+        *,
+        bot: str | None = None,
+        bot_password: str | None = None,
         **settings: Any,
     ) -> Board:
         """A board set up like the captured Russian one (fixtures/phpbb-ru): Russian language pack, Moscow
         time, "|d M Y|, H:i" dates, 2 s flood interval, at most 5 PM recipients, a CAPTCHA after 3 failed
-        logins, PM folders of 50, no quick reply. `settings` override any of them."""
+        logins, PM folders of 50, no quick reply. `settings` override any of them. With `bot`, the bot's
+        account (user 58, as captured) and the game forum it moderates (forum 3 "Мафия", readable by guests)
+        are made too."""
         defaults: dict[str, Any] = {
             "language": "ru",
             "timezone": "Europe/Moscow",
@@ -543,7 +549,13 @@ class Board:
             "quick_reply": False,
             "pm_folder_limit": 50,
         }
-        return cls(name, description, **(defaults | settings))
+        board = cls(name, description, **(defaults | settings))
+        if bot is not None:
+            board.add_user(bot, bot_password, user_id=58)
+            board.add_forum(
+                "Мафия", forum_id=3, public=True, description="Игры в мафию. Ведущий — бот.", moderators=[bot]
+            )
+        return board
 
     # -- users and forums -------------------------------------------------------------------------
 
@@ -807,14 +819,16 @@ class Board:
     ) -> bool:
         """`editor` edits the post, and phpBB decides whether the edit shows (submit_post() in
         functions_posting.php): it is recorded ("Last edited by ...", the count goes up) only when a reason is
-        given, or when the editor does not moderate the forum and the post is not the topic's last one.
+        given, or when the editor does not moderate the forum and the post is not the topic's last one (of the
+        approved, not deleted posts).
         Otherwise it leaves no trace (a moderator without a reason, an author editing the last post). Returns
         whether the edit was recorded."""
         with self.lock:
             post = self._post(post_id)
             topic = self._topic(post.topic_id)
             moderator = self.is_moderator(editor, topic.forum_id)
-            last = topic.posts[-1] is post
+            public = [p for p in topic.posts if p.visible]
+            last = bool(public) and public[-1] is post  # phpBB's topic_last_post_id: approved, not deleted
             reason = (reason or "").strip() or None
             track = reason is not None or (not moderator and not last)
             self.edit_post(post_id, body, editor=editor, reason=reason, time=time, subject=subject, track=track)
