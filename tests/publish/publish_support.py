@@ -42,12 +42,14 @@ EXECUTED = MAFIA[-1]  # the town's choice on day 1
 VICTIM = next(n for n in PLAYERS if ROLE[n] == "civilian" and n != EXECUTED)  # the boss's order
 CHECKED = next(n for n in reversed(PLAYERS) if ROLE[n] == "civilian" and n != VICTIM)  # the sheriff's check
 
+# gameru-3.3 writes to the mafia, the sheriff and the maniac; civilians get no role PM (seed 001)
+WRITTEN = [nick for nick in PLAYERS if ROLE[nick] != "civilian"]
 ROLE_SUBJECT = f"{GAME}: ваша роль"
 DAY2_TITLE = f"{GAME}. День 2"
 # What a clean publish of day 1 goes through, in order (the checkpoint names): every role PM, the topic,
 # the old topic's lock, the sheriff's result, the advance.
 PUBLICATIONS = [
-    *(f"PM role → {nick}" for nick in PLAYERS),
+    *(f"PM role → {nick}" for nick in WRITTEN),
     f"topic «{DAY2_TITLE}»",
     "lock of topic 1",
     f"PM check → {SHERIFF}",

@@ -105,7 +105,7 @@ def test_a_form_refused_twice_is_an_error(day: Played, monkeypatch: pytest.Monke
     assert not day.topics_titled("never")
 
 
-def test_a_reply_shown_for_review_is_submitted_again_on_a_fresh_form(day: Played) -> None:
+def test_a_reply_shown_for_review_is_submitted_again_from_the_form_the_board_returned(day: Played) -> None:
     poster = day.poster()
     topic = poster.post_topic(FORUM, "busy", "first")
     # someone posts while the bot waits its second on the reply form
@@ -116,7 +116,9 @@ def test_a_reply_shown_for_review_is_submitted_again_on_a_fresh_form(day: Played
     post = poster.post_reply(topic, "", "the bot's reply")
     assert [p.body for p in day.board.posts_of(topic)] == ["first", "meanwhile", "the bot's reply"]
     assert day.board.posts_of(topic)[-1].post_id == post
-    assert day.server.count("posting.php", method="GET", query=f"t={topic}") == 2
+    # the real board returns the form with the new topic_cur_post_id: submitted as it is, it posts
+    assert day.server.count("posting.php", method="GET", query=f"t={topic}") == 1
+    assert day.server.count("posting.php", method="POST", query=f"t={topic}") == 2
 
 
 def test_pm_in_two_steps_to_several_members(day: Played) -> None:
@@ -134,14 +136,18 @@ def test_an_unknown_recipient_is_named(day: Played) -> None:
 
 def test_lock_by_a_moderator_and_again(day: Played) -> None:
     poster = day.poster()
-    assert poster.lock_topic(day.day1_topic, FORUM) is True
+    first = poster.lock_topic(day.day1_topic, FORUM)
+    assert first.locked and not first.already
     assert day.board.topic(day.day1_topic).locked
-    assert poster.lock_topic(day.day1_topic) is True  # phpBB locks a locked topic without complaint
+    again = poster.lock_topic(day.day1_topic)
+    assert again.locked and again.already  # the topic says it is locked: nothing is asked of the board
+    assert day.server.count("mcp.php", method="POST") == 1
 
 
 def test_lock_refused_to_a_member_is_false_not_an_error(tmp_path: Path) -> None:
     with played_day(tmp_path, drafted=False, bot_moderator=False) as day:
-        assert day.poster().lock_topic(day.day1_topic, FORUM) is False
+        refused = day.poster().lock_topic(day.day1_topic, FORUM)
+        assert not refused.locked and "may not" in refused.reason
         assert not day.board.topic(day.day1_topic).locked
 
 
