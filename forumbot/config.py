@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -136,14 +137,18 @@ class GameSection(Strict):
             seen.add(nick)
         return value
 
-    @model_validator(mode="after")
-    def _options_valid(self) -> GameSection:
-        variant = find_variant(self.variant)
+    @field_validator("options")
+    @classmethod
+    def _options_valid(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        """The variant's own checks of its options (values outside their sense are refused, field named)."""
+        variant = info.data.get("variant")
+        if variant is None:  # unknown: already reported on `variant`
+            return value
         try:
-            variant.parse_options(self.options)
+            find_variant(variant).parse_options(value)
         except RulesError as exc:
             raise ValueError(str(exc)) from None
-        return self
+        return value
 
     @property
     def zone(self) -> ZoneInfo:

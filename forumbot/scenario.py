@@ -163,8 +163,8 @@ def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
     rules_cls = find_variant(variant)
     options = _options(r, top.get("options"), rules_cls)
     seed = _seed(r, top.get("seed"))
-    players = _players(r, top["players"], rules_cls)
     rules = rules_cls(rules_cls.parse_options(options))
+    players = _players(r, top["players"], rules)
     nicks = {p.nick for p in players}
     day_nodes = r.sequence(top["days"], "days")
     if not day_nodes:
@@ -176,12 +176,16 @@ def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
 def _options(r: _Reader, node: yaml.Node | None, rules_cls: type[Ruleset]) -> dict[str, Any]:
     if node is None:
         return {}
-    r.mapping(node, "options")
+    keys = r.mapping(node, "options")
     raw = r.plain(node)
     try:
         rules_cls.parse_options(raw)
     except RulesError as exc:
-        raise r.fail(node, str(exc)) from None
+        # The engine names the option ("<variant> option <key>: ..."): point at its line.
+        message = str(exc)
+        prefix = f"{rules_cls.name} option "
+        named = [v for k, v in keys.items() if message.startswith((f"{prefix}{k}:", f"{prefix}{k}."))]
+        raise r.fail(named[0] if named else node, message) from None
     return dict(raw)
 
 
@@ -194,8 +198,11 @@ def _seed(r: _Reader, node: yaml.Node | None) -> int:
     return value
 
 
-def _players(r: _Reader, node: yaml.Node, rules_cls: type[Ruleset]) -> tuple[Player, ...]:
+def _players(r: _Reader, node: yaml.Node, rules: Ruleset) -> tuple[Player, ...]:
+    """The player list, refused as the engine refuses a game's own definition (e.g. not exactly one boss)."""
+    rules_cls = type(rules)
     players: list[Player] = []
+    lines: dict[str, yaml.Node] = {}
     for item in r.sequence(node, "players"):
         entry = r.mapping(item, "a player (nick: role)")
         if len(entry) != 1:
@@ -211,24 +218,35 @@ def _players(r: _Reader, node: yaml.Node, rules_cls: type[Ruleset]) -> tuple[Pla
                 role_node,
                 f"unknown role {role!r} for {rules_cls.name}; known: {', '.join(sorted(rules_cls.roles))}",
             )
-        if boss and role != "mafia":
-            raise r.fail(role_node, "only a mafioso can be the boss")
-        if any(p.nick == nick for p in players):
+        if nick in lines:
             raise r.fail(item, f"player {nick!r} listed twice")
         players.append(Player(nick=nick, role=role, boss=boss))
+        lines[nick] = item
     if not players:
         raise r.fail(node, "players must list at least one player")
+    problems = rules.definition_problems(players)
+    if problems:
+        raise r.fail(lines.get(problems[0].nick or "", node), str(problems[0]))
     return tuple(players)
 
 
 def _day(r: _Reader, node: yaml.Node, number: int, nicks: set[str], rules: Ruleset) -> ScenarioDay:
     day = r.mapping(node, f"day {number}", DAY_KEYS)
-    votes = tuple(_vote(r, v, nicks, rules) for v in r.sequence(day["votes"], "votes")) if "votes" in day else ()
-    orders = tuple(_order(r, o, nicks, rules) for o in r.sequence(day["orders"], "orders")) if "orders" in day else ()
+    vote_nodes = r.sequence(day["votes"], "votes") if "votes" in day else []
+    order_nodes = r.sequence(day["orders"], "orders") if "orders" in day else []
+    votes = tuple(_vote(r, v, nicks, rules) for v in vote_nodes)
+    orders = tuple(_order(r, o, nicks, rules) for o in order_nodes)
     silent = _nick_set(r, day.get("silent"), "silent", nicks)
     leaving = _nick_set(r, day.get("leaving"), "leaving", nicks)  # optional: players who sent `Q`
     expect = _expect(r, day["expect"], nicks) if "expect" in day else DayExpect()
     day_input = DayInput(votes=votes, orders=orders, silent=silent, leaving=leaving)
+    problems = rules.day_input_problems(day_input)
+    if problems:
+        # The engine lists a silent player's votes before his orders: point at the first of them.
+        nick = problems[0].nick
+        sent = [n for v, n in zip(votes, vote_nodes, strict=True) if v.voter == nick]
+        sent += [n for o, n in zip(orders, order_nodes, strict=True) if o.actor == nick]
+        raise r.fail(sent[0] if sent else node, f"day {number}: {problems[0]}")
     return ScenarioDay(node.start_mark.line + 1, day_input, expect)
 
 
@@ -339,7 +357,8 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
     result = ScenarioResult(scenario)
     state = scenario.initial_state()
     try:
-        find_variant(state.variant)(find_variant(state.variant).parse_options(state.options)).check_roles(state.players)
+        rules_cls = find_variant(state.variant)
+        rules_cls(rules_cls.parse_options(state.options)).check_roles(state.players)
     except RulesError as exc:
         raise ScenarioError(scenario.path, None, str(exc)) from None
     for day in scenario.days:

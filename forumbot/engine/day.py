@@ -24,7 +24,8 @@ def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
     if state.winner != "none":
         raise RulesError(f"the game is over ({state.winner} won); day {state.day} cannot be resolved")
     rules = ruleset_for(state)
-    rules.check_roles(state.players)
+    rules.check_roles(state.players, in_progress=state.day > 1)
+    rules.check_day_input(state.day, day_input)
     ctx = _start_day(rules, state, day_input)
     rules.collect_votes(ctx)
     rules.collect_orders(ctx)

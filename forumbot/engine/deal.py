@@ -12,7 +12,8 @@ from forumbot.errors import DealError
 
 
 def deal(variant: str, nicks: Sequence[str], seed: int, options: dict[str, Any] | None = None) -> GameState:
-    """A new game: every nick gets a role of the variant's scheme; one mafioso is the boss."""
+    """A new game: every nick gets a role of the variant's scheme; one mafioso is the boss where the variant
+    has one (gameru-3.3, salon; kozanostra's mafia has none)."""
     if len(set(nicks)) != len(nicks):
         dupes = sorted({n for n in nicks if list(nicks).count(n) > 1})
         raise DealError(f"the player list names {', '.join(dupes)} more than once")
@@ -25,7 +26,7 @@ def deal(variant: str, nicks: Sequence[str], seed: int, options: dict[str, Any] 
     rng.shuffle(roles)
     players = [Player(nick=n, role=r) for n, r in zip(nicks, roles, strict=True)]
     mafia = [i for i, p in enumerate(players) if p.role == "mafia"]
-    if mafia:
+    if mafia and rules.has_boss:
         boss = rng.choice(mafia)
         players[boss] = players[boss].model_copy(update={"boss": True})
     rules.check_roles(players)

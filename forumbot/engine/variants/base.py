@@ -16,6 +16,12 @@ Common rules implemented here (RULES.md, "Common to all variants"): only living 
 order naming a dead or unknown player is void; an order from a role that lacks the action is void;
 self-targets are void unless the variant lists them in `self_target_ok`; actions in `no_repeat` may not
 name the actor's own valid target of the previous night; the latest valid vote/order stands.
+
+Checks on a game's own definition, refused (a RulesError naming the field) before anything is resolved:
+`check_roles` - roles the variant lacks; where the variant has a boss (`has_boss`) exactly one boss among
+the mafia (a game without mafia has none to lead), else no player marked boss; `check_day_input` - a player
+listed silent who votes or sends an order that day. Option values outside their sense are refused by the
+variant's options model (`parse_options`).
 """
 
 from __future__ import annotations
@@ -56,6 +62,19 @@ class VariantOptions(BaseModel):
     edited_votes: Literal["ignore", "count"] = "ignore"
     # An explicit role list for the dealer, for counts the schemes do not cover (host's decision).
     roles: tuple[Role, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why a game's own definition (its players, a day's input) cannot be run: the field, the reason, and the
+    player it concerns (if one), so a caller can point at the line that defines him."""
+
+    field: str
+    reason: str
+    nick: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.reason}"
 
 
 @dataclass(slots=True)
@@ -176,6 +195,8 @@ class Ruleset:
     no_repeat: ClassVar[frozenset[Action]] = frozenset()
     # Whether a tie for the execution is drawn at random (else `rank` decides).
     random_ties: ClassVar[bool] = True
+    # Whether exactly one mafioso is the boss (gameru-3.3, salon); else no player may be marked boss.
+    has_boss: ClassVar[bool] = False
 
     def __init__(self, options: VariantOptions | None = None) -> None:
         self.options = options if options is not None else self.options_model()
@@ -195,7 +216,8 @@ class Ruleset:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"]) or "options"
-            raise RulesError(f"{cls.name} option {where}: {first['msg']}") from None
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise RulesError(f"{cls.name} option {where}: {message}") from None
         if key is not None:
             if len(_PARSED_OPTIONS) >= _PARSED_OPTIONS_MAX:
                 _PARSED_OPTIONS.clear()
@@ -221,13 +243,73 @@ class Ruleset:
         return True
 
     # --- validation of the game itself ---------------------------------------------------------
-    def check_roles(self, players: Sequence[Player]) -> None:
-        if {p.role for p in players} <= self.roles:
-            return
+    def check_roles(self, players: Sequence[Player], *, in_progress: bool = False) -> None:
+        """Refuse a player list the variant cannot run (RulesError naming the field and the player)."""
+        problems = self.definition_problems(players, in_progress=in_progress)
+        if problems:
+            raise RulesError(str(problems[0]))
+
+    def definition_problems(self, players: Sequence[Player], *, in_progress: bool = False) -> list[Problem]:
+        """What is wrong with a game's players: roles the variant lacks; the boss (exactly one among the mafia
+        where the variant has one, none where it has not). A game without mafia (an explicit role list) has
+        no mafia to lead, so no boss. `in_progress`: the players of a game past day 1, whose definition was
+        checked when it began; its boss may have died unflagged (gameru-3.3 names the next one at once, salon
+        plays on without one), so only a second boss is refused there."""
+        problems: list[Problem] = []
+        mafia: list[Player] = []
+        bosses: list[Player] = []
         for p in players:
             if p.role not in self.roles:
                 known = ", ".join(sorted(self.roles))
-                raise RulesError(f"role {p.role!r} ({p.nick}) does not exist in {self.name}; known: {known}")
+                reason = f"role {p.role!r} ({p.nick}) does not exist in {self.name}; known: {known}"
+                problems.append(Problem("players", reason, p.nick))
+            if p.role == "mafia":
+                mafia.append(p)
+            if p.boss:
+                bosses.append(p)
+        if not self.has_boss:
+            problems += [
+                Problem("players", f"{p.nick} is marked boss, but the mafia of {self.name} has no boss", p.nick)
+                for p in bosses
+            ]
+            return problems
+        problems += [
+            Problem("players", f"{p.nick} is marked boss, but only a mafioso can be the boss", p.nick)
+            for p in bosses
+            if p.role != "mafia"
+        ]
+        boss_mafia = [p for p in bosses if p.role == "mafia"]
+        need = f"{self.name} needs exactly one boss among the mafia"
+        if mafia and not boss_mafia and not in_progress:
+            problems.append(Problem("players", f"{need}, and no mafioso is marked boss", mafia[0].nick))
+        elif len(boss_mafia) > 1:
+            names = ", ".join(p.nick for p in boss_mafia)
+            reason = f"{need}, and more than one is marked boss: {names}"
+            problems.append(Problem("players", reason, boss_mafia[1].nick))
+        return problems
+
+    def check_day_input(self, day: int, day_input: DayInput) -> None:
+        """Refuse a day's input that contradicts itself (RulesError naming the field and the player)."""
+        problems = self.day_input_problems(day_input)
+        if problems:
+            raise RulesError(f"day {day}: {problems[0]}")
+
+    def day_input_problems(self, day_input: DayInput) -> list[Problem]:
+        """A player listed silent (no activity at all that day) who also votes or sends an order."""
+        silent = day_input.silent
+        if not silent:
+            return []
+        problems = [
+            Problem("silent", f"{v.voter} is listed silent but votes", v.voter)
+            for v in day_input.votes
+            if v.voter in silent
+        ]
+        problems += [
+            Problem("silent", f"{o.actor} is listed silent but sends an order ({o.action})", o.actor)
+            for o in day_input.orders
+            if o.actor in silent
+        ]
+        return problems
 
     def check_action(self, action: str) -> None:
         if action not in self.actions:

@@ -15,7 +15,9 @@ Decisions where both the seed and RULES.md are silent:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Annotated, ClassVar
+
+from pydantic import Field
 
 from forumbot.engine.model import Action, CheckResult, EventKind, Player, Role, Winner, copies
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions, order_targets
@@ -40,11 +42,11 @@ def scheme_double_days(count: int) -> list[int]:
 
 
 class GameruOptions(VariantOptions):
-    order_changes: int = 2
+    order_changes: int = Field(default=2, ge=0)
     # Days on which orders and votes may name two players; None = from the scheme (by player count).
-    double_days: list[int] | None = None
-    sheriff_replacement_delay: int = 2
-    inactivity_days: int = 2
+    double_days: list[Annotated[int, Field(ge=1)]] | None = None
+    sheriff_replacement_delay: int = Field(default=2, ge=1)
+    inactivity_days: int = Field(default=2, ge=1)
     replace_maniac: bool = False
 
 
@@ -58,6 +60,7 @@ class Gameru(Ruleset):
         "maniac": frozenset({"kill"}),
     }
     random_ties = False
+    has_boss = True
     options: GameruOptions
 
     def double_days(self, player_count: int) -> list[int]:

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Literal
 
+from pydantic import Field
+
 from forumbot.engine.model import Action, Cause, CheckResult, Player, Role, Winner, copies
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions
 from forumbot.errors import DealError
@@ -40,12 +42,12 @@ class KozanostraOptions(VariantOptions):
     self_vote_default: bool = True
     autokill_turn: int = 1
     # Optional roles the dealer adds to the game type's base scheme.
-    maniac: int = 0
-    sheriff: int = 0
-    lawyer: int = 0
-    yakuza: int = 0
-    ninja: int = 0
-    reanimator: int = 0
+    maniac: int = Field(default=0, ge=0)
+    sheriff: int = Field(default=0, ge=0)
+    lawyer: int = Field(default=0, ge=0)
+    yakuza: int = Field(default=0, ge=0)
+    ninja: int = Field(default=0, ge=0)
+    reanimator: int = Field(default=0, ge=0)
 
 
 class Kozanostra(Ruleset):

@@ -22,6 +22,8 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar
 
+from pydantic import Field
+
 from forumbot.engine.model import Action, Player, Role, Winner, copies
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions, plain_check
 from forumbot.errors import DealError
@@ -30,9 +32,10 @@ SPECIALS: tuple[Role, ...] = ("commissar", "doctor", "maniac", "hetaera")
 
 
 class SalonOptions(VariantOptions):
-    execution_threshold: float = 0.25
+    # A share of the players alive at the start of the day: in (0, 1].
+    execution_threshold: float = Field(default=0.25, gt=0, le=1)
     # seed 003's "ПРАВИЛО 3 ПОСТОВ": shown in the audit, never a death.
-    min_posts_per_day: int = 3
+    min_posts_per_day: int = Field(default=3, ge=0)
 
 
 class Salon(Ruleset):
@@ -50,13 +53,8 @@ class Salon(Ruleset):
         {("doctor", "heal"), ("commissar", "check")}
     )
     no_repeat: ClassVar[frozenset[Action]] = frozenset({"assault", "sleep", "kill", "heal", "check"})
+    has_boss = True
     options: SalonOptions
-
-    def begin_day(self, ctx: DayContext) -> None:
-        mafia = [p for p in ctx.players.values() if p.role == "mafia"]
-        # A game dealt without a marked boss: the first mafioso is the boss (one always is, seed 003).
-        if mafia and not any(p.boss for p in mafia) and all(p.alive for p in mafia) and ctx.day == 1:
-            ctx.set_boss(mafia[0].nick)
 
     def resolve_phases(self, ctx: DayContext) -> None:
         non_voters = [n for n in _in_list_order(ctx, ctx.alive_at_start) if n not in ctx.votes]
