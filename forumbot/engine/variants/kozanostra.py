@@ -5,9 +5,13 @@ and the lawyer (exact role; a ninja looks like a civilian); (3) night: mafia, ya
 shoot at once and the reanimator saves one player. On turn 1 the players silent since turn 0 die after
 the normal turn and their special roles pass to random living civilians.
 
+Only jail stops an action: a jailed player takes no part in the checks and the night (a jailed checker
+gets `miss`). Every other player killed during the turn still has its vote and orders carried out
+(RULES.md, common to all variants): one shot in the night still shoots and still learns his check; one
+autokilled after the turn still has his vote counted in the jail (having sent nothing since turn 0, that
+is his default vote for himself, and he sent no orders).
+
 Decisions where both the seed and RULES.md are silent:
-- a jailed (or, on turn 1, autokilled) player's own orders are not carried out that turn; a checker who
-  is jailed gets `miss`;
 - a mafioso (or yakuza) whose kill order names himself abstains (seed: "мафиози, голосующие за себя - в
   голосовании не участвуют"): that order is valid and, being the latest, replaces an earlier one;
 - a clan in which every free member abstains does not shoot (no miss);
