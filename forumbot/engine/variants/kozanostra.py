@@ -81,15 +81,18 @@ class Kozanostra(Ruleset):
             return found
         # `S nick` is the role's own action.
         own = self.role_actions.get(player.role, frozenset()) - {"special"}
-        return next(iter(own), None)
+        return min(own, default=None)  # each role has one; `min`, as a set's order changes between processes
 
     def default_votes(self, ctx: DayContext) -> None:
         if not self.options.self_vote_default:
             return
-        for nick in ctx.alive_at_start:
-            if nick not in ctx.votes:
+        # In player-list order: the tally and the counted votes keep it, and they reach the published count.
+        alive = ctx.alive_at_start
+        base = len(ctx.day_input.votes)
+        for i, nick in enumerate(ctx.players):
+            if nick in alive and nick not in ctx.votes:
                 ctx.votes[nick] = (nick,)
-                ctx.vote_index[nick] = len(ctx.day_input.votes) + list(ctx.players).index(nick)
+                ctx.vote_index[nick] = base + i
 
     def resolve_phases(self, ctx: DayContext) -> None:
         jailed = self._jail(ctx)
