@@ -1721,12 +1721,8 @@ class BoardServer:
                 if not self._can_read(request, forum):
                     continue
                 sees = self._sees(request.user, forum)
-                shown = [
-                    [p for p in t_.posts if sees(p)]
-                    for t_ in self.board._topics.values()
-                    if t_.forum_id == forum.forum_id
-                ]
-                shown = [posts for posts in shown if posts]
+                in_forum = (topic for topic in self.board._topics.values() if topic.forum_id == forum.forum_id)
+                shown = [posts for posts in ([p for p in topic.posts if sees(p)] for topic in in_forum) if posts]
                 last_post = max((posts[-1] for posts in shown), key=lambda p: (p.time, p.post_id), default=None)
                 rows.append(
                     {
@@ -2798,10 +2794,6 @@ def _validate_start(start: int, per_page: int, items: int) -> int:
     if start >= items:
         return max(0, (items - 1) // per_page * per_page)
     return start
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _int(value: str | None) -> int | None:

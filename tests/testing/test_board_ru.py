@@ -1014,3 +1014,23 @@ def test_pages_split_where_the_viewer_sees_the_posts(clock):
             pagination = doc(player.get(f"viewtopic.php?t={TOPIC_A}").text).xpath('//div[@class="pagination"]')
             assert words(pagination[0]).startswith("7 сообщений")
             assert player.get("viewtopic.php?p=69").status_code == 404  # the queued post is not there for a player
+
+
+@pytest.mark.parametrize(
+    ("pm_id", "sender", "sent", "capture", "fmt"),
+    [
+        (85, "Алиса Селезнёва", "01.12.2026 12:50:25", 50, None),
+        (68, "Вера", "01.12.2026 11:49:17", 52, None),
+        (65, BOT, "30.11.2026 18:00:05", 53, None),
+        (68, "Вера", "01.12.2026 11:49:17", 33, "D M d, Y g:i a"),  # phpBB's English default: never relative
+    ],
+)
+def test_an_english_reader_sees_when_a_pm_was_sent_in_english(server, clock, pm_id, sender, sent, capture, fmt):
+    server.board.send_pm(sender, "Bepa", "PM", "x", utc(sent), pm_id=pm_id)
+    if fmt:
+        server.board.set_preferences("Bepa", dateformat=fmt)
+    clock.at(capture)
+    with login(server, clock, "Bepa") as bepa:
+        ours = doc(bepa.get(f"ucp.php?i=pm&mode=view&f=0&p={pm_id}").text)
+    author = f'//div[@id="post-{pm_id}"]//p[@class="author"]'
+    assert words(one(ours, author)) == words(one(doc(page(capture)), author))
