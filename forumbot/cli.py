@@ -792,16 +792,15 @@ def watch_command(
     with host_errors(), game_client(config) as client:
         poster = poster_for(client)
 
-        def run_pass() -> watch.PassReport:
-            with host_errors():
-                return watch.watch_once(
-                    store,
-                    game,
-                    client,
-                    poster,
-                    datetime.now(UTC),
-                    publish=lambda: publish_day(store, game, client, datetime.now(UTC)),
-                )
+        def run_pass() -> watch.PassReport:  # the loop retries a passing fault; the rest ends in host_errors
+            return watch.watch_once(
+                store,
+                game,
+                client,
+                poster,
+                datetime.now(UTC),
+                publish=lambda: publish_day(store, game, client, datetime.now(UTC)),
+            )
 
         def log(report: watch.PassReport) -> None:
             out.print(
@@ -818,7 +817,14 @@ def watch_command(
         if once:
             log(run_pass())
         else:
-            watch.watch_loop(run_pass, interval, on_report=log)
+            watch.watch_loop(
+                run_pass,
+                interval,
+                on_report=log,
+                on_error=lambda exc, wait: err.print(
+                    f"pass failed ({exc}); trying again in {wait:.0f} s", markup=False
+                ),
+            )
 
 
 @app.command("relays")

@@ -36,6 +36,8 @@ from forumbot.render.day import render_day_post
 from forumbot.store import GameRow, Store
 from forumbot.tally import vote_json
 
+# The publications that show a day's result (see `publish`): once one is made, the day's outcome is public.
+RESULT_PURPOSES = ("topic", "lock", "check", "role-change", "reveal")
 # Where each variant's votes are cast: in the day thread (red bold), or by PM ("Расстреливаю — ник").
 VOTE_CHANNEL: dict[str, frozenset[str]] = {
     "gameru-3.3": frozenset({"thread"}),
@@ -160,6 +162,13 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     row, config = load(store, name)
     state = _dealt_state(row)
     day = _open_day(store, row, state)
+    made = store.published_on(row.id, state.day, RESULT_PURPOSES)
+    if made:
+        raise StateError(
+            f"{name}: day {state.day} is being published already ({len(made)} publication(s) made or begun, "
+            f"the first: {made[0].kind} {made[0].remote_id or made[0].marker}); a new draft would contradict "
+            f"what the forum shows: finish it with forumbot publish {name}"
+        )
     rules = ruleset_for(state)
     start, deadline = day["starts_at"], day["deadline"]
     topic = read_day_topic(store, client, day["topic"])

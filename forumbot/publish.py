@@ -18,23 +18,20 @@ What `publish` does, in this order:
    who else was written to);
 6. `pipeline.advance` with the new topic's id.
 
-Crash safety. Every post and PM has a marker, `fbm` + 24 hex digits of SHA-256 over the game's commitment
-(unique to one deal, published anyway), the kind, the day and the recipient: a re-run computes the same
-one. Before sending, the intent is stored (`publications`, status `intended`); after the forum confirms,
-the remote id (`done`). The marker is written into the text as an invisible BBCode line,
-`[size=1][color=#ffffff]fbm…[/color][/size]`: only letters and digits (no smiley, link or tag can form),
-rendered by phpBB as a one-percent white span that a search of the page text finds. A re-run skips what is
-`done`; what is `intended` is looked for first (a topic of the bot's on the forum's first page, a PM in
-the bot's outbox or sent messages, a post of the bot's own, never a quote of it) and sent only if absent.
-The lock needs no marker: locking twice is harmless. `checkpoint(step)` is called right after each intent
-is stored ("before ...") and right after the forum confirmed ("after ..."): tests crash there.
+Crash safety: every post, PM and lock goes through the game's one outbox (`forumbot.outbox`): intended
+in the state file, sent, confirmed; a letter whose send was cut off is looked for on the forum by its
+marker (made from a secret of the game, written into the text as an invisible BBCode line) before it
+is sent again. A re-run skips what is done. Once any publication of a day is made, `end-day` for that
+day is refused: the forum already shows its outcome. `checkpoint(step)` is called right after each
+letter is marked as being sent ("before ...") and right after the forum confirmed it ("after ..."):
+tests crash there.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -44,6 +41,7 @@ from forumbot.engine.model import DayOutcome, GameState
 from forumbot.errors import ConfigError, ForumError, StateError
 from forumbot.forum.client import ForumClient
 from forumbot.forum.posting import Poster, poster_for
+from forumbot.outbox import MARKER_PREFIX, Outbox, marker_line, markers_for, with_marker
 from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day_title
 from forumbot.render.messages import (
@@ -53,7 +51,7 @@ from forumbot.render.messages import (
     render_role_change_messages,
     render_role_messages,
 )
-from forumbot.store import GameRow, Store
+from forumbot.store import GameRow, Letter, Store
 
 __all__ = [
     "DraftSent",
@@ -66,7 +64,6 @@ __all__ = [
 ]
 
 Checkpoint = Callable[[str], None]
-MARKER_PREFIX = "fbm"
 
 
 def _no_checkpoint(step: str) -> None:
@@ -76,19 +73,17 @@ def _no_checkpoint(step: str) -> None:
 # --- markers -----------------------------------------------------------------------------------------
 
 
-def publication_marker(commitment: str, kind: str, day: int, recipient: str | None = None) -> str:
-    """The marker of one publication: the same game, kind, day and recipient give the same marker."""
+def publication_marker(key: str, kind: str, day: int, recipient: str | None = None) -> str:
+    """The marker of one publication of a game whose marker secret is `key`: the same game, kind, day
+    and recipient give the same marker, and nobody without the key can make it."""
+    return markers_for(key)("publish", kind, day, recipient or "")
+
+
+def legacy_marker(commitment: str, kind: str, day: int, recipient: str | None = None) -> str:
+    """The marker earlier versions gave a publication (from the public commitment): looked up so that a
+    publication they made is never made again."""
     key = "\x1f".join((commitment, kind, str(day), recipient or ""))
     return MARKER_PREFIX + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
-
-
-def marker_line(marker: str) -> str:
-    """The marker as BBCode that phpBB renders invisibly (white, 1% size) and keeps in the page's text."""
-    return f"[size=1][color=#ffffff]{marker}[/color][/size]"
-
-
-def with_marker(body: str, marker: str) -> str:
-    return f"{body.rstrip()}\n\n{marker_line(marker)}\n"
 
 
 def commitment_line(commitment: str) -> str:
@@ -112,6 +107,7 @@ class PublishReport:
     sent: list[str] = field(default_factory=list)  # posted or sent by this run
     recovered: list[str] = field(default_factory=list)  # sent before a crash, found on the forum
     skipped: list[str] = field(default_factory=list)  # done by an earlier run
+    refused: list[str] = field(default_factory=list)  # refused by the forum for good, set aside
     notes: list[str] = field(default_factory=list)
     new_day: int | None = None  # the day opened by the advance; None at the opening and at the end
     winner: str = "none"
@@ -131,68 +127,53 @@ class DraftSent:
 
 @dataclass(frozen=True)
 class _Step:
-    kind: str  # topic | lock | pm (the publications table's kind)
+    letter: Letter
     label: str
-    marker: str
-    recipient: str | None
-    send: Callable[[], str | None]  # does it; the remote id
-    find: Callable[[], str | None] | None  # after a crash: the remote id if it is on the forum already
+    legacy: str  # the marker of earlier versions
 
 
-def _run(
-    store: Store, row: GameRow, day: int, step: _Step, report: PublishReport, checkpoint: Checkpoint
-) -> str | None:
-    """Send one publication unless it is done; look for it first if an earlier run meant to send it."""
-    known = store.publication(step.marker)
-    if known is not None and known["status"] == "done":
-        report.skipped.append(step.label)
-        remote: str | None = known["remote_id"]
-        return remote
-    if known is not None and step.find is not None:
-        found = step.find()
-        if found is not None:
-            store.published(step.marker, found)
-            report.recovered.append(step.label)
-            return found
-    store.intend(row.id, day, step.marker, step.kind, step.recipient)
-    checkpoint(f"before {step.label}")
-    remote = step.send()
-    checkpoint(f"after {step.label}")
-    store.published(step.marker, remote)
-    report.sent.append(step.label)
-    return remote
+class _Marks:
+    """The markers of one game's publications."""
+
+    def __init__(self, store: Store, row: GameRow) -> None:
+        self.key = store.marker_key(row.id)
+        self.commitment = row.commitment or ""
+
+    def step(self, kind: str, day: int, key: str | None, letter: Letter, label: str) -> _Step:
+        marker = publication_marker(self.key, kind, day, key)
+        body = with_marker(letter.body, marker) if letter.kind != "lock" else ""
+        made = Letter(marker, letter.kind, letter.recipients, letter.subject, body, day, "publish", purpose=kind)
+        return _Step(made, label, legacy_marker(self.commitment, kind, day, key))
 
 
-def _pm_step(
-    poster: Poster, commitment: str, day: int, kind: str, key: str, message: Message, to: Sequence[str]
-) -> _Step:
-    marker = publication_marker(commitment, kind, day, key)
-    body = with_marker(message.body, marker)
-    recipients = list(to)
-
-    def send() -> str | None:
-        pm_id = poster.send_pm(recipients, message.subject, body, marker=marker)
-        return str(pm_id) if pm_id is not None else None
-
-    def find() -> str | None:
-        pm_id = poster.find_marker_in_sent(marker, subject=message.subject, recipients=recipients)
-        return str(pm_id) if pm_id is not None else None
-
-    return _Step("pm", f"PM {kind} → {key}", marker, key, send, find)
+def _pm_step(marks: _Marks, day: int, kind: str, key: str, message: Message, to: Sequence[str]) -> _Step:
+    letter = Letter("", "pm", list(to), message.subject, message.body)
+    return marks.step(kind, day, key, letter, f"PM {kind} → {key}")
 
 
-def _topic_step(poster: Poster, forum_id: int, commitment: str, day: int, kind: str, subject: str, body: str) -> _Step:
-    marker = publication_marker(commitment, kind, day)
-    text = with_marker(body, marker)
+def _topic_step(marks: _Marks, forum_id: int, day: int, kind: str, subject: str, body: str) -> _Step:
+    letter = Letter("", "topic", [str(forum_id)], subject, body)
+    return marks.step(kind, day, None, letter, f"topic «{subject}»")
 
-    def send() -> str:
-        return str(poster.post_topic(forum_id, subject, text, marker=marker))
 
-    def find() -> str | None:
-        topic_id = poster.find_marker_in_forum(forum_id, subject, marker)
-        return str(topic_id) if topic_id is not None else None
+class _Runner:
+    """Deliver steps through the game's outbox, noting in the report what became of each."""
 
-    return _Step("topic", f"topic «{subject}»", marker, None, send, find)
+    def __init__(self, outbox: Outbox, report: PublishReport) -> None:
+        self.outbox, self.report = outbox, report
+
+    def __call__(self, step: _Step) -> str | None:
+        done = self.outbox.deliver(step.letter, label=step.label, aliases=[step.legacy])
+        if done.how == "sent":
+            self.report.sent.append(step.label)
+        elif done.how == "recovered":
+            self.report.recovered.append(step.label)
+        elif done.how == "skipped":
+            self.report.skipped.append(step.label)
+        else:
+            self.report.refused.append(step.label)
+            self.report.notes.append(f"{step.label}: the forum refused it ({done.error}); it is set aside")
+        return done.remote_id
 
 
 # --- publish -----------------------------------------------------------------------------------------
@@ -232,10 +213,12 @@ def _publish(
     draft = store.draft(row.id, state.day)
     today = store.day(row.id, state.day)
     report = PublishReport(game=name, day=state.day)
+    marks = _Marks(store, row)
+    run = _Runner(Outbox(store, row.id, poster, checkpoint), report)
     if draft is None:
         if state.day != 1:
             raise StateError(f"{name}: day {state.day} has no draft to publish (forumbot end-day {name})")
-        return _opening(store, row, config, state, client, poster, roles, report, checkpoint)
+        return _opening(store, row, config, state, client, marks, run, roles, report)
     if not draft["approved_by"]:
         raise StateError(
             f"{name}: the draft of day {state.day} is not approved by a moderator (forumbot draft approve {name})"
@@ -245,27 +228,26 @@ def _publish(
     forum_id = _forum_id(config)
     steps: list[_Step] = []
     if roles:
-        steps += _role_steps(poster, config, state, commitment)
+        steps += _role_steps(marks, config, state)
     subject = render_day_title(config, state, outcome)
     body = payload["bbcode"].rstrip()
     if state.day == 1 and commitment:
         body += "\n\n" + commitment_line(commitment)
     if outcome.winner != "none":
         body += "\n\n" + _reveal(config, row, outcome).body.rstrip()
-    topic_step = _topic_step(poster, forum_id, commitment, state.day, "topic", subject, body)
+    topic_step = _topic_step(marks, forum_id, state.day, "topic", subject, body)
     steps.append(topic_step)
-    run = _Runner(store, row, state.day, report, checkpoint)
     for step in steps:
         remote = run(step)
         if step is topic_step:
-            report.topic_id = int(remote) if remote is not None else None
+            report.topic_id = int(remote) if remote is not None and remote.isdigit() else None
     if report.topic_id is None:
-        raise StateError(f"{name}: the new topic's id is unknown; the publications table has no id for it")
+        raise StateError(f"{name}: the new topic's id is unknown; the outbox holds no id for it")
     old_topic = today["topic"] if today is not None else None
     if old_topic:
-        _lock(run, poster, config, commitment, state.day, client.topic_id(old_topic), report)
+        _lock(run, marks, poster, config, state.day, client.topic_id(old_topic), report)
     muted = frozenset(nick for nick in state.nicks() if store.setting(row.id, nick)["afterlife"] == "off")
-    for step in _due_pms(poster, config, row, state, outcome, commitment, muted):
+    for step in _due_pms(marks, config, row, state, outcome, muted):
         run(step)
     checkpoint("before advance")
     new_state = pipeline.advance(store, name, now, topic=str(report.topic_id))
@@ -274,30 +256,21 @@ def _publish(
     return report
 
 
-class _Runner:
-    def __init__(self, store: Store, row: GameRow, day: int, report: PublishReport, checkpoint: Checkpoint) -> None:
-        self.store, self.row, self.day, self.report, self.checkpoint = store, row, day, report, checkpoint
-
-    def __call__(self, step: _Step) -> str | None:
-        return _run(self.store, self.row, self.day, step, self.report, self.checkpoint)
-
-
 def _opening(
     store: Store,
     row: GameRow,
     config: GameConfig,
     state: GameState,
     client: ForumClient,
-    poster: Poster,
+    marks: _Marks,
+    run: _Runner,
     roles: bool,
     report: PublishReport,
-    checkpoint: Checkpoint,
 ) -> PublishReport:
     """Day 1 before its end: the role PMs, and the day-1 topic unless the host named one."""
     commitment = row.commitment or ""
-    run = _Runner(store, row, 1, report, checkpoint)
     if roles:
-        for step in _role_steps(poster, config, state, commitment):
+        for step in _role_steps(marks, config, state):
             run(step)
     day = store.day(row.id, 1)
     if day is not None and day["topic"]:
@@ -307,9 +280,8 @@ def _opening(
         return report
     subject = f"{config.game.name}. День 1"
     body = opening_text(config, state, commitment, day["deadline"] if day is not None else None)
-    step = _topic_step(poster, _forum_id(config), commitment, 1, "opening", subject, body)
-    remote = run(step)
-    if remote is None:
+    remote = run(_topic_step(marks, _forum_id(config), 1, "opening", subject, body))
+    if remote is None or not remote.isdigit():
         raise StateError(f"{config.game.name}: the day-1 topic's id is unknown")
     store.set_day_topic(row.id, 1, remote)
     report.topic_id = int(remote)
@@ -336,22 +308,18 @@ def opening_text(config: GameConfig, state: GameState, commitment: str, deadline
     return "\n".join(lines) + "\n"
 
 
-def _role_steps(poster: Poster, config: GameConfig, state: GameState, commitment: str) -> list[_Step]:
-    """Each living player's role PM; the marker has no day: a role is sent once a game."""
-    return [
-        _pm_step(poster, commitment, 0, "role", m.to or "", m, [m.to or ""])
-        for m in render_role_messages(config, state)
-        if m.to
-    ]
+def _role_steps(marks: _Marks, config: GameConfig, state: GameState) -> list[_Step]:
+    """The role PM of each living player the variant writes to; the marker has no day: a role is sent
+    once a game."""
+    return [_pm_step(marks, 0, "role", m.to, m, [m.to]) for m in render_role_messages(config, state) if m.to]
 
 
 def _due_pms(
-    poster: Poster,
+    marks: _Marks,
     config: GameConfig,
     row: GameRow,
     before: GameState,
     outcome: DayOutcome,
-    commitment: str,
     muted: frozenset[str] = frozenset(),
 ) -> list[_Step]:
     """The PMs this day owes. A dead player who said `O AFTERLIFE OFF` (seed 000) gets none of them."""
@@ -362,50 +330,49 @@ def _due_pms(
         if not m.to:
             continue
         n = per_nick[m.to] = per_nick.get(m.to, 0) + 1
-        steps.append(_pm_step(poster, commitment, day, "role-change", f"{m.to}#{n}", m, [m.to]))
+        steps.append(_pm_step(marks, day, "role-change", f"{m.to}#{n}", m, [m.to]))
     for m in render_check_messages(config, before, outcome):
         if m.to:
-            steps.append(_pm_step(poster, commitment, day, "check", m.to, m, [m.to]))
+            steps.append(_pm_step(marks, day, "check", m.to, m, [m.to]))
     if outcome.winner != "none":
         reveal = _reveal(config, row, outcome)
         dead = {p.nick for p in outcome.state.players if not p.alive}
         readers = [nick for nick in before.nicks() if not (nick in dead and nick in muted)]
         # one PM each: phpBB takes 5 recipients by default, and a PM to all would list every player
-        steps += [_pm_step(poster, commitment, day, "reveal", nick, reveal, [nick]) for nick in readers]
+        steps += [_pm_step(marks, day, "reveal", nick, reveal, [nick]) for nick in readers]
     return steps
 
 
 def _lock(
     run: _Runner,
+    marks: _Marks,
     poster: Poster,
     config: GameConfig,
-    commitment: str,
     day: int,
     topic_id: int,
     report: PublishReport,
 ) -> None:
     """Lock the day's old topic. A lock the board refuses, or cannot be asked for now, is reported and
     publishing goes on: the PMs and the advance matter more than the lock, which a moderator can make."""
-    marker = publication_marker(commitment, "lock", day, str(topic_id))
-    why = ""
-
-    def send() -> str:
-        nonlocal why
-        result = poster.lock_topic(topic_id, config.forum.forum_id)
-        why = result.reason
-        return "already locked" if result.already else "locked" if result.locked else "refused"
-
+    forum = str(config.forum.forum_id) if config.forum.forum_id is not None else ""
+    letter = Letter("", "lock", [str(topic_id), forum], "", "")
+    step = marks.step("lock", day, str(topic_id), letter, f"lock of topic {topic_id}")
     try:
-        outcome = run(_Step("lock", f"lock of topic {topic_id}", marker, str(topic_id), send, None))
+        done = run.outbox.deliver(step.letter, label=step.label, aliases=[step.legacy])
     except ForumError as exc:
-        outcome, why = "failed", str(exc)
-    report.locked = outcome in ("locked", "already locked")
-    if outcome == "already locked":
+        report.notes.append(f"topic {topic_id} of day {day} was not locked now ({exc}); lock it by hand")
+        report.locked = False
+        return
+    getattr(report, {"sent": "sent", "recovered": "recovered", "skipped": "skipped"}.get(done.how, "refused")).append(
+        step.label
+    )
+    report.locked = done.remote_id in ("locked", "already locked")
+    if done.remote_id == "already locked":
         report.notes.append(f"topic {topic_id} of day {day} was locked already")
     elif not report.locked:
         report.notes.append(
-            f"topic {topic_id} of day {day} was not locked ({why or 'the board refused'}); "
-            f"the account {poster.username!r} must be a moderator of the forum to lock it: lock it by hand"
+            f"topic {topic_id} of day {day} was not locked ({done.error or 'the board refused'}); the account "
+            f"{poster.username!r} must be a moderator of the forum to lock it: lock it by hand"
         )
 
 
@@ -419,16 +386,10 @@ def _reveal(config: GameConfig, row: GameRow, outcome: DayOutcome) -> Message:
 # --- the draft to the moderators ---------------------------------------------------------------------
 
 
-def send_draft_to_moderators(
-    store: Store,
-    name: str,
-    client: ForumClient,
-    *,
-    poster: Poster | None = None,
-    checkpoint: Checkpoint = _no_checkpoint,
-) -> DraftSent:
-    """PM the current day's draft (its BBCode as the topic would show it) to each of the config's
-    moderators. The same draft is sent once; a new draft (end-day again) is sent again."""
+def draft_steps(store: Store, name: str) -> list[_Step]:
+    """The current draft as a PM to each moderator of the config (its BBCode as the topic would show
+    it): what `draft send` delivers and what the watch queues at the deadline, with the same markers, so
+    that the same draft goes out once whoever sends it. A new draft (end-day again) gets new markers."""
     row, config = pipeline.load(store, name)
     state = _running(row)
     draft = store.draft(row.id, state.day)
@@ -444,19 +405,36 @@ def send_draft_to_moderators(
         subject=f"{config.game.name}: черновик итогов дня {state.day}",
         body=draft_text(config, state.day, payload["bbcode"], draft["approved_by"]),
     )
-    poster = poster or poster_for(client)
-    report = PublishReport(game=name, day=state.day)
-    run = _Runner(store, row, state.day, report, checkpoint)
+    marks = _Marks(store, row)
     # one PM per moderator: never more recipients than the board takes in one PM
-    remotes = [
-        run(_pm_step(poster, row.commitment or "", state.day, f"draft-{version}", nick, message, [nick]))
-        for nick in moderators
-    ]
+    return [_pm_step(marks, state.day, f"draft-{version}", nick, message, [nick]) for nick in moderators]
+
+
+def draft_letters(store: Store, name: str) -> list[Letter]:
+    """`draft_steps` as letters for the watch's queue."""
+    return [replace(step.letter, origin="watch") for step in draft_steps(store, name)]
+
+
+def send_draft_to_moderators(
+    store: Store,
+    name: str,
+    client: ForumClient,
+    *,
+    poster: Poster | None = None,
+    checkpoint: Checkpoint = _no_checkpoint,
+) -> DraftSent:
+    """PM the current day's draft to each of the config's moderators (see `draft_steps`)."""
+    steps = draft_steps(store, name)
+    row, config = pipeline.load(store, name)
+    state = _running(row)
+    report = PublishReport(game=name, day=state.day)
+    run = _Runner(Outbox(store, row.id, poster or poster_for(client), checkpoint), report)
+    remotes = [run(step) for step in steps]
     first = remotes[0] if remotes else None
     return DraftSent(
         game=name,
         day=state.day,
-        moderators=moderators,
+        moderators=tuple(config.game.moderators),
         pm_id=int(first) if first is not None and first.isdigit() else None,
         already=bool(report.skipped) and not report.sent,
     )

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from forumbot.engine.model import GameState
 from forumbot.errors import StateError
@@ -164,8 +166,27 @@ MIGRATIONS: tuple[str, ...] = (
         at TEXT NOT NULL
     );
     """,
+    # 5: one outbox for everything the bot writes (publish's topics, PMs and locks join the watch's
+    # answers), and a per-game secret from which the markers are made, so that no player can forge one
+    """
+    ALTER TABLE games ADD COLUMN marker_key TEXT;
+    ALTER TABLE outbox ADD COLUMN day INTEGER;
+    ALTER TABLE outbox ADD COLUMN remote_id TEXT;
+    ALTER TABLE outbox ADD COLUMN error TEXT;
+    ALTER TABLE outbox ADD COLUMN origin TEXT NOT NULL DEFAULT 'watch';
+    ALTER TABLE outbox ADD COLUMN purpose TEXT;
+    INSERT OR IGNORE INTO outbox (marker, game_id, kind, recipients, subject, body, status, queued_at, sent_at,
+                                  day, remote_id, origin, purpose)
+        SELECT marker, game_id, kind, json_array(COALESCE(recipient, '')), '', '',
+               CASE status WHEN 'done' THEN 'sent' ELSE 'sending' END, at,
+               CASE status WHEN 'done' THEN at END, day, remote_id, 'publish',
+               CASE WHEN kind = 'pm' AND day = 0 THEN 'role' ELSE kind END
+        FROM publications;
+    DROP TABLE publications;
+    """,
 )
-STALE_LOCK = timedelta(minutes=30)
+STALE_LOCK = timedelta(minutes=10)  # a holder silent this long is taken over
+HEARTBEAT = timedelta(seconds=60)  # how often a holder says it is alive
 
 # A write that joins a larger transaction (see `Store.handle_pm` and `Store.queue`).
 Change = Callable[[sqlite3.Connection], None]
@@ -220,14 +241,42 @@ def write_vote_count(
     )
 
 
+LetterStatus = Literal["pending", "sending", "sent", "refused"]
+
+
 @dataclass(frozen=True)
-class Outgoing:
+class Letter:
+    """One thing the bot writes to the forum: a topic, a reply, a PM or a lock, known by its marker.
+
+    `recipients`: the PM's recipients; for a topic the forum id, for a reply or a lock the topic id.
+    `status`: pending (decided, not sent) | sending (a send began and was not confirmed: look on the
+    forum before sending again) | sent | refused (the forum refused it for good; `error` says why)."""
+
     marker: str
-    kind: str
+    kind: str  # topic | reply | pm | lock
     recipients: list[str]
     subject: str
     body: str
-    attempted: bool = False  # a send was started and never confirmed (a crash mid-send)
+    day: int | None = None
+    origin: str = "watch"  # publish | watch
+    status: LetterStatus = "pending"
+    remote_id: str | None = None
+    error: str | None = None
+    purpose: str | None = None  # publish's kind of publication: opening, role, topic, lock, check, reveal...
+
+    @property
+    def attempted(self) -> bool:
+        """A send was started and never confirmed (a crash, or an answer that never came)."""
+        return self.status == "sending"
+
+
+Outgoing = Letter  # the watch's older name for a queued answer
+_LETTER_COLUMNS = "marker, kind, recipients, subject, body, day, origin, status, remote_id, error, purpose"
+
+
+def _letter(row: tuple[Any, ...]) -> Letter:
+    marker, kind, recipients, subject, body, day, origin, status, remote_id, error, purpose = row
+    return Letter(marker, kind, json.loads(recipients), subject, body, day, origin, status, remote_id, error, purpose)
 
 
 def _stale(pid: int, host: str, at: str, this_host: str) -> bool:
@@ -466,7 +515,8 @@ class Store:
     @contextmanager
     def exclusive(self, game_id: int, what: str) -> Iterator[None]:
         """Hold the game for this process while it writes to the forum (publish, a watch pass). The same
-        process may enter again; a holder that died, or is silent for half an hour, is taken over."""
+        process may enter again; a holder that died, or whose heartbeat stopped for STALE_LOCK, is taken
+        over."""
         me, host = os.getpid(), socket.gethostname()
         with self.transaction() as db:
             row = db.execute("SELECT pid, host, what, at FROM locks WHERE game_id = ?", (game_id,)).fetchone()
@@ -484,11 +534,33 @@ class Store:
         if mine:
             yield
             return
+        beating = threading.Event()
+        heart = threading.Thread(target=self._heartbeat, args=(game_id, me, host, beating), daemon=True)
+        heart.start()
         try:
             yield
         finally:
+            beating.set()
+            heart.join()
             with self.transaction() as db:
                 db.execute("DELETE FROM locks WHERE game_id = ? AND pid = ? AND host = ?", (game_id, me, host))
+
+    def _heartbeat(self, game_id: int, pid: int, host: str, stop: threading.Event) -> None:
+        """While the game is held, say so every HEARTBEAT seconds (on a connection of its own): a long
+        publish (flood waits, a slow forum) is never taken for a dead one."""
+        db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout=5000")
+            while not stop.wait(HEARTBEAT.total_seconds()):
+                try:
+                    db.execute(
+                        "UPDATE locks SET at = ? WHERE game_id = ? AND pid = ? AND host = ?",
+                        (now_utc(), game_id, pid, host),
+                    )
+                except sqlite3.Error:
+                    continue  # busy for a moment: the next beat will do
+        finally:
+            db.close()
 
     # --- watch mode --------------------------------------------------------------------------------
     def handled(self, game_id: int, pm_id: int) -> bool:
@@ -522,39 +594,99 @@ class Store:
             self._queue(db, game_id, outgoing)
 
     @staticmethod
-    def _queue(db: sqlite3.Connection, game_id: int, outgoing: list[Outgoing]) -> None:
+    def _queue(db: sqlite3.Connection, game_id: int, outgoing: list[Letter]) -> None:
         db.executemany(
-            "INSERT OR IGNORE INTO outbox (marker, game_id, kind, recipients, subject, body, status, queued_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
+            "INSERT OR IGNORE INTO outbox (marker, game_id, kind, recipients, subject, body, status, queued_at, "
+            "day, origin, purpose) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)",
             [
-                (o.marker, game_id, o.kind, json.dumps(o.recipients, ensure_ascii=False), o.subject, o.body, now_utc())
+                (
+                    o.marker,
+                    game_id,
+                    o.kind,
+                    json.dumps(o.recipients, ensure_ascii=False),
+                    o.subject,
+                    o.body,
+                    now_utc(),
+                    o.day,
+                    o.origin,
+                    o.purpose,
+                )
                 for o in outgoing
             ],
         )
 
-    def pending(self, game_id: int) -> list[Outgoing]:
+    def pending(self, game_id: int, origin: str = "watch") -> list[Letter]:
+        """What is queued and not yet sent (pending, or a send never confirmed), oldest first."""
         rows = self.db.execute(
-            "SELECT marker, kind, recipients, subject, body, status FROM outbox "
-            "WHERE game_id = ? AND status IN ('pending', 'sending') ORDER BY rowid",
-            (game_id,),
+            f"SELECT {_LETTER_COLUMNS} FROM outbox "
+            "WHERE game_id = ? AND origin = ? AND status IN ('pending', 'sending') ORDER BY rowid",
+            (game_id, origin),
         )
-        return [Outgoing(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5] == "sending") for r in rows]
+        return [_letter(r) for r in rows]
+
+    def letter(self, marker: str) -> Letter | None:
+        row = self.db.execute(f"SELECT {_LETTER_COLUMNS} FROM outbox WHERE marker = ?", (marker,)).fetchone()
+        return _letter(row) if row else None
 
     def sending(self, marker: str) -> None:
         with self.transaction() as db:
             db.execute("UPDATE outbox SET status = 'sending' WHERE marker = ?", (marker,))
 
-    def sent(self, marker: str) -> None:
+    def sent(self, marker: str, remote_id: str | None = None) -> None:
         with self.transaction() as db:
-            db.execute("UPDATE outbox SET status = 'sent', sent_at = ? WHERE marker = ?", (now_utc(), marker))
+            db.execute(
+                "UPDATE outbox SET status = 'sent', sent_at = ?, remote_id = ?, error = NULL WHERE marker = ?",
+                (now_utc(), remote_id, marker),
+            )
+
+    def refused(self, marker: str, error: str) -> None:
+        """The forum refused this for good (an account gone, a topic closed to the bot): set aside."""
+        with self.transaction() as db:
+            db.execute("UPDATE outbox SET status = 'refused', error = ? WHERE marker = ?", (error, marker))
+
+    def failed(self, marker: str, error: str) -> None:
+        """A send that failed for now; it stays due (and is looked for first if it may have arrived)."""
+        with self.transaction() as db:
+            db.execute("UPDATE outbox SET error = ? WHERE marker = ?", (error, marker))
 
     def outbox(self, game_id: int) -> list[dict[str, Any]]:
-        rows = self.db.execute(
-            "SELECT marker, kind, recipients, subject, body, status FROM outbox WHERE game_id = ? ORDER BY rowid",
-            (game_id,),
+        rows = self.db.execute(f"SELECT {_LETTER_COLUMNS} FROM outbox WHERE game_id = ? ORDER BY rowid", (game_id,))
+        keys = (
+            "marker",
+            "kind",
+            "recipients",
+            "subject",
+            "body",
+            "day",
+            "origin",
+            "status",
+            "remote_id",
+            "error",
+            "purpose",
         )
-        keys = ("marker", "kind", "recipients", "subject", "body", "status")
         return [dict(zip(keys, r, strict=True)) | {"recipients": json.loads(r[2])} for r in rows]
+
+    def published_on(self, game_id: int, day: int, purposes: Iterable[str]) -> list[Letter]:
+        """What publish has sent, or begun to send, of day `day`'s result (of these purposes)."""
+        wanted = list(purposes)
+        rows = self.db.execute(
+            f"SELECT {_LETTER_COLUMNS} FROM outbox WHERE game_id = ? AND day = ? AND origin = 'publish' "
+            f"AND status IN ('sending', 'sent') AND purpose IN ({', '.join('?' * len(wanted))}) ORDER BY rowid",
+            (game_id, day, *wanted),
+        )
+        return [_letter(r) for r in rows]
+
+    def marker_key(self, game_id: int) -> str:
+        """The game's secret for its markers, made on first use and kept in the state file only."""
+        with self.transaction() as db:
+            row = db.execute("SELECT marker_key FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise StateError(f"{self.path}: no game with id {game_id}")
+            if row[0]:
+                return str(row[0])
+            key = secrets.token_hex(32)
+            db.execute("UPDATE games SET marker_key = ? WHERE id = ?", (key, game_id))
+            return key
 
     def setting(self, game_id: int, nick: str) -> dict[str, Any]:
         row = self.db.execute(
@@ -605,25 +737,3 @@ class Store:
             if row is None
             else {"at": datetime.fromisoformat(row[0]), "posts": row[1], "counts": json.loads(row[2])}
         )
-
-    # --- publications (idempotent posting) -----------------------------------------------------
-    def publication(self, marker: str) -> dict[str, Any] | None:
-        row = self.db.execute(
-            "SELECT kind, recipient, status, remote_id FROM publications WHERE marker = ?", (marker,)
-        ).fetchone()
-        return None if row is None else {"kind": row[0], "recipient": row[1], "status": row[2], "remote_id": row[3]}
-
-    def intend(self, game_id: int, day: int, marker: str, kind: str, recipient: str | None) -> None:
-        with self.transaction() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO publications (game_id, day, marker, kind, recipient, status, at) "
-                "VALUES (?, ?, ?, ?, ?, 'intended', ?)",
-                (game_id, day, marker, kind, recipient, now_utc()),
-            )
-
-    def published(self, marker: str, remote_id: str | None) -> None:
-        with self.transaction() as db:
-            db.execute(
-                "UPDATE publications SET status = 'done', remote_id = ?, at = ? WHERE marker = ?",
-                (remote_id, now_utc(), marker),
-            )

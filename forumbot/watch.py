@@ -17,27 +17,28 @@ an answer; an answer whose sending was cut off is looked for on the forum before
 
 from __future__ import annotations
 
-import hashlib
 import json
 import signal
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.daywindow import EXACT, interval_of, narrowest, place
 from forumbot.engine.day import check_order
 from forumbot.engine.model import GameState
-from forumbot.errors import ForumError, ParseError, RulesError, StateError
+from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError, RulesError, StateError
 from forumbot.extract import Roster, orders_from_pm
 from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
 from forumbot.extract.orders import OrderProblem
 from forumbot.forum.client import ForumClient
 from forumbot.forum.models import PrivateMessage
+from forumbot.outbox import Outbox, Writer, markers_for, strip_markers, with_marker
+from forumbot.publish import draft_letters
 from forumbot.render.bbcode import escape
 from forumbot.render.messages import render_role_message, render_role_messages
 from forumbot.store import (
@@ -63,22 +64,11 @@ VERBS = {
     "special": "S",
 }
 SUBJECT = "forumbot"
+BACKOFF_START = 30.0  # seconds before the first retry of a pass the forum failed; it doubles up to --every
+PERMANENT_ERRORS = (LoginFailed, ConfigError, StateError)
 
 
-class Messenger(Protocol):
-    """What the watch needs of the forum beyond reading (`forumbot.forum.posting.PhpbbPoster` is one)."""
-
-    def send_pm(
-        self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
-    ) -> object: ...
-
-    def post_reply(self, topic: str, subject: str, message: str, *, marker: str | None = None) -> object: ...
-
-    def find_marker_in_sent(
-        self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
-    ) -> int | None: ...
-
-    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None: ...
+Messenger = Writer  # what the watch needs of the forum beyond reading (`PhpbbPoster` is one)
 
 
 @dataclass
@@ -91,18 +81,21 @@ class PassReport:
     drafted: bool = False
     published: bool = False
     started: bool = False
+    refused: list[str] = field(default_factory=list)  # letters the forum refused for good, set aside
     problems: list[str] = field(default_factory=list)
 
 
-def marker(*parts: object) -> str:
-    """A short stable id for one answer: the same decision always gets the same marker."""
-    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:16]
-    return f"fb-{digest}"
+Marks = Callable[..., str]
+
+
+def marks_of(store: Store, game_id: int) -> Marks:
+    """The game's marker maker (from its secret in the state file: no player can forge a marker)."""
+    return markers_for(store.marker_key(game_id))
 
 
 def stamp(text: str, mark: str) -> str:
-    """The marker at the end of a message, small, so that a restart can find what was already sent."""
-    return f"{text.rstrip()}\n\n[size=50]{mark}[/size]"
+    """The marker at the end of a message, invisible, so that a restart can find what was already sent."""
+    return with_marker(text, mark)
 
 
 # --- one pass -----------------------------------------------------------------------------------------
@@ -136,9 +129,32 @@ def _pass(
     else:
         _messages(store, row, config, client, now, report)
         _interim_count(store, row, config, client, now, report)
+        _unfinished_publication(store, row, report, publish)
         _deadline(store, row, config, client, now, report, publish)
     _flush(store, row.id, messenger, report)
     return report
+
+
+def _unfinished_publication(
+    store: Store, row: GameRow, report: PassReport, publish: Callable[[], object] | None
+) -> None:
+    """A publish that did not finish (the forum failed under it, the opening after the last signup) is
+    run again by every pass until it is done; each attempt is told to the host."""
+    game_id = row.id
+    state = store.game(row.name).state
+    due = bool(store.pending(game_id, "publish"))
+    if state is not None and state.day == 1 and state.winner == "none":
+        day1 = store.day(game_id, 1)
+        due = due or (day1 is not None and not day1["topic"])  # the opening was never posted
+    if not due or publish is None:
+        return
+    try:
+        publish()
+    except ForumError as exc:
+        report.problems.append(f"an unfinished publication is still due, the next pass tries again: {exc}")
+        return
+    report.published = True
+    report.problems.append("an unfinished publication was completed")
 
 
 def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport) -> list[PrivateMessage]:
@@ -160,8 +176,8 @@ def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport
     return sorted(found, key=lambda pm: pm.pm_id)  # the forum's order: ids grow as messages arrive
 
 
-def _reply(store_key: object, to: str, body: str, subject: str = SUBJECT) -> Outgoing:
-    mark = marker("reply", store_key, to)
+def _reply(marks: Marks, store_key: object, to: str, body: str, subject: str = SUBJECT) -> Outgoing:
+    mark = marks("reply", store_key, to)
     return Outgoing(mark, "pm", [to], subject, stamp(body, mark))
 
 
@@ -177,6 +193,7 @@ def _signups(
     report: PassReport,
     publish: Callable[[], object] | None,
 ) -> None:
+    marks = marks_of(store, row.id)
     word, wanted = config.watch.magic_word, config.watch.max_players
     if not word or not wanted:
         return
@@ -186,13 +203,13 @@ def _signups(
         if not is_magic_word(pm.body_text, word):
             # A wrong word is not echoed back: the word stays secret.
             answer = "Это не волшебное слово этой игры."
-            store.handle_pm(row.id, pm.pm_id, sender, "other", [_reply(pm.pm_id, sender, answer)])
+            store.handle_pm(row.id, pm.pm_id, sender, "other", [_reply(marks, pm.pm_id, sender, answer)])
         elif sender in players:
             answer = f"Вы уже записаны в игру «{escape(config.game.name)}» ({len(players)} из {wanted})."
-            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(pm.pm_id, sender, answer)])
+            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer)])
         elif len(players) >= wanted:
             answer = "Набор в игру уже закончен."
-            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(pm.pm_id, sender, answer)])
+            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer)])
         else:
             joined = [*players, sender]
             answer = f"Вы записаны в игру «{escape(config.game.name)}» ({len(joined)} из {wanted})."
@@ -201,7 +218,7 @@ def _signups(
                 pm.pm_id,
                 sender,
                 "signup",
-                [_reply(pm.pm_id, sender, answer)],
+                [_reply(marks, pm.pm_id, sender, answer)],
                 changes=[partial(write_players, game_id=row.id, nicks=joined)],
             )
         report.handled.append(pm.pm_id)
@@ -209,10 +226,13 @@ def _signups(
         dealt = pipeline.deal_game(store, row.name, now)
         report.started = True
         if publish is not None:
-            publish()  # the opening: day 1's topic with the commitment, and the role PMs, each once
+            try:
+                publish()  # the opening: day 1's topic with the commitment, and the role PMs, each once
+            except ForumError as exc:
+                report.problems.append(f"the opening is not published yet, the next pass tries again: {exc}")
             return
         roles = render_role_messages(config, dealt.state)
-        store.queue(row.id, [_reply(("role", row.id), m.to or "", m.body, m.subject) for m in roles])
+        store.queue(row.id, [_reply(marks, ("role", row.id), m.to or "", m.body, m.subject) for m in roles])
 
 
 # --- PMs of a running game --------------------------------------------------------------------------
@@ -221,6 +241,7 @@ def _signups(
 def _messages(
     store: Store, row: GameRow, config: GameConfig, client: ForumClient, now: datetime, report: PassReport
 ) -> None:
+    marks = marks_of(store, row.id)
     state = row.state
     assert state is not None
     day = store.day(row.id, state.day)
@@ -242,7 +263,7 @@ def _messages(
         lines = _order_receipts(store, row.id, config, state, pm, everyone, refusal, changes)
         lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
         if lines and config.watch.receipts:
-            outgoing.insert(0, _reply(pm.pm_id, sender, "\n".join(lines)))
+            outgoing.insert(0, _reply(marks, pm.pm_id, sender, "\n".join(lines)))
         store.handle_pm(row.id, pm.pm_id, sender, "orders" if lines else "other", outgoing, changes=changes)
 
 
@@ -340,6 +361,7 @@ def _commands(
     outgoing: list[Outgoing],
     pm_id: int,
 ) -> list[str]:
+    marks = marks_of(store, row.id)
     lines = [f"Не понято: {escape(p)}" for p in commands.problems]
     # Any message cancels an earlier Q; a Q in this one sets it again.
     changes.append(partial(write_setting, game_id=row.id, nick=sender, key="leaving", value=1 if commands.quit else 0))
@@ -350,7 +372,13 @@ def _commands(
         lines.append(f"Принято: O {setting.key.upper()} {setting.value.upper()}")
     if commands.report:
         outgoing.append(
-            _reply(("report", pm_id), sender, latest_report(store, row, config, state, sender), "Ваш последний отчёт")
+            _reply(
+                marks,
+                ("report", pm_id),
+                sender,
+                latest_report(store, row, config, state, sender),
+                "Ваш последний отчёт",
+            )
         )
     return lines
 
@@ -368,6 +396,7 @@ def latest_report(store: Store, row: GameRow, config: GameConfig, state: GameSta
 
 
 def _relay(store: Store, row: GameRow, config: GameConfig, state: GameState, pm: PrivateMessage, relay: Relay) -> None:
+    marks = marks_of(store, row.id)
     sender = pm.sender.strip()
     living = [p.nick for p in state.living()]
     recipients, refusal = _relay_recipients(state, sender, relay)
@@ -395,15 +424,21 @@ def _relay(store: Store, row: GameRow, config: GameConfig, state: GameState, pm:
     )
 
     if refusal is not None:
-        answer = _reply(pm.pm_id, sender, f"Письмо не переслано: {refusal}.")
+        answer = _reply(marks, pm.pm_id, sender, f"Письмо не переслано: {refusal}.")
         store.handle_pm(row.id, pm.pm_id, sender, "relay", [answer], changes=[record])
         return
     signed = "Анонимное письмо" if relay.anonymous else f"Письмо от {escape(sender)}"
     wall = {"mafia": " (стена мафии)", "yakuza": " (стена якудзы)", "wall": " (всем игрокам)"}.get(relay.kind, "")
-    mark = marker("relay", row.id, pm.pm_id)
-    letter = Outgoing(mark, "pm", recipients, f"{signed}{wall}", stamp(f"{signed}{wall}:\n\n{relay.body}", mark))
-    receipt = _reply(pm.pm_id, sender, f"Письмо переслано ({len(recipients)}).")
-    store.handle_pm(row.id, pm.pm_id, sender, "relay", [letter, receipt], changes=[record])
+    text = f"{signed}{wall}:\n\n{strip_markers(relay.body)}"  # a letter never carries a marker of the bot's
+    # One PM per recipient: a PM to a whole clan would tell each member who the others are.
+    letters = [
+        Outgoing(mark, "pm", [nick], f"{signed}{wall}", stamp(text, mark))
+        for nick in recipients
+        for mark in [marks("relay", pm.pm_id, nick)]
+    ]
+    # The receipt says nothing of how many got it: that would tell the size of a clan.
+    receipt = _reply(marks, pm.pm_id, sender, "Письмо переслано.")
+    store.handle_pm(row.id, pm.pm_id, sender, "relay", [*letters, receipt], changes=[record])
 
 
 def _relay_recipients(state: GameState, sender: str, relay: Relay) -> tuple[list[str], str | None]:
@@ -461,7 +496,7 @@ def _interim_count(
         if soon and few:
             return
     body = render_tally_bbcode(tally, f"Промежуточный подсчёт голосов, день {state.day}", config.templates.vote_count)
-    mark = marker("count", row.id, state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
+    mark = marks_of(store, row.id)("count", state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
     outgoing = Outgoing(mark, "reply", [str(day["topic"])], f"Подсчёт голосов, день {state.day}", stamp(body, mark))
 
     record = partial(
@@ -488,56 +523,31 @@ def _deadline(
         return
     draft = store.draft(row.id, state.day)
     if draft is None:
-        payload = pipeline.end_day(store, row.name, client)
+        pipeline.end_day(store, row.name, client)
         report.drafted = True
-        body = (
-            f"Черновик итогов дня {state.day} игры «{escape(config.game.name)}». Проверьте и одобрите:\n"
-            f'forumbot draft approve "{config.game.name}" --by ВАШЕ_ИМЯ\n\n{payload["bbcode"]}'
-        )
         if config.game.moderators:
-            mark = marker("draft", row.id, state.day)
-            store.queue(
-                row.id,
-                [
-                    Outgoing(
-                        mark,
-                        "pm",
-                        list(config.game.moderators),
-                        f"Черновик: {config.game.name}, день {state.day}",
-                        stamp(body, mark),
-                    )
-                ],
-            )
+            store.queue(row.id, draft_letters(store, row.name))  # the same PMs as `forumbot draft send`
     elif draft["approved_by"] and config.watch.auto_publish and publish is not None:
         publish()
         report.published = True
 
 
 def _flush(store: Store, game_id: int, messenger: Messenger, report: PassReport) -> None:
-    """Send what is queued, oldest first; a message is marked sent only once the forum took it."""
-    for item in store.pending(game_id):
+    """Send what is queued, oldest first, through the game's outbox. A letter the forum refuses for
+    good (an account deleted, a topic closed to the bot) is set aside and reported; a passing fault
+    stops the flush, the order kept, and the next pass goes on from there."""
+    outbox = Outbox(store, game_id, messenger)
+    for letter in store.pending(game_id):
         try:
-            if item.attempted and _already_there(messenger, item):
-                store.sent(item.marker)
-                continue
-            store.sending(item.marker)
-            if item.kind == "reply":
-                messenger.post_reply(item.recipients[0], item.subject, item.body, marker=item.marker)
-            else:
-                messenger.send_pm(item.recipients, item.subject, item.body, marker=item.marker)
+            done = outbox.deliver(letter)
         except ForumError as exc:
-            report.problems.append(f"not sent yet ({item.marker}): {exc}")
-            break  # keep the order; the next pass tries again
-        store.sent(item.marker)
-        report.sent.append(item.marker)
-
-
-def _already_there(messenger: Messenger, item: Outgoing) -> bool:
-    """A send that was cut off may have reached the forum: look for its marker before sending again."""
-    if item.kind == "reply":
-        return messenger.find_marker_in_topic(int(item.recipients[0]), item.marker) is not None
-    found = messenger.find_marker_in_sent(item.marker, subject=item.subject, recipients=item.recipients)
-    return found is not None
+            report.problems.append(f"not sent yet ({letter.marker}): {exc}")
+            break
+        if done.how == "refused":
+            report.problems.append(f"set aside ({letter.marker}, to {', '.join(letter.recipients)}): {done.error}")
+            report.refused.append(letter.marker)
+        elif done.how in ("sent", "recovered"):
+            report.sent.append(letter.marker)
 
 
 # --- the loop ------------------------------------------------------------------------------------------
@@ -548,15 +558,30 @@ def watch_loop(
     every: timedelta,
     *,
     on_report: Callable[[PassReport], None] = lambda r: None,
+    on_error: Callable[[Exception, float], None] = lambda exc, wait: None,
     stop: threading.Event | None = None,
 ) -> None:
-    """Repeat passes until SIGINT/SIGTERM (or `stop`); a pass in progress is always finished first."""
+    """Repeat passes until SIGINT/SIGTERM (or `stop`); a pass in progress is always finished first.
+
+    A pass that meets a passing fault of the forum (down, slow, refusing for a while) is reported and
+    tried again after a back-off that doubles up to `every`; only a permanent error (the login refused,
+    a bad config, a damaged state file) stops the loop."""
     stopping = stop or threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stopping.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    failures = 0
     try:
         while not stopping.is_set():
-            on_report(run_pass())
-            stopping.wait(every.total_seconds())
+            try:
+                on_report(run_pass())
+                failures = 0
+                wait = every.total_seconds()
+            except PERMANENT_ERRORS:
+                raise
+            except (ForumError, ParseError) as exc:
+                failures += 1
+                wait = min(every.total_seconds(), BACKOFF_START * 2 ** (failures - 1))
+                on_error(exc, wait)
+            stopping.wait(wait)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -554,21 +554,18 @@ class PhpbbPoster:
     def find_marker_in_sent(
         self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
     ) -> int | None:
-        """A PM of this account, in its outbox (not yet delivered) or its sent messages, holding `marker`;
-        the ones with that subject and recipient are opened first. None if there is none."""
-        rows: list[tuple[int, str, str, int]] = []  # pm id, subject, first recipient, folder id
+        """A PM of this account, in its outbox (not yet delivered) or its sent messages, holding `marker`
+        and, when `recipients` are given, addressed to one of them (a letter the bot relayed to someone
+        else proves nothing); the ones with that subject are opened first. None if there is none."""
+        rows: list[tuple[int, str, tuple[str, ...], int]] = []  # pm id, subject, recipients, folder id
         for folder, folder_id in (("outbox", -2), ("sentbox", -1)):
-            rows += [(s.pm_id, s.subject, s.sender, folder_id) for s in self._folder(folder)]
+            rows += [(s.pm_id, s.subject, s.recipients or (s.sender,), folder_id) for s in self._folder(folder)]
         wanted = " ".join((subject or "").split())
         names = {name.casefold() for name in recipients}
-
-        def rank(row: tuple[int, str, str, int]) -> int:
-            same_subject = bool(wanted) and " ".join(row[1].split()) == wanted
-            same_to = bool(names) and row[2].casefold() in names
-            return 0 if same_subject and same_to else 1 if same_subject else 2 if same_to else 3
-
-        candidates = sorted((row for row in rows if rank(row) < 3 or not (wanted or names)), key=rank)
-        for pm_id, _, _, folder_id in candidates[:MAX_CANDIDATES]:
+        if names:
+            rows = [row for row in rows if names & {name.casefold() for name in row[2]}]
+        rows.sort(key=lambda row: not wanted or " ".join(row[1].split()) != wanted)
+        for pm_id, _, _, folder_id in rows[:MAX_CANDIDATES]:
             page = self.http.get(self.http.url(f"ucp.php?i=pm&mode=view&f={folder_id}&p={pm_id}"))
             if marker in phpbb.parse_pm(page.text, url=page.url).body_html:
                 return pm_id

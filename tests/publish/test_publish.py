@@ -33,7 +33,8 @@ from publish_support import (
 from forumbot import pipeline
 from forumbot.errors import ForumUnavailable, StateError
 from forumbot.forum.posting import PhpbbPoster
-from forumbot.publish import PublishReport, marker_line, publication_marker, publish, send_draft_to_moderators
+from forumbot.outbox import marker_line
+from forumbot.publish import PublishReport, legacy_marker, publication_marker, publish, send_draft_to_moderators
 from forumbot.store import GameRow
 
 
@@ -74,8 +75,9 @@ def test_publish_posts_the_day_locks_the_old_topic_sends_the_pms_and_advances(tm
         body = topic.posts[0].body
         row = day.store.game(GAME)
         assert f"[b]{row.commitment}[/b]" in body  # the commitment, after day 1
-        marker = publication_marker(row.commitment or "", "topic", 1)
+        marker = publication_marker(day.store.marker_key(row.id), "topic", 1)
         assert body.endswith(marker_line(marker) + "\n")
+        assert marker != legacy_marker(row.commitment or "", "topic", 1)  # not made from public data
         assert EXECUTED in body
         role_pm = day.pms("Alice", ROLE_SUBJECT)[0]
         assert "[b]Ваша семья:[/b]" in role_pm.body and "босс" in role_pm.body  # Alice is a mafioso
@@ -240,3 +242,13 @@ def test_the_draft_goes_to_the_moderators_once_per_version(tmp_path: Path) -> No
         day.store.save_draft(row.id, 1, draft["payload"] | {"bbcode": "[b]Другой черновик[/b]"})
         send_draft_to_moderators(day.store, GAME, client, poster=PhpbbPoster(client))
         assert len(day.board.pms_to("admin")) == 2 and "Другой черновик" in day.board.pms_to("admin")[0].body
+
+
+def test_end_day_after_a_publish_that_crashed_past_its_topic_is_refused(tmp_path: Path) -> None:
+    with played_day(tmp_path) as day:
+        with pytest.raises(Crash):
+            run_publish(day, checkpoint=crash_at(f"after topic «{DAY2_TITLE}»"))
+        with pytest.raises(StateError, match="being published already"):
+            pipeline.end_day(day.store, GAME, day.client())
+        run_publish(day)  # finishing it is what the host is told to do
+        assert_published_once(day)
