@@ -184,7 +184,9 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     votes, orders, override_audit = _apply_overrides(store.overrides(row.id, state.day), votes, orders, vote_audit)
     checkpoint("votes and orders extracted")
     activity = _activity(state, posts, pms, start, deadline)
-    silent = frozenset(n for n, a in activity.items() if a["posts"] == 0 and a["orders"] == 0)
+    # A player the host gave a vote or an order (an override) is not silent that day.
+    acted = {v.voter for v in votes} | {o.actor for o in orders}
+    silent = frozenset(n for n, a in activity.items() if a["posts"] == 0 and a["orders"] == 0 and n not in acted)
     day_input = DayInput(
         leaving=frozenset(store.leaving(row.id)),
         votes=tuple(votes),

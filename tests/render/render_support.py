@@ -120,7 +120,7 @@ def kozanostra_days(names: dict[str, str] | None = None) -> list[Day]:
         return n.get(default, default)
 
     players = (
-        Player(nick=nick("Дон"), role="mafia", boss=True),
+        Player(nick=nick("Дон"), role="mafia"),  # kozanostra's mafia has no boss
         Player(nick=nick("Луиджи"), role="mafia"),
         Player(nick=nick("Каттани"), role="commissar"),
         Player(nick=nick("Айболит"), role="reanimator"),
