@@ -121,9 +121,14 @@ class Table:
         return draft
 
 
-@pytest.fixture
-def board() -> Iterator[tuple[Board, BoardServer, int]]:
-    board = Board()
+@pytest.fixture(params=["en", "ru"])
+def board(request: pytest.FixtureRequest) -> Iterator[tuple[Board, BoardServer, int]]:
+    """The board in English, and as the real Russian one (its language pack, Moscow time, relative dates,
+    confirm boxes in Russian, a limit of 5 PM recipients)."""
+    if request.param == "ru":
+        board = Board(language="ru", timezone="Europe/Moscow", max_pm_recipients=5)
+    else:
+        board = Board()
     board.add_user("host_bot", "bot-pw", moderator=True)
     board.add_user("Модератор", "mod-pw", moderator=True)
     for nick in GAMERU_12 + SALON_12:

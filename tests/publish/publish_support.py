@@ -160,8 +160,12 @@ def game_config(base_url: str, **forum: Any) -> GameConfig:
     )
 
 
-def board_with_day1(*, bot_moderator: bool = True) -> tuple[Board, int]:
-    board = Board(now=lambda: NOW)
+def board_with_day1(*, bot_moderator: bool = True, language: str = "en") -> tuple[Board, int]:
+    """Day 1's board; `language="ru"`: as the real Russian one (its texts, Moscow time, relative dates)."""
+    if language == "ru":
+        board = Board(now=lambda: NOW, language="ru", timezone="Europe/Moscow", max_pm_recipients=5)
+    else:
+        board = Board(now=lambda: NOW)
     board.add_user(BOT, BOT_PASSWORD, moderator=bot_moderator)
     board.add_user("admin", "admin-secret", moderator=True)
     for nick in PLAYERS:
@@ -192,10 +196,11 @@ def played_day(
     topic_known: bool = True,
     drafted: bool = True,
     real_time: bool = False,
+    language: str = "en",
 ) -> Iterator[Played]:
     """The board on 127.0.0.1 with day 1 played; the game dealt (day 1 in topic 1), drafted, approved.
     `real_time`: the board keeps the real clock, for clients that wait for real (the command line)."""
-    board, topic = board_with_day1(bot_moderator=bot_moderator)
+    board, topic = board_with_day1(bot_moderator=bot_moderator, language=language)
     clock = None if real_time else FakeClock()
     server = BoardServer(board, clock=clock, flood_interval=flood_interval)
     store = Store(tmp_path / "state.db")

@@ -63,8 +63,9 @@ def assert_published_once(day: Played) -> None:
     assert day.store.day(row.id, 1)["status"] == "done"  # type: ignore[index]
 
 
-def test_publish_posts_the_day_locks_the_old_topic_sends_the_pms_and_advances(tmp_path: Path) -> None:
-    with played_day(tmp_path) as day:
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_publish_posts_the_day_locks_the_old_topic_sends_the_pms_and_advances(tmp_path: Path, language: str) -> None:
+    with played_day(tmp_path, language=language) as day:
         seen: list[str] = []
         report = run_publish(day, checkpoint=crash_at("", seen))
         assert seen == CHECKPOINTS
@@ -102,11 +103,12 @@ def test_publish_without_a_forum_id_says_which_setting(tmp_path: Path) -> None:
         assert day.posts_made() == 0
 
 
+@pytest.mark.parametrize("language", ["en", "ru"])
 @pytest.mark.parametrize("point", CHECKPOINTS)
 def test_a_crash_before_or_after_any_post_or_pm_then_a_rerun_publishes_everything_once(
-    tmp_path: Path, point: str
+    tmp_path: Path, point: str, language: str
 ) -> None:
-    with played_day(tmp_path) as day:
+    with played_day(tmp_path, language=language) as day:
         with pytest.raises(Crash):
             run_publish(day, checkpoint=crash_at(point))
         again = run_publish(day)  # a new process: a fresh client, the same state file
