@@ -1408,7 +1408,7 @@ class BoardServer:
         if not created.isdigit() or not token:
             return False
         diff = int(self.clock()) - int(created)
-        if diff <= 0 or diff > self.form_lifetime:
+        if diff == 0 or diff > self.form_lifetime:  # check_form_key(): `$diff && $diff <= $timespan`
             return False
         return secrets.compare_digest(token, self._token(request, form_name, int(created)))
 
@@ -2517,6 +2517,8 @@ class BoardServer:
         if mode == "post":
             topic_id = self.board.add_topic(forum.forum_id, subject, user.name, message, now)
             self._posted(user)
+            if moderator and "lock_topic" in request.form:
+                self.board.lock_topic(topic_id)
             if queued:
                 first = self.board.posts_of(topic_id)[0]
                 self.board.approve_post(first.post_id, False)
