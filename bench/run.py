@@ -241,7 +241,9 @@ def tally_child(job: dict[str, Any]) -> dict[str, Any]:
     client = open_client(ClientSettings(forum=job["url"], username=HOST, password=HOST_PASSWORD, dialect="phpbb"))
     client.login()
     logged_in = time.perf_counter()
-    cache = PageCache(job["cache"])
+    from forumbot.store import Store
+
+    cache = PageCache(Store(job["cache"]))
     try:
         read = read_topic(client, cache, job["topic"], on_page=read_votes_of, incremental=bool(job.get("incremental")))
         was_read = time.perf_counter()

@@ -310,7 +310,8 @@ def _day_posts(
     settings = load_settings()
     base = topic.split("?")[0].rsplit("/", 1)[0] + "/"
     client = open_client(client_settings(settings, TopicSource(base_url=base)))
-    cache = PageCache(settings.state)
+    store = Store(settings.state)  # the state file: private from its first byte
+    cache = PageCache(store)
     try:
         with Progress(console=err, transient=True) as bar:
             task = bar.add_task("pages", total=None)

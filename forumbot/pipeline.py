@@ -231,11 +231,7 @@ def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str,
 
 def read_day_topic(store: Store, client: ForumClient, topic: str) -> TopicRead:
     """The whole day topic, incrementally: pages already read come from the state file's page cache."""
-    cache = PageCache(store.path)
-    try:
-        return read_topic(client, cache, topic)
-    finally:
-        cache.close()
+    return read_topic(client, PageCache(store), topic)
 
 
 def _open_day(store: Store, row: GameRow, state: GameState) -> dict[str, Any]:

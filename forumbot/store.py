@@ -83,7 +83,7 @@ MIGRATIONS: tuple[str, ...] = (
         remote_id TEXT,
         at TEXT NOT NULL
     );
-    -- parsed topic pages, read and written by forum/cache.py (PageCache) on this same file
+    -- parsed topic pages (forum/cache.py's algorithm, its rows kept here)
     CREATE TABLE IF NOT EXISTS page_cache (
         forum TEXT NOT NULL,
         topic TEXT NOT NULL,
@@ -687,6 +687,28 @@ class Store:
             key = secrets.token_hex(32)
             db.execute("UPDATE games SET marker_key = ? WHERE id = ?", (key, game_id))
             return key
+
+    # --- the page cache (rows for forum/cache.py) ----------------------------------------------------
+    def page_rows(self, forum: str, topic: str) -> list[tuple[int, str, str, str]]:
+        rows = self.db.execute(
+            "SELECT page, json, fetched_at, edit_state FROM page_cache WHERE forum = ? AND topic = ? ORDER BY page",
+            (forum, topic),
+        )
+        return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
+
+    def put_page(
+        self, forum: str, topic: str, page: int, fetched_at: str, post_ids: str, edit_state: str, data: str
+    ) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO page_cache (forum, topic, page, fetched_at, post_ids, edit_state, json)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (forum, topic, page, fetched_at, post_ids, edit_state, data),
+            )
+
+    def drop_pages_after(self, forum: str, topic: str, page: int) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM page_cache WHERE forum = ? AND topic = ? AND page > ?", (forum, topic, page))
 
     def setting(self, game_id: int, nick: str) -> dict[str, Any]:
         row = self.db.execute(

@@ -10,9 +10,8 @@ An incremental read (`incremental=True`) re-fetches only the last known page and
 earlier pages from the cache: cheap, but it cannot see an edit on a page it did not fetch, and says so
 (`TopicRead.complete` is False). Only a count that decides nothing (a host's quick look) may use it.
 
-The SQL lives in this module only (the project's state store may later absorb the table):
-
-    page_cache(forum, topic, page, fetched_at, post_ids, edit_state, json)
+The pages live in the state file (`PageRows`: `forumbot.store.Store` keeps them), whose table is
+`page_cache(forum, topic, page, fetched_at, post_ids, edit_state, json)`.
 """
 
 from __future__ import annotations
@@ -21,28 +20,28 @@ import hashlib
 import itertools
 import json
 import re
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from types import TracebackType
+from typing import Protocol
 
 from forumbot.forum.client import ForumClient, Progress, page_size_of
 from forumbot.forum.models import Post, TopicPage
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS page_cache (
-    forum      TEXT    NOT NULL,
-    topic      TEXT    NOT NULL,
-    page       INTEGER NOT NULL,
-    fetched_at TEXT    NOT NULL,
-    post_ids   TEXT    NOT NULL,
-    edit_state TEXT    NOT NULL,
-    json       TEXT    NOT NULL,
-    PRIMARY KEY (forum, topic, page)
-)
-"""
+
+class PageRows(Protocol):
+    """Where the parsed pages are kept: the state file (`forumbot.store.Store` is the one)."""
+
+    def page_rows(self, forum: str, topic: str) -> list[tuple[int, str, str, str]]:
+        """(page, json, fetched_at, edit_state) of every cached page of the topic, by page."""
+        ...
+
+    def put_page(
+        self, forum: str, topic: str, page: int, fetched_at: str, post_ids: str, edit_state: str, data: str
+    ) -> None: ...
+
+    def drop_pages_after(self, forum: str, topic: str, page: int) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -53,53 +52,32 @@ class CachedPage:
 
 
 class PageCache:
-    """Parsed topic pages by (forum, topic, page). `path` may be ":memory:"."""
+    """Parsed topic pages by (forum, topic, page), kept in the state file."""
 
-    def __init__(self, path: str | Path) -> None:
-        self._db = sqlite3.connect(str(path))
-        with self._db:
-            self._db.execute(_SCHEMA)
+    def __init__(self, rows: PageRows) -> None:
+        self._rows = rows
 
     def get(self, forum: str, topic: str | int, page: int) -> CachedPage | None:
-        row = self._db.execute(
-            "SELECT json, fetched_at, edit_state FROM page_cache WHERE forum = ? AND topic = ? AND page = ?",
-            (forum, str(topic), page),
-        ).fetchone()
-        return _cached(row) if row else None
+        return next((entry for entry in self.pages(forum, topic) if entry.page.page == page), None)
 
     def pages(self, forum: str, topic: str | int) -> list[CachedPage]:
-        rows = self._db.execute(
-            "SELECT json, fetched_at, edit_state FROM page_cache WHERE forum = ? AND topic = ? ORDER BY page",
-            (forum, str(topic)),
-        ).fetchall()
-        return [_cached(row) for row in rows]
+        return [_cached(row[1:]) for row in self._rows.page_rows(forum, str(topic))]
 
     def put(self, forum: str, topic: str | int, page: TopicPage, *, fetched_at: datetime | None = None) -> None:
         stamp = (fetched_at or datetime.now(UTC)).isoformat()
         post_ids = json.dumps([post.post_id for post in page.posts])
         edit_state = json.dumps({str(post.post_id): fingerprint(post) for post in page.posts})
-        with self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO page_cache (forum, topic, page, fetched_at, post_ids, edit_state, json)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (forum, str(topic), page.page, stamp, post_ids, edit_state, page.model_dump_json()),
-            )
+        self._rows.put_page(forum, str(topic), page.page, stamp, post_ids, edit_state, page.model_dump_json())
 
     def last_page(self, forum: str, topic: str | int) -> int | None:
-        row = self._db.execute(
-            "SELECT MAX(page) FROM page_cache WHERE forum = ? AND topic = ?", (forum, str(topic))
-        ).fetchone()
-        return int(row[0]) if row and row[0] is not None else None
+        return max((row[0] for row in self._rows.page_rows(forum, str(topic))), default=None)
 
     def drop_after(self, forum: str, topic: str | int, page: int) -> None:
         """Forget pages past `page` (the topic shrank: posts were deleted)."""
-        with self._db:
-            self._db.execute(
-                "DELETE FROM page_cache WHERE forum = ? AND topic = ? AND page > ?", (forum, str(topic), page)
-            )
+        self._rows.drop_pages_after(forum, str(topic), page)
 
     def close(self) -> None:
-        self._db.close()
+        """Nothing to close: the state file belongs to its store."""
 
     def __enter__(self) -> PageCache:
         return self
@@ -269,4 +247,4 @@ def _cached(row: tuple[str, str, str]) -> CachedPage:
     )
 
 
-__all__ = ["CachedPage", "PageCache", "TopicRead", "fetch_topic_incremental", "fingerprint", "read_topic"]
+__all__ = ["CachedPage", "PageCache", "PageRows", "TopicRead", "fetch_topic_incremental", "fingerprint", "read_topic"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from forumbot.forum import phpbb
 from forumbot.forum.cache import PageCache, read_topic
 from forumbot.forum.models import PmSummary, PrivateMessage, TopicPage
+from forumbot.store import Store
 from forumbot.tally import render_tally_bbcode, tally_posts
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb-ru"
@@ -77,7 +78,7 @@ def test_an_edit_the_board_shows_no_notice_of_is_seen_on_the_next_read(tmp_path:
     # A moderator added a red bold vote to p67 without a reason: phpBB prints no notice at all.
     before, after = topic_a("21"), topic_a("29")
     assert not next(p for p in after.posts if p.post_id == 67).edited
-    with PageCache(tmp_path / "state.db") as cache:
+    with PageCache(Store(tmp_path / "state.db")) as cache:
         read_topic(Replayed(before), cache, 7)
         again = read_topic(Replayed(after), cache, 7)
     assert again.complete
@@ -97,7 +98,7 @@ def test_a_reread_marks_nothing_when_only_relative_dates_moved(tmp_path: Path) -
     assert "9 минут назад" in p120.content_html
     moved = p120.model_copy(update={"content_html": p120.content_html.replace("9 минут назад", "10 минут назад")})
     reread = later.model_copy(update={"posts": tuple(moved if p.post_id == 120 else p for p in later.posts)})
-    with PageCache(tmp_path / "state.db") as cache:
+    with PageCache(Store(tmp_path / "state.db")) as cache:
         first = read_topic(Replayed(topic_a("17")), cache, 7)
         second = read_topic(Replayed(topic_a("18")), cache, 7)
         read_topic(Replayed(later), cache, 7)

@@ -11,6 +11,7 @@ from forumbot.forum.cache import PageCache, fetch_topic_incremental
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.models import Post, TopicPage
+from forumbot.store import Store
 
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -60,7 +61,7 @@ class SyntheticTopic(PhpbbClient):
 
 @pytest.fixture
 def cache(tmp_path):
-    with PageCache(tmp_path / "pages.sqlite") as c:
+    with PageCache(Store(tmp_path / "pages.sqlite")) as c:
         yield c
 
 
@@ -132,7 +133,7 @@ def test_a_topic_that_shrank_drops_its_stale_pages(cache):
 def test_retally_over_http_requests_one_page(fake_boards, clock, tmp_path):
     """The same on the real captured pages, counting HTTP requests to the fake phpBB board."""
     board = fake_boards.FakePhpbb(clock)
-    with respx.mock(assert_all_called=False) as router, PageCache(tmp_path / "c.sqlite") as cache:
+    with respx.mock(assert_all_called=False) as router, PageCache(Store(tmp_path / "c.sqlite")) as cache:
         router.route(host="forum.test").mock(side_effect=board.respond)
         client = PhpbbClient(
             "http://forum.test/board/",
