@@ -22,10 +22,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check forumbot tests bench
+	$(BIN)/ruff check forumbot fakeboard tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy forumbot
+	$(BIN)/mypy forumbot fakeboard
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest

@@ -9,7 +9,7 @@ Figures, all measured in this one run:
   roster, as `tally.py` calls it) over the captured phpBB topic pages, side by side with a bare
   `lxml.html.fromstring` of the same bytes (the floor), and the ratio of the two;
 - HTTP: a synthetic day of 3,500 posts (140 pages of 25: votes, quotes and edits mixed in by
-  `forumbot.testing.populate_day`) served by the fake phpBB board on 127.0.0.1 with 50 ms added to every
+  `fakeboard.populate_day`) served by the fake phpBB board on 127.0.0.1 with 50 ms added to every
   response. A child process that runs nothing but the tally (open_client + read_topic with a page cache
   + tally_posts) is timed for the full tally against the bound ceil(pages / concurrency) x 50 ms; then 25
   posts are added and a second child re-tallies with the same cache (pages fetched, wall time); the peak
@@ -40,6 +40,7 @@ from typing import Any
 import lxml.html
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the fake board (`fakeboard`) is test support beside the package, not in it
 FIXTURES = ROOT / "fixtures" / "phpbb"
 
 # The players named in the captured day's opening post (fixtures/phpbb/*viewtopic_page1.html).
@@ -169,8 +170,8 @@ def bench_parse(seconds: float) -> list[Figure]:
 
 
 def bench_http(runs: int = 3) -> list[Figure]:
+    from fakeboard import Board, BoardServer, populate_day
     from forumbot.forum.http import HttpSettings
-    from forumbot.testing import Board, BoardServer, populate_day
 
     board = Board()
     board.add_user(HOST, HOST_PASSWORD, moderator=True)

@@ -154,7 +154,7 @@ def test_a_live_topic_over_http_and_a_retally_fetches_one_page(
 ) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from forumbot.testing import Board, BoardServer
+    from fakeboard import Board, BoardServer
 
     players, _ = lists
     board = Board()

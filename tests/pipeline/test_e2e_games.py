@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from fakeboard import Board, BoardServer
 from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState, Player
@@ -20,7 +21,6 @@ from forumbot.engine.variants import find_variant
 from forumbot.forum.client import ClientSettings, ForumClient, open_client
 from forumbot.forum.http import HttpSettings
 from forumbot.store import Store
-from forumbot.testing import Board, BoardServer
 
 START = datetime(2026, 12, 1, 21, 0, tzinfo=UTC)  # 00:00 in Moscow; each day ends at 23:00 Moscow time
 GAMERU_12 = [

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from fakeboard.board import Board, BoardServer
 from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine import deal
@@ -24,7 +25,6 @@ from forumbot.forum.http import HttpSettings
 from forumbot.forum.posting import PhpbbPoster
 from forumbot.publish import publish
 from forumbot.store import Store
-from forumbot.testing.board import Board, BoardServer
 
 GAME = "Мафия-9"
 BOT, BOT_PW = "Ведущий", "пароль"

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from fakeboard.board import Board, BoardServer, PrivateMessage, Topic
 from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine import deal
@@ -22,7 +23,6 @@ from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.posting import PhpbbPoster
 from forumbot.store import Store
-from forumbot.testing.board import Board, BoardServer, PrivateMessage, Topic
 
 GAME = "Mafia-1"
 FORUM = 4

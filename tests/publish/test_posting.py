@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from publish_support import BOT, FORUM, PLAYERS, START, Played, played_day
 
+from fakeboard.board import FLOOD_ERROR, FORM_INVALID
 from forumbot.errors import ForumError, NoPermission
 from forumbot.forum.client import SavedPagesClient
 from forumbot.forum.posting import PhpbbPoster, form_error, forum_message, parse_forum_topics, poster_for
-from forumbot.testing.board import FLOOD_ERROR, FORM_INVALID
 
 MARK = "[size=1][color=#ffffff]fbm0123456789abcdef01234567[/color][/size]"
 MARKER = "fbm0123456789abcdef01234567"

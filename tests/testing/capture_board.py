@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from forumbot.testing import Board
+from fakeboard import Board
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb-ru"
 MSK = timedelta(hours=3)

@@ -15,10 +15,7 @@ import httpx
 import pytest
 from lxml import etree
 
-from forumbot.forum import phpbb
-from forumbot.forum.markup import first_class, parse_html, serialize
-from forumbot.testing.bbcode import render_bbcode
-from forumbot.testing.board import (
+from fakeboard.board import (
     DAY_MIX,
     FLOOD_ERROR,
     FORM_INVALID,
@@ -29,6 +26,9 @@ from forumbot.testing.board import (
     format_date,
     populate_day,
 )
+from forumbot.forum import phpbb
+from forumbot.forum.markup import first_class, parse_html, serialize
+from forumbot.render.phpbb_html import render_bbcode
 
 CAPTURED = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb"
 SHARED = Path("/work/shared/phpbb")  # the full capture (posting forms too), where it exists

@@ -27,8 +27,8 @@ from capture_board import (
 )
 from lxml import etree, html
 
-from forumbot.testing import Board, BoardServer, format_date, translate
-from forumbot.testing.board import LANGUAGE_PACK, SKELETONS
+from fakeboard import Board, BoardServer, format_date, translate
+from fakeboard.board import LANGUAGE_PACK, SKELETONS
 
 UA = "Mozilla/5.0 (X11; Linux x86_64) board-tests"
 MOSCOW = ZoneInfo("Europe/Moscow")

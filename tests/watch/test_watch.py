@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fakeboard import Board, BoardServer
 from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState
@@ -17,7 +18,6 @@ from forumbot.errors import ForumUnavailable
 from forumbot.forum.client import ClientSettings, ForumClient, open_client
 from forumbot.forum.http import HttpSettings
 from forumbot.store import Store
-from forumbot.testing import Board, BoardServer
 from forumbot.watch import watch_once
 
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # 10:00 Moscow; the day ends at 23:00 Moscow (20:00 UTC)

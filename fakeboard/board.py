@@ -69,7 +69,7 @@ from zoneinfo import ZoneInfo
 import jinja2
 from markupsafe import Markup, escape
 
-from forumbot.testing.bbcode import QUOTE_DEPTH, quote_depth, render_bbcode, source_as_html
+from forumbot.render.phpbb_html import QUOTE_DEPTH, quote_depth, render_bbcode, source_as_html
 
 __all__ = [
     "DAY_MIX",

@@ -280,8 +280,9 @@ class _Renderer:
 
     def _close_top(self) -> _Open:
         top = self.stack.pop()
-        if top.token is None and len(self.out) == top.out_mark:  # an empty implicit tag disappears
-            self.out.pop()
+        inside = self.out[top.out_mark :]
+        if top.token is None and not "".join(inside).strip(_WHITESPACE):  # an empty implicit tag disappears
+            del self.out[top.out_mark - 1]  # its opening tag; the whitespace it held stays raw
         else:
             self.out.append(top.close_html)
         return top

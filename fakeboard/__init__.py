@@ -2,10 +2,10 @@
 Russian (the official language pack's texts, per member), like the captured boards in fixtures/phpbb and
 fixtures/phpbb-ru.
 
-    from forumbot.testing import Board, BoardServer, populate_day
+    from fakeboard import Board, BoardServer, populate_day
 """
 
-from forumbot.testing.board import (
+from fakeboard.board import (
     DAY_MIX,
     DEFAULT_DATEFORMAT,
     LANGUAGES,

@@ -1,0 +1,56 @@
+"""The layout holds: the state file has one user, the engine does no I/O, the lower layers import only
+downwards, and users get no test support in their installation."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "forumbot"
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def modules(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.py"))
+
+
+def test_only_the_store_uses_sqlite() -> None:
+    users = [p.relative_to(ROOT).as_posix() for p in modules(PACKAGE) if "sqlite3" in imports_of(p)]
+    assert users == ["forumbot/store.py"]
+
+
+def test_the_engine_imports_only_itself_and_the_errors() -> None:
+    for path in modules(PACKAGE / "engine"):
+        for name in imports_of(path):
+            if name.startswith("forumbot"):
+                assert name.startswith(("forumbot.engine", "forumbot.errors")), f"{path.name} imports {name}"
+
+
+def test_forum_and_extract_never_import_the_wiring() -> None:
+    wiring = ("forumbot.pipeline", "forumbot.publish", "forumbot.watch", "forumbot.outbox", "forumbot.cli")
+    for folder, barred in (
+        ("forum", (*wiring, "forumbot.extract", "forumbot.render")),
+        ("extract", (*wiring, "forumbot.forum.client", "forumbot.forum.http")),
+    ):
+        for path in modules(PACKAGE / folder):
+            for name in imports_of(path):
+                assert not name.startswith(barred), f"{folder}/{path.name} imports {name}"
+
+
+def test_the_installed_package_holds_no_test_support() -> None:
+    assert not (PACKAGE / "testing").exists()
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'include = ["forumbot*"]' in pyproject and "skeletons" not in pyproject
+    for path in modules(PACKAGE):
+        assert "fakeboard" not in imports_of(path), path
