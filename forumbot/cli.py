@@ -23,9 +23,7 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from forumbot import pipeline, watch
 from forumbot.config import GameConfig, load_game_config, load_settings
-from forumbot.daywindow import DayPms, interval_of, place
 from forumbot.engine.deal import deal as deal_game
 from forumbot.engine.variants import VARIANTS, find_variant
 from forumbot.engine.variants.gameru import Gameru
@@ -36,13 +34,15 @@ from forumbot.forum.models import PmSummary, PrivateMessage
 from forumbot.forum.phpbb import is_relative_format
 from forumbot.forum.posting import poster_for
 from forumbot.forum.saved import load_saved_folder
-from forumbot.publish import PublishReport, send_draft_to_moderators
-from forumbot.publish import publish as publish_day
+from forumbot.host import games, watch
+from forumbot.host.daywindow import DayPms, interval_of, place
+from forumbot.host.publish import PublishReport, send_draft_to_moderators
+from forumbot.host.publish import publish as publish_day
+from forumbot.host.tally import Tally, read_votes_of, render_tally_bbcode, tally_posts
 from forumbot.render.preview import render_preview_html
 from forumbot.scenario import ScenarioResult, load_scenario, run_scenario, scenario_files
 from forumbot.simulate import CHART_FORMATS, ChartFormat, render_chart, simulate
 from forumbot.store import Store
-from forumbot.tally import Tally, read_votes_of, render_tally_bbcode, tally_posts
 
 app = typer.Typer(
     help="forumbot: hosts forum Mafia games on phpBB and IPB forums.",
@@ -192,7 +192,7 @@ def deal_command(
 def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str | None, seed: int | None) -> None:
     with host_errors():
         store = open_store(state)
-        dealt = pipeline.deal_game(store, game, current_time(now), topic=topic, seed=seed)
+        dealt = games.deal_game(store, game, current_time(now), topic=topic, seed=seed)
     out.print(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
     out.print(f"commitment for the first day's post: SHA-256 {dealt.commitment}", markup=False)
     out.print(f"day 1 deadline: {dealt.deadline.isoformat()}", markup=False)
@@ -375,13 +375,13 @@ def orders_command(
         rules_cls = find_variant(variant)
         saved = load_saved_folder(source, parse_moment(now, zone, "--now"), tz=zone)
         window = saved_window(saved.inbox, saved.messages, begin, end)
-        _, rows = pipeline.audit_pms(window, [*nicks, *ghosts], rules_cls(), dead=ghosts)
+        _, rows = games.audit_pms(window, [*nicks, *ghosts], rules_cls(), dead=ghosts)
     except ForumbotError as exc:
         fail(str(exc))
     for skipped in saved.skipped:
         err.print(f"skipped {skipped.name}: {skipped.reason}", markup=False)
     if as_json:
-        print_json({"orders": rows, "uncertain": pipeline.uncertain_warnings(window, end, begin)})
+        print_json({"orders": rows, "uncertain": games.uncertain_warnings(window, end, begin)})
         return
     table = Table(title=f"{len(window.all_listed())} PMs, {len(rows)} lines")
     for column in ("PM", "sender", "time", "action", "targets", "valid", "reason", "link"):
@@ -400,7 +400,7 @@ def orders_command(
             )
         )
     out.print(table)
-    for warning in pipeline.uncertain_warnings(window, end, begin):
+    for warning in games.uncertain_warnings(window, end, begin):
         err.print(f"uncertain: {warning}", markup=False)
 
 
@@ -494,7 +494,7 @@ def new_game_command(
     with host_errors():
         parsed = load_game_config(config)
         store = open_store(state)
-        pipeline.create_game(store, parsed)
+        games.create_game(store, parsed)
     out.print(
         f"game {parsed.game.name!r} created ({parsed.game.variant}, {len(parsed.game.players)} players)", markup=False
     )
@@ -516,14 +516,14 @@ def signups_command(
     with host_errors():
         store = open_store(state)
         game, topic = _game_and_topic(store, args or [])
-        _, config = pipeline.load(store, game)
+        _, config = games.load(store, game)
         topic = topic or config.forum.signup_topic
         if not topic:
             fail(f"{game}: which signup topic? give it, or set [forum] signup_topic in the config")
         with game_client(config) as client:
             posts = [post for page in client.fetch_topic(topic) for post in page.posts]
         exclude = [n for n in (load_settings().username,) if n]
-        players = pipeline.record_signups(store, game, posts, exclude)
+        players = games.record_signups(store, game, posts, exclude)
     out.print(f"{len(players)} players signed up: {', '.join(players)}", markup=False)
 
 
@@ -551,7 +551,7 @@ def day_topic_command(
     """Set the topic of the current day (for hosts who post the day topic by hand)."""
     with host_errors():
         store = open_store(state)
-        row, _ = pipeline.load(store, game)
+        row, _ = games.load(store, game)
         if row.state is None:
             fail(f"{game}: roles are not dealt yet (forumbot deal {game})")
         if store.day(row.id, row.state.day) is None:
@@ -569,9 +569,9 @@ def end_day_command(
     """Read the day's votes and orders, resolve the day and store a DRAFT (re-running replaces it)."""
     with host_errors():
         store = open_store(state)
-        _, config = pipeline.load(store, game)
+        _, config = games.load(store, game)
         with game_client(config) as client:
-            payload = pipeline.end_day(store, game, client)
+            payload = games.end_day(store, game, client)
     if as_json:
         print_json({k: payload[k] for k in ("day", "deaths", "checks", "winner", "votes", "orders")})
         return
@@ -593,7 +593,7 @@ def draft_show_command(
     """The draft outcome, the audit, and the BBCode the host would post."""
     with host_errors():
         store = open_store(state)
-        row, _ = pipeline.load(store, game)
+        row, _ = games.load(store, game)
         draft = store.draft(row.id, row.state.day) if row.state is not None else None
         if draft is None:
             fail(f"{game}: no draft for the current day (forumbot end-day {game})")
@@ -617,7 +617,7 @@ def draft_html_command(
     audit with links to the posts, and a chart of the day's votes over time."""
     with host_errors():
         store = open_store(state)
-        row, config = pipeline.load(store, game)
+        row, config = games.load(store, game)
         draft = store.draft(row.id, row.state.day) if row.state is not None else None
         if row.state is None or draft is None:
             fail(f"{game}: no draft for the current day (forumbot end-day {game})")
@@ -647,7 +647,7 @@ def draft_approve_command(
 ) -> None:
     """A moderator's approval of the current draft (stored with time and name)."""
     with host_errors():
-        pipeline.approve(open_store(state), game, by)
+        games.approve(open_store(state), game, by)
     out.print(f"{game}: draft approved by {by}", markup=False)
 
 
@@ -660,7 +660,7 @@ def advance_command(
 ) -> None:
     """Record the approved draft as the day's result and open the next day."""
     with host_errors():
-        new_state = pipeline.advance(open_store(state), game, current_time(now), topic=topic)
+        new_state = games.advance(open_store(state), game, current_time(now), topic=topic)
     if new_state.winner != "none":
         out.print(f"{game}: the game is over — {new_state.winner}", markup=False)
     else:
@@ -686,10 +686,10 @@ def override_command(
         fail("give exactly one of --count-post, --ignore-post, --set-vote, --clear-vote, --set-order, --clear-order")
     with host_errors():
         store = open_store(state)
-        row, _ = pipeline.load(store, game)
+        row, _ = games.load(store, game)
         if row.state is None:
             fail(f"{game}: roles are not dealt yet")
-        kind, subject, value = pipeline.parse_override(
+        kind, subject, value = games.parse_override(
             row.state, count_post, ignore_post, set_vote, clear_vote, set_order, clear_order
         )
         store.add_override(row.id, row.state.day, kind, subject, value, reason, by)
@@ -706,7 +706,7 @@ def status_command(
     """Day, deadline, living players and the votes so far; roles only with --secret."""
     with host_errors():
         store = open_store(state)
-        row, config = pipeline.load(store, game)
+        row, config = games.load(store, game)
     if row.state is None:
         out.print(
             f"{game} ({row.variant}): signups, {len(store.players(row.id))} players, roles not dealt", markup=False
@@ -736,7 +736,7 @@ def status_command(
     if votes:
         with host_errors():
             with game_client(config) as client:
-                counted = pipeline.votes_so_far(store, game, client)
+                counted = games.votes_so_far(store, game, client)
         out.print(
             "votes so far: " + (", ".join(f"{v['voter']} → {v['target']}" for v in counted) or "none"), markup=False
         )
@@ -759,7 +759,7 @@ def reveal_command(
 ) -> None:
     """The role list as dealt and the salt: anyone can check them against day 1's SHA-256 commitment."""
     with host_errors():
-        shown = pipeline.reveal(open_store(state), game, force=force)
+        shown = games.reveal(open_store(state), game, force=force)
     out.print(shown.roles, markup=False)
     out.print(f"salt: {shown.salt}", markup=False)
     out.print(
@@ -789,7 +789,7 @@ def watch_command(
     interval = parse_every(every)
     with host_errors():
         store = open_store(state)
-        _, config = pipeline.load(store, game)
+        _, config = games.load(store, game)
     with host_errors(), game_client(config) as client:
         poster = poster_for(client)
 
@@ -833,7 +833,7 @@ def relays_command(game: Annotated[str, typer.Argument(help="The game.")], state
     """The host's audit of the letters players relayed through the bot (#mail, #mafia, #jakudza, #wall)."""
     with host_errors():
         store = open_store(state)
-        row, _ = pipeline.load(store, game)
+        row, _ = games.load(store, game)
         found = store.relays(row.id)
     table = Table(title=f"{game}: relayed letters")
     for column in ("day", "PM", "from", "kind", "to", "status", "at"):
@@ -962,7 +962,7 @@ def account_command(
     change the format (phpBB's relative formats print fresh PMs as "5 минут назад": only an interval)."""
     with host_errors():
         store = open_store(state)
-        _, config = pipeline.load(store, game)
+        _, config = games.load(store, game)
     with host_errors(), game_client(config) as client:
         if not isinstance(client, PhpbbClient):
             fail(f"{game}: the account's preferences are read on phpBB boards only")
@@ -1003,7 +1003,7 @@ def publish_command(
     opening (day 1's topic with the commitment, the roles). Safe to run again after any failure."""
     with host_errors():
         store = open_store(state)
-        _, config = pipeline.load(store, game)
+        _, config = games.load(store, game)
     with host_errors(), game_client(config) as client:
         poster = poster_for(client, flood_interval=flood_interval)
         report = publish_day(store, game, client, current_time(now), poster=poster, roles=not no_roles)
@@ -1038,7 +1038,7 @@ def draft_send_command(game: Annotated[str, typer.Argument(help="The game.")], s
 def send_draft(game: str, state: Path | None) -> None:
     with host_errors():
         store = open_store(state)
-        _, config = pipeline.load(store, game)
+        _, config = games.load(store, game)
     with host_errors(), game_client(config) as client:
         sent = send_draft_to_moderators(store, game, client)
     who = ", ".join(sent.moderators)

@@ -16,7 +16,7 @@ URLs and call the pure parsers:
 - bounded concurrency (`map_ordered`) for fetching the pages of a topic once their count is known.
 
 Concurrency uses a small thread pool over the synchronous client, not httpx's async API: the rest of
-forumbot (CLI, cron job, pipeline) is synchronous, the per-host rate limit and the forum's patience bound
+forumbot (CLI, cron job, the host's wing) is synchronous, the per-host rate limit and the forum's patience bound
 the useful parallelism to a handful of requests anyway, and threads keep `sleep` injectable and respx
 usable without an event loop leaking into every caller.
 """

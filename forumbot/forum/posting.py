@@ -241,7 +241,7 @@ def _fill(fields: Fields, values: dict[str, str]) -> Fields:
 
 
 class Poster(Protocol):
-    """What `forumbot.publish` asks of a forum it writes to (phpBB's `PhpbbPoster` is the one there is)."""
+    """What `forumbot.host.publish` asks of a forum it writes to (phpBB's `PhpbbPoster` is the one there is)."""
 
     @property
     def username(self) -> str: ...

@@ -22,6 +22,7 @@ from typing import Any
 
 from forumbot.config import GameConfig
 from forumbot.engine import deal, ruleset_for
+from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.engine.model import CheckResult, DayOutcome, Event, GameState, Player, Role
 from forumbot.errors import StateError
 from forumbot.render.bbcode import escape, unescape
@@ -218,8 +219,6 @@ def render_reveal(
     commitment `SHA-256(salt + "\\n" + role list)` published when the roles were dealt. `dealt` is the
     state as dealt (default: dealt again from the seed). Refuses when the dealt roles do not give that
     commitment (the state does not belong to that deal)."""
-    from forumbot.pipeline import commitment_of, role_list_text  # the pipeline imports the renderers
-
     dealt = dealt if dealt is not None else dealt_state(state)
     if commitment_of(dealt, salt) != commitment:
         raise StateError(f"{config.game.name}: the dealt roles and the salt do not give the published commitment")

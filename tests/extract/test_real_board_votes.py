@@ -10,8 +10,8 @@ from pathlib import Path
 from forumbot.forum import phpbb
 from forumbot.forum.cache import PageCache, read_topic
 from forumbot.forum.models import PmSummary, PrivateMessage, TopicPage
+from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.store import Store
-from forumbot.tally import render_tally_bbcode, tally_posts
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb-ru"
 PLAYERS = ["Вера", "Шарик", "Незнайка", "Дядя Фёдор", "Кот_Матроскин", "Новичок", "Mr. Pink", "Алиса Селезнёва"]

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from fakeboard.board import Board, BoardServer, PrivateMessage, Topic
-from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine import deal
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.posting import PhpbbPoster
+from forumbot.host import games
 from forumbot.store import Store
 
 GAME = "Mafia-1"
@@ -207,15 +207,15 @@ def played_day(
     with server:
         played = Played(board, server, clock, store, game_config(server.url), topic)
         try:
-            pipeline.create_game(store, played.config)
-            pipeline.deal_game(store, GAME, START, topic=str(topic) if topic_known else None, seed=SEED)
+            games.create_game(store, played.config)
+            games.deal_game(store, GAME, START, topic=str(topic) if topic_known else None, seed=SEED)
             if drafted:
                 play_day1(board, topic)
                 reader = played.client()
-                pipeline.end_day(store, GAME, reader)
+                games.end_day(store, GAME, reader)
                 reader.close()
                 if approve:
-                    pipeline.approve(store, GAME, "admin")
+                    games.approve(store, GAME, "admin")
             server.reset_log()
             yield played
         finally:

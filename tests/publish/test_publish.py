@@ -30,11 +30,11 @@ from publish_support import (
     played_day,
 )
 
-from forumbot import pipeline
 from forumbot.errors import ForumUnavailable, StateError
 from forumbot.forum.posting import PhpbbPoster
-from forumbot.outbox import marker_line
-from forumbot.publish import PublishReport, legacy_marker, publication_marker, publish, send_draft_to_moderators
+from forumbot.host import games
+from forumbot.host.outbox import marker_line
+from forumbot.host.publish import PublishReport, legacy_marker, publication_marker, publish, send_draft_to_moderators
 from forumbot.store import GameRow
 
 
@@ -195,8 +195,8 @@ def last_day(day: Played) -> tuple[GameRow, set[str]]:
 
 
 def approve_and_publish(day: Played) -> PublishReport:
-    pipeline.end_day(day.store, GAME, day.client())
-    pipeline.approve(day.store, GAME, "admin")
+    games.end_day(day.store, GAME, day.client())
+    games.approve(day.store, GAME, "admin")
     return run_publish(day, roles=False)
 
 
@@ -251,6 +251,6 @@ def test_end_day_after_a_publish_that_crashed_past_its_topic_is_refused(tmp_path
         with pytest.raises(Crash):
             run_publish(day, checkpoint=crash_at(f"after topic «{DAY2_TITLE}»"))
         with pytest.raises(StateError, match="being published already"):
-            pipeline.end_day(day.store, GAME, day.client())
+            games.end_day(day.store, GAME, day.client())
         run_publish(day)  # finishing it is what the host is told to do
         assert_published_once(day)

@@ -9,7 +9,7 @@ import pytest
 
 from forumbot.errors import ConfigError
 from forumbot.forum.models import Post
-from forumbot.tally import render_tally_bbcode, tally_posts
+from forumbot.host.tally import render_tally_bbcode, tally_posts
 
 HOSTILE = "[/b][color=red]x"
 

@@ -15,7 +15,7 @@ import pytest
 from forumbot import store as store_module
 from forumbot.errors import ForumUnavailable, MaybeSent, NoPermission
 from forumbot.forum.posting import LockResult
-from forumbot.outbox import Outbox, markers_for, strip_markers, with_marker
+from forumbot.host.outbox import Outbox, markers_for, strip_markers, with_marker
 from forumbot.store import MIGRATIONS, Letter, Store
 
 

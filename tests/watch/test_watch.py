@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from fakeboard import Board, BoardServer
-from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState
 from forumbot.errors import ForumUnavailable
 from forumbot.forum.client import ClientSettings, ForumClient, open_client
 from forumbot.forum.http import HttpSettings
+from forumbot.host import games
+from forumbot.host.watch import watch_once
 from forumbot.store import Store
-from forumbot.watch import watch_once
 
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # 10:00 Moscow; the day ends at 23:00 Moscow (20:00 UTC)
 PLAYERS = [
@@ -74,9 +74,9 @@ class Game:
             }
         )
         store = Store(self.path)
-        pipeline.create_game(store, config)
+        games.create_game(store, config)
         self.topic = board.add_topic(forum, "Мафия. День 1", "host_bot", "День 1", START)
-        pipeline.deal_game(store, "Мафия", START, topic=str(self.topic))
+        games.deal_game(store, "Мафия", START, topic=str(self.topic))
         self.state: GameState = store.game("Мафия").state  # type: ignore[assignment]
         self.client: ForumClient = open_client(
             ClientSettings(
@@ -311,7 +311,7 @@ def test_magic_word_signups_start_the_game(tmp_path: Path, served: tuple[Board, 
             "watch": {"magic_word": "сезам", "max_players": 4},
         }
     )
-    pipeline.create_game(store, config)
+    games.create_game(store, config)
     client = open_client(
         ClientSettings(
             forum=server.url, username="host_bot", password="pw", dialect="phpbb", http=HttpSettings(min_interval=0)
@@ -388,7 +388,7 @@ def test_watch_once_from_the_command_line_over_real_phpbb_forms(
 
 def test_the_last_signup_opens_the_game_on_the_forum(tmp_path: Path, served: tuple[Board, BoardServer, int]) -> None:
     from forumbot.forum.posting import PhpbbPoster
-    from forumbot.publish import publish
+    from forumbot.host.publish import publish
 
     board, server, forum = served
     store = Store(tmp_path / "state.db")
@@ -399,7 +399,7 @@ def test_the_last_signup_opens_the_game_on_the_forum(tmp_path: Path, served: tup
             "watch": {"magic_word": "сезам", "max_players": 4},
         }
     )
-    pipeline.create_game(store, config)
+    games.create_game(store, config)
     client = open_client(
         ClientSettings(
             forum=server.url, username="host_bot", password="pw", dialect="phpbb", http=HttpSettings(min_interval=0)
@@ -426,7 +426,7 @@ def test_the_loop_finishes_its_pass_and_stops_on_sigterm() -> None:
     import signal
     import threading
 
-    from forumbot.watch import PassReport, watch_loop
+    from forumbot.host.watch import PassReport, watch_loop
 
     passes: list[int] = []
 

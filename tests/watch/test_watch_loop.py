@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot import watch
 from forumbot.errors import ForumUnavailable, LoginFailed
+from forumbot.host import watch
 
 
 def test_a_transient_fault_is_backed_off_and_the_loop_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,9 +26,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from forumbot import pipeline
 from forumbot.config import GameConfig
-from forumbot.daywindow import EXACT, interval_of, narrowest, place
 from forumbot.engine.day import check_order
 from forumbot.engine.model import GameState
 from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError, RulesError, StateError
@@ -37,8 +35,11 @@ from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, pars
 from forumbot.extract.orders import OrderProblem
 from forumbot.forum.client import ForumClient
 from forumbot.forum.models import PrivateMessage
-from forumbot.outbox import Outbox, Writer, markers_for, strip_markers, with_marker
-from forumbot.publish import draft_letters
+from forumbot.host import games
+from forumbot.host.daywindow import EXACT, interval_of, narrowest, place
+from forumbot.host.outbox import Outbox, Writer, markers_for, strip_markers, with_marker
+from forumbot.host.publish import draft_letters
+from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.render.bbcode import escape
 from forumbot.render.messages import render_role_message, render_role_messages
 from forumbot.store import (
@@ -52,7 +53,6 @@ from forumbot.store import (
     write_setting,
     write_vote_count,
 )
-from forumbot.tally import render_tally_bbcode, tally_posts
 
 VERBS = {
     "vote": "Голосую",
@@ -123,7 +123,7 @@ def _pass(
     publish: Callable[[], object] | None,
 ) -> PassReport:
     report = PassReport()
-    row, config = pipeline.load(store, name)
+    row, config = games.load(store, name)
     if row.state is None:
         _signups(store, row, config, client, now, report, publish)
     else:
@@ -223,7 +223,7 @@ def _signups(
             )
         report.handled.append(pm.pm_id)
     if len(store.players(row.id)) >= wanted:
-        dealt = pipeline.deal_game(store, row.name, now)
+        dealt = games.deal_game(store, row.name, now)
         report.started = True
         if publish is not None:
             try:
@@ -473,7 +473,7 @@ def _interim_count(
         return
     if state.variant == "salon":
         return  # salon votes by PM: the thread holds no votes to count
-    posts = pipeline.read_day_topic(store, client, day["topic"]).posts
+    posts = games.read_day_topic(store, client, day["topic"]).posts
     living = [p.nick for p in state.living()]
     dead = [p.nick for p in state.players if not p.alive]
     tally = tally_posts(
@@ -523,7 +523,7 @@ def _deadline(
         return
     draft = store.draft(row.id, state.day)
     if draft is None:
-        pipeline.end_day(store, row.name, client)
+        games.end_day(store, row.name, client)
         report.drafted = True
         if config.game.moderators:
             store.queue(row.id, draft_letters(store, row.name))  # the same PMs as `forumbot draft send`

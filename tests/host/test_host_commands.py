@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from forumbot import pipeline
 from forumbot.cli import app
 from forumbot.config import GameConfig, load_game_config, load_settings
 from forumbot.forum.client import ForumClient, client_settings, open_client
 from forumbot.forum.saved import load_saved_folder
+from forumbot.host import games
 from forumbot.store import Store
 
 SHARED = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb"
@@ -119,7 +119,7 @@ def test_a_crash_at_any_step_loses_nothing_and_a_rerun_gives_the_same_draft(game
     ok("deal", "Mafia-1", "--topic", "2", "--now", "2026-11-29T10:00:00+00:00")
     store = Store(game / "state.db")
     config = load_game_config(game / "game.toml")
-    clean = pipeline.end_day(store, "Mafia-1", client_for(config))
+    clean = games.end_day(store, "Mafia-1", client_for(config))
 
     def crash(at: str) -> None:
         if at == step:
@@ -127,10 +127,10 @@ def test_a_crash_at_any_step_loses_nothing_and_a_rerun_gives_the_same_draft(game
 
     ok("override", "Mafia-1", "--ignore-post", "999", "--reason", "no-op", "--by", "admin")
     with pytest.raises(KeyboardInterrupt):
-        pipeline.end_day(store, "Mafia-1", client_for(config), checkpoint=crash)
+        games.end_day(store, "Mafia-1", client_for(config), checkpoint=crash)
     game_row = store.game("Mafia-1")
     assert game_row.state is not None and game_row.state.day == 1
-    again = pipeline.end_day(store, "Mafia-1", client_for(config))
+    again = games.end_day(store, "Mafia-1", client_for(config))
     assert strip_overrides(again) == strip_overrides(clean)
     assert store.draft(game_row.id, 1)["payload"] == again
 
@@ -164,7 +164,7 @@ def test_signups_come_from_red_posts(tmp_path: Path) -> None:
     saved_dir.mkdir()
     shutil.copy(SHARED / "viewtopic_page1.html", saved_dir / "p1.html")
     posts = [p for page in load_saved_folder(saved_dir).topic_pages for p in page.posts]
-    signed = pipeline.signups_from_posts(posts, exclude=["host_bot"])
+    signed = games.signups_from_posts(posts, exclude=["host_bot"])
     # Red text outside quotes signs a player up; Кот_Матроскин only quoted red, Дядя Фёдор wrote dark red.
     assert "Кот_Матроскин" not in signed and "Дядя Фёдор" not in signed
     assert signed[:3] == ["Alice", "Bob Smith", "Пётр"]

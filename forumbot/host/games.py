@@ -20,8 +20,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from forumbot.config import GameConfig
-from forumbot.daywindow import DayPms, TimedPm, read_day_pms
 from forumbot.engine import DayInput, DayOutcome, GameState, Order, Vote, deal, resolve_day, ruleset_for
+from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.engine.model import ACTIONS
 from forumbot.engine.variants import Ruleset
 from forumbot.engine.variants.gameru import Gameru
@@ -32,9 +32,10 @@ from forumbot.extract.orders import OrderProblem
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient
 from forumbot.forum.models import Post, PrivateMessage
+from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
+from forumbot.host.tally import vote_json
 from forumbot.render.day import render_day_post
 from forumbot.store import GameRow, Store
-from forumbot.tally import vote_json
 
 # The publications that show a day's result (see `publish`): once one is made, the day's outcome is public.
 RESULT_PURPOSES = ("topic", "lock", "check", "role-change", "reveal")
@@ -93,15 +94,6 @@ class Dealt:
     state: GameState
     commitment: str
     deadline: datetime
-
-
-def role_list_text(state: GameState) -> str:
-    """The role list as committed at the start and revealed at the end: one "nick: role" per line."""
-    return "\n".join(f"{p.nick}: {p.role}{' boss' if p.boss else ''}" for p in state.players)
-
-
-def commitment_of(state: GameState, salt: str) -> str:
-    return hashlib.sha256(f"{salt}\n{role_list_text(state)}".encode()).hexdigest()
 
 
 def deal_game(

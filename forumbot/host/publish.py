@@ -16,9 +16,9 @@ What `publish` does, in this order:
 5. the PMs that are due: a role that changed hands, each checker's private result, and at the end the
    reveal, one PM per player (phpBB takes 5 recipients per PM by default, and players must not learn
    who else was written to);
-6. `pipeline.advance` with the new topic's id.
+6. `games.advance` with the new topic's id.
 
-Crash safety: every post, PM and lock goes through the game's one outbox (`forumbot.outbox`): intended
+Crash safety: every post, PM and lock goes through the game's one outbox (`forumbot.host.outbox`): intended
 in the state file, sent, confirmed; a letter whose send was cut off is looked for on the forum by its
 marker (made from a secret of the game, written into the text as an invisible BBCode line) before it
 is sent again. A re-run skips what is done. Once any publication of a day is made, `end-day` for that
@@ -35,13 +35,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine.model import DayOutcome, GameState
 from forumbot.errors import ConfigError, ForumError, StateError
 from forumbot.forum.client import ForumClient
 from forumbot.forum.posting import Poster, poster_for
-from forumbot.outbox import MARKER_PREFIX, Outbox, marker_line, markers_for, with_marker
+from forumbot.host import games
+from forumbot.host.outbox import MARKER_PREFIX, Outbox, marker_line, markers_for, with_marker
 from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day_title
 from forumbot.render.messages import (
@@ -206,7 +206,7 @@ def _publish(
     roles: bool,
     checkpoint: Checkpoint,
 ) -> PublishReport:
-    row, config = pipeline.load(store, name)
+    row, config = games.load(store, name)
     state = _running(row)
     commitment = row.commitment or ""
     poster = poster or poster_for(client)
@@ -250,7 +250,7 @@ def _publish(
     for step in _due_pms(marks, config, row, state, outcome, muted):
         run(step)
     checkpoint("before advance")
-    new_state = pipeline.advance(store, name, now, topic=str(report.topic_id))
+    new_state = games.advance(store, name, now, topic=str(report.topic_id))
     report.winner = new_state.winner
     report.new_day = new_state.day if new_state.winner == "none" else None
     return report
@@ -390,7 +390,7 @@ def draft_steps(store: Store, name: str) -> list[_Step]:
     """The current draft as a PM to each moderator of the config (its BBCode as the topic would show
     it): what `draft send` delivers and what the watch queues at the deadline, with the same markers, so
     that the same draft goes out once whoever sends it. A new draft (end-day again) gets new markers."""
-    row, config = pipeline.load(store, name)
+    row, config = games.load(store, name)
     state = _running(row)
     draft = store.draft(row.id, state.day)
     if draft is None:
@@ -425,7 +425,7 @@ def send_draft_to_moderators(
 ) -> DraftSent:
     """PM the current day's draft to each of the config's moderators (see `draft_steps`)."""
     steps = draft_steps(store, name)
-    row, config = pipeline.load(store, name)
+    row, config = games.load(store, name)
     state = _running(row)
     report = PublishReport(game=name, day=state.day)
     run = _Runner(Outbox(store, row.id, poster or poster_for(client), checkpoint), report)

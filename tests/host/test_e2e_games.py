@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from fakeboard import Board, BoardServer
-from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState, Player
 from forumbot.engine.variants import find_variant
 from forumbot.forum.client import ClientSettings, ForumClient, open_client
 from forumbot.forum.http import HttpSettings
+from forumbot.host import games
 from forumbot.store import Store
 
 START = datetime(2026, 12, 1, 21, 0, tzinfo=UTC)  # 00:00 in Moscow; each day ends at 23:00 Moscow time
@@ -74,7 +74,7 @@ class Table:
                 "forum": {"engine": "phpbb", "base_url": server.url, "forum_id": forum_id},
             }
         )
-        pipeline.create_game(self.store, config)
+        games.create_game(self.store, config)
         self.client: ForumClient = open_client(
             ClientSettings(
                 forum=server.url,
@@ -89,7 +89,7 @@ class Table:
 
     def deal(self) -> GameState:
         self.topic = self.board.add_topic(self.forum_id, f"{self.name}. День 1", "host_bot", "День 1.", self.now)
-        pipeline.deal_game(self.store, self.name, self.now, topic=str(self.topic))
+        games.deal_game(self.store, self.name, self.now, topic=str(self.topic))
         return self.state()
 
     def state(self) -> GameState:
@@ -108,15 +108,15 @@ class Table:
         self.board.send_pm(sender, "host_bot", "Игра-мафия", body, self.now + timedelta(minutes=minutes))
 
     def end_day(self) -> dict[str, object]:
-        draft = pipeline.end_day(self.store, self.name, self.client)
-        pipeline.approve(self.store, self.name, "Модератор")
+        draft = games.end_day(self.store, self.name, self.client)
+        games.approve(self.store, self.name, "Модератор")
         day = self.store.day(self.store.game(self.name).id, self.state().day)
         assert day is not None
         self.now = day["deadline"] + timedelta(minutes=30)
         next_topic = self.board.add_topic(
             self.forum_id, f"{self.name}. День {self.state().day + 1}", "host_bot", str(draft["bbcode"]), self.now
         )
-        pipeline.advance(self.store, self.name, self.now, topic=str(next_topic))
+        games.advance(self.store, self.name, self.now, topic=str(next_topic))
         self.topic = next_topic
         return draft
 

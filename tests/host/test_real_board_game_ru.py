@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from fakeboard.board import Board, BoardServer
-from forumbot import pipeline
 from forumbot.config import GameConfig
 from forumbot.engine import deal
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.posting import PhpbbPoster
-from forumbot.publish import publish
+from forumbot.host import games
+from forumbot.host.publish import publish
 from forumbot.store import Store
 
 GAME = "Мафия-9"
@@ -112,7 +112,7 @@ class Host:
         self.clock.at(self.day()["deadline"] + after)
         client = self.client()
         try:
-            return pipeline.end_day(self.store, GAME, client)
+            return games.end_day(self.store, GAME, client)
         finally:
             client.close()
 
@@ -133,13 +133,13 @@ def host(tmp_path: Path) -> Iterator[Host]:
                 "forum": {"engine": "phpbb", "base_url": server.url, "forum_id": 3},
             }
         )
-        pipeline.create_game(store, config)
+        games.create_game(store, config)
         yield Host(board, server, clock, store)
 
 
 def test_a_whole_game_on_the_russian_board(host: Host) -> None:
     # the deal, then the opening: day 1's topic with the commitment, and the role PMs (not to civilians)
-    pipeline.deal_game(host.store, GAME, START, seed=SEED)
+    games.deal_game(host.store, GAME, START, seed=SEED)
     host.publish()
     day1 = host.day()
     assert day1["topic"] and host.board.topic(int(day1["topic"])).title == f"{GAME}. День 1"
@@ -192,7 +192,7 @@ def test_a_whole_game_on_the_russian_board(host: Host) -> None:
     assert "/" in before and before.split("/")[1] <= "2026-12-01T23:00:00+03:00"
     assert "/" not in straddling and datetime.fromisoformat(straddling) == deadline - timedelta(seconds=40)
 
-    pipeline.approve(host.store, GAME, "Модератор")
+    games.approve(host.store, GAME, "Модератор")
     host.publish()
     assert host.board.topic(int(day1["topic"])).locked  # the confirm box got its «Да»
     checks = [m for m in host.board.pms_to(SHERIFF) if m.sender == BOT and "ваша роль" not in m.subject]
@@ -216,7 +216,7 @@ def test_a_whole_game_on_the_russian_board(host: Host) -> None:
         host.order(boss, f"Убиваем — {prey}", day["deadline"] - timedelta(minutes=5))
         draft = host.end_day()
         assert draft["deaths"].get(target) == "executed", draft["deaths"]
-        pipeline.approve(host.store, GAME, "Модератор")
+        games.approve(host.store, GAME, "Модератор")
         host.publish()
     row = host.store.game(GAME)
     assert row.state is not None and row.state.winner == "town"
