@@ -28,7 +28,6 @@ from typing import Any, Literal
 from forumbot.engine import DayInput, GameState, Order, Vote, deal, resolve_day, ruleset_for
 from forumbot.engine.model import FACTION_OF, Action, Faction, Player, Role
 from forumbot.engine.variants.base import Ruleset
-from forumbot.engine.variants.gameru import Gameru
 
 # The normal quantile of a two-sided 95% interval.
 Z95 = 1.959963984540054
@@ -197,10 +196,8 @@ class _Plan:
         }
         self.self_ok = rules.self_target_ok
         self.no_repeat = rules.no_repeat
-        # gameru-3.3: only the boss's kill order counts for the mafia, so the others send none.
-        self.boss_orders = isinstance(rules, Gameru)
-        self.double_days: frozenset[int] = frozenset()
-        self.sized = False
+        # Where only the boss's kill order counts for the mafia, the others send none.
+        self.boss_orders = rules.boss_orders
         # Votes and orders are frozen values: one object per distinct vote or order is enough.
         self.votes: dict[tuple[str, tuple[str, ...]], Vote] = {}
         self.orders: dict[tuple[str, Action, tuple[str, ...]], Order] = {}
@@ -221,11 +218,7 @@ class _Plan:
 
     def width(self, state: GameState) -> int:
         """How many players a vote or order names on this day."""
-        if not self.sized:
-            if isinstance(self.rules, Gameru):
-                self.double_days = frozenset(self.rules.double_days(len(state.players)))
-            self.sized = True
-        return 2 if state.day in self.double_days else 1
+        return self.rules.max_targets(state.day, "vote", len(state.players))
 
     def random_day(self, state: GameState, rng: random.Random) -> DayInput:
         living = [p for p in state.players if p.alive]

@@ -24,7 +24,6 @@ from forumbot.engine import DayInput, DayOutcome, GameState, Order, Vote, deal, 
 from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.engine.model import ACTIONS
 from forumbot.engine.variants import Ruleset
-from forumbot.engine.variants.gameru import Gameru
 from forumbot.errors import StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm
 from forumbot.extract.commands import parse_commands
@@ -39,12 +38,6 @@ from forumbot.store import GameRow, Store
 
 # The publications that show a day's result (see `publish`): once one is made, the day's outcome is public.
 RESULT_PURPOSES = ("topic", "lock", "check", "role-change", "reveal")
-# Where each variant's votes are cast: in the day thread (red bold), or by PM ("Расстреливаю — ник").
-VOTE_CHANNEL: dict[str, frozenset[str]] = {
-    "gameru-3.3": frozenset({"thread"}),
-    "kozanostra": frozenset({"thread", "pm"}),
-    "salon": frozenset({"pm"}),
-}
 MIN_DAY_LENGTH = timedelta(hours=6)
 Checkpoint = Callable[[str], None]
 
@@ -249,9 +242,7 @@ def _in_window(moment: datetime | None, start: datetime, deadline: datetime) -> 
 
 
 def _votes_per_post(state: GameState, rules: Ruleset) -> int:
-    if isinstance(rules, Gameru) and state.day in rules.double_days(len(state.players)):
-        return 2
-    return 1
+    return rules.max_targets(state.day, "vote", len(state.players))
 
 
 def _votes(
@@ -266,7 +257,7 @@ def _votes(
 ) -> tuple[list[Vote], list[dict[str, Any]]]:
     """Votes in time order, from the variant's channels, and the audit of every vote seen (the bot's own
     posts are neither)."""
-    channels = VOTE_CHANNEL[state.variant]
+    channels = rules.vote_channels
     living = [p.nick for p in state.living()]
     dead = [p.nick for p in state.players if not p.alive]
     audit: list[dict[str, Any]] = []
@@ -583,19 +574,7 @@ def inactivity_notes(
         if a["posts"] == 0 and a["orders"] == 0:
             streak = outcome.state.silent_streak.get(nick, 0)
             notes.append(f"{nick}: no post and no order today" + (f" ({streak} days running)" if streak > 1 else ""))
-    if state.variant == "kozanostra" and outcome.day == getattr(rules.options, "autokill_turn", 1):
-        sleepers = [n for n, a in activity.items() if a["posts"] == 0 and a["orders"] == 0]
-        if sleepers:
-            notes.append(f"no sign of life between turns 0 and 1 (autokill): {', '.join(sleepers)}")
-    minimum = getattr(rules.options, "min_posts_per_day", None)
-    if minimum:
-        few = [n for n, a in activity.items() if a["posts"] < minimum]
-        if few:
-            notes.append(f"fewer than {minimum} posts today (seed 003's rule): {', '.join(few)}")
-    if state.variant == "salon":
-        no_vote = [n for n in activity if n not in outcome.counted_votes]
-        if no_vote:
-            notes.append(f"sent no valid vote by PM (dies this night): {', '.join(no_vote)}")
+    notes += rules.inactivity_notes(outcome.day, activity, outcome.counted_votes)
     return notes
 
 

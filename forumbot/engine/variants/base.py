@@ -27,7 +27,7 @@ variant's options model (`parse_options`).
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -195,6 +195,10 @@ class Ruleset:
     no_repeat: ClassVar[frozenset[Action]] = frozenset()
     # Whether a tie for the execution is drawn at random (else `rank` decides).
     random_ties: ClassVar[bool] = True
+    # Where the day's votes are cast: "thread" (a nick in red bold in the day topic) and/or "pm".
+    vote_channels: ClassVar[frozenset[str]] = frozenset({"thread"})
+    # Only the boss's kill order counts for the mafia (the others need send none).
+    boss_orders: ClassVar[bool] = False
     # Whether exactly one mafioso is the boss (gameru-3.3, salon); else no player may be marked boss.
     has_boss: ClassVar[bool] = False
 
@@ -320,9 +324,21 @@ class Ruleset:
     def begin_day(self, ctx: DayContext) -> None:
         """Start-of-day bookkeeping. Base: nothing."""
 
-    def max_targets(self, day: int, action: Action) -> int:
-        """How many players one vote or order may name on this day."""
+    def max_targets(self, day: int, action: Action, player_count: int) -> int:
+        """How many players one vote or order may name on this day of a game of `player_count` players:
+        a pure function of the options and the count (callers outside the engine ask it too)."""
         return 1
+
+    def inactivity_notes(self, day: int, activity: Mapping[str, Mapping[str, int]], voted: Iterable[str]) -> list[str]:
+        """What the rules say about silence today, for the host's audit. `activity`: each living player's
+        posts and orders today; `voted`: whose votes counted."""
+        notes = []
+        minimum = getattr(self.options, "min_posts_per_day", None)
+        if minimum:
+            few = [n for n, a in activity.items() if a["posts"] < minimum]
+            if few:
+                notes.append(f"fewer than {minimum} posts today: {', '.join(few)}")
+        return notes
 
     def effective_action(self, player: Player, action: Action) -> Action | None:
         """The action an order stands for (kozanostra maps `special`); None when the role lacks it."""
@@ -342,7 +358,7 @@ class Ruleset:
 
     def collect_votes(self, ctx: DayContext) -> None:
         alive = ctx.alive_at_start
-        single_ok = self.max_targets(ctx.day, "vote") >= 1
+        single_ok = self.max_targets(ctx.day, "vote", len(ctx.players)) >= 1
         for index, vote in enumerate(ctx.day_input.votes):
             targets = vote.targets
             if single_ok and len(targets) == 1 and vote.voter in alive and targets[0] in alive:
@@ -367,7 +383,7 @@ class Ruleset:
     def _targets_problem(
         self, ctx: DayContext, actor: str, action: Action, targets: tuple[str, ...]
     ) -> str | None:
-        limit = self.max_targets(ctx.day, action)
+        limit = self.max_targets(ctx.day, action, len(ctx.players))
         if not targets:
             return "names nobody"
         if len(targets) > limit:

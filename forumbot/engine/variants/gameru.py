@@ -74,11 +74,10 @@ class Gameru(Ruleset):
 
     # --- hooks ---------------------------------------------------------------------------------
     def begin_day(self, ctx: DayContext) -> None:
-        self._double_days = set(self.double_days(len(ctx.players)))
         _ensure_boss(ctx)
 
-    def max_targets(self, day: int, action: Action) -> int:
-        return 2 if day in self._double_days else 1
+    def max_targets(self, day: int, action: Action, player_count: int) -> int:
+        return 2 if day in self.double_days(player_count) else 1
 
     def order_limit(self, action: Action) -> int | None:
         return self.options.order_changes + 1
@@ -117,7 +116,7 @@ class Gameru(Ruleset):
                 if index < first_vote.get(t, 1 << 30):
                     first_vote[t] = index
         ranked = self.rank(ctx.tally, first_vote, order)
-        for nick in ranked[: self.max_targets(ctx.day, "vote")]:
+        for nick in ranked[: self.max_targets(ctx.day, "vote", len(ctx.players))]:
             ctx.executed.append(nick)
             ctx.kill(nick, "executed", detail=f"{ctx.tally[nick]} votes")
         if not ranked:
@@ -135,7 +134,8 @@ class Gameru(Ruleset):
             ctx.event("checked", actor=sheriff.nick, target=target, detail=result)
             if result != "not_mafia":
                 ctx.kill(target, "sheriff", by=sheriff.nick)
-        ctx.checks[sheriff.nick] = results if ctx.day in self._double_days else results[0]
+        double = self.max_targets(ctx.day, "check", len(ctx.players)) > 1
+        ctx.checks[sheriff.nick] = results if double else results[0]
 
     def apply_inactivity(self, ctx: DayContext) -> None:
         silent = ctx.day_input.silent

@@ -25,7 +25,7 @@ Decisions where both the seed and RULES.md are silent:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar, Literal
 
 from pydantic import Field
@@ -57,6 +57,7 @@ class KozanostraOptions(VariantOptions):
 class Kozanostra(Ruleset):
     name = "kozanostra"
     options_model = KozanostraOptions
+    vote_channels: ClassVar[frozenset[str]] = frozenset({"thread", "pm"})  # seed 000: "V ник" by PM too
     roles: ClassVar[frozenset[Role]] = frozenset(
         {"civilian", "mafia", "commissar", "sheriff", "reanimator", "maniac", "lawyer", "yakuza", "ninja"}
     )
@@ -75,6 +76,16 @@ class Kozanostra(Ruleset):
     )
     options: KozanostraOptions
 
+
+    def inactivity_notes(
+        self, day: int, activity: Mapping[str, Mapping[str, int]], voted: Iterable[str]
+    ) -> list[str]:
+        notes = super().inactivity_notes(day, activity, voted)
+        if day == self.options.autokill_turn:
+            sleepers = [n for n, a in activity.items() if a["posts"] == 0 and a["orders"] == 0]
+            if sleepers:
+                notes.append(f"no sign of life between turns 0 and 1 (autokill): {', '.join(sleepers)}")
+        return notes
     def effective_action(self, player: Player, action: Action) -> Action | None:
         found = super().effective_action(player, action)
         if found != "special":

@@ -19,7 +19,7 @@ Decisions where both the seed and RULES.md are silent:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar
 
 from pydantic import Field
@@ -41,6 +41,7 @@ class SalonOptions(VariantOptions):
 class Salon(Ruleset):
     name = "salon"
     options_model = SalonOptions
+    vote_channels: ClassVar[frozenset[str]] = frozenset({"pm"})  # seed 003: "Расстреливаю — ник" by PM
     roles: ClassVar[frozenset[Role]] = frozenset({"civilian", "mafia", *SPECIALS})
     role_actions: ClassVar[dict[Role, frozenset[Action]]] = {
         "mafia": frozenset({"kill"}),
@@ -56,6 +57,16 @@ class Salon(Ruleset):
     has_boss = True
     options: SalonOptions
 
+
+    def inactivity_notes(
+        self, day: int, activity: Mapping[str, Mapping[str, int]], voted: Iterable[str]
+    ) -> list[str]:
+        notes = super().inactivity_notes(day, activity, voted)
+        counted = set(voted)
+        no_vote = [n for n in activity if n not in counted]
+        if no_vote:
+            notes.append(f"sent no valid vote by PM (dies this night): {', '.join(no_vote)}")
+        return notes
     def resolve_phases(self, ctx: DayContext) -> None:
         non_voters = [n for n in _in_list_order(ctx, ctx.alive_at_start) if n not in ctx.votes]
         assaulted = self._maniac(ctx)
