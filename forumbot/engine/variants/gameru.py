@@ -60,6 +60,7 @@ class Gameru(Ruleset):
         "maniac": frozenset({"kill"}),
     }
     random_ties = False
+    boss_orders = True  # seed 001: the boss's order is the mafia's
     has_boss = True
     options: GameruOptions
 
