@@ -33,7 +33,8 @@ from forumbot.forum.client import ForumClient
 from forumbot.forum.models import Post, PrivateMessage
 from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
 from forumbot.host.tally import vote_json
-from forumbot.render.day import render_day_post
+from forumbot.render.day import render_day_post, render_day_title
+from forumbot.render.messages import Message, render_reveal
 from forumbot.store import GameRow, Store
 
 # The publications that show a day's result (see `publish`): once one is made, the day's outcome is public.
@@ -87,6 +88,33 @@ class Dealt:
     state: GameState
     commitment: str
     deadline: datetime
+
+
+def commitment_line(commitment: str) -> str:
+    """The line of day 1's post that commits to the roles."""
+    return (
+        f"SHA-256 списка ролей с солью: [b]{commitment}[/b]\n"
+        "Соль и список будут опубликованы в конце игры: каждый сможет проверить, что роли не менялись."
+    )
+
+
+def reveal_message(config: GameConfig, row: GameRow, outcome: DayOutcome) -> Message:
+    """The end of the game: every role, and the salt that opens the commitment."""
+    if not row.salt or not row.commitment:
+        raise StateError(f"{row.name}: no salt and commitment stored: the roles cannot be revealed")
+    dealt = GameState.model_validate_json(row.dealt_json) if row.dealt_json else None
+    return render_reveal(config, outcome.state, row.salt, row.commitment, dealt)
+
+
+def post_text(config: GameConfig, row: GameRow, before: GameState, outcome: DayOutcome, bbcode: str) -> str:
+    """The day's post as it will be published: the day's BBCode, the commitment after day 1, and the
+    reveal when the game is over."""
+    body = bbcode.rstrip()
+    if before.day == 1 and row.commitment:
+        body += "\n\n" + commitment_line(row.commitment)
+    if outcome.winner != "none":
+        body += "\n\n" + reveal_message(config, row, outcome).body.rstrip()
+    return body
 
 
 def deal_game(
@@ -182,7 +210,7 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     outcome = resolve_day(state, day_input)
     checkpoint("day resolved")
     payload = _draft_payload(
-        config, state, outcome, vote_audit, order_audit, override_audit, activity, rules, store.genders(row.id)
+        config, row, state, outcome, vote_audit, order_audit, override_audit, activity, rules, store.genders(row.id)
     )
     payload["unread_pms"] = window.unread
     payload["page_problems"] = topic.problems
@@ -517,6 +545,7 @@ def _activity(
 
 def _draft_payload(
     config: GameConfig,
+    row: GameRow,
     state: GameState,
     outcome: DayOutcome,
     vote_audit: list[dict[str, Any]],
@@ -526,6 +555,7 @@ def _draft_payload(
     rules: Ruleset,
     genders: dict[str, str],
 ) -> dict[str, Any]:
+    bbcode = render_day_post(config, state, outcome, genders)
     return {
         "day": outcome.day,
         "deaths": dict(outcome.deaths),
@@ -540,7 +570,9 @@ def _draft_payload(
         "activity": activity,
         "inactivity": inactivity_notes(state, outcome, activity, rules),
         "events": [e.model_dump(mode="json") for e in outcome.events],
-        "bbcode": render_day_post(config, state, outcome, genders),
+        "bbcode": bbcode,
+        "subject": render_day_title(config, state, outcome),
+        "post": post_text(config, row, state, outcome, bbcode),
         "state": outcome.state.model_dump(mode="json"),
     }
 

@@ -47,7 +47,6 @@ from forumbot.render.day import render_day_title
 from forumbot.render.messages import (
     Message,
     render_check_messages,
-    render_reveal,
     render_role_change_messages,
     render_role_messages,
 )
@@ -56,7 +55,6 @@ from forumbot.store import GameRow, Letter, Store
 __all__ = [
     "DraftSent",
     "PublishReport",
-    "commitment_line",
     "marker_line",
     "publication_marker",
     "publish",
@@ -84,13 +82,6 @@ def legacy_marker(commitment: str, kind: str, day: int, recipient: str | None = 
     publication they made is never made again."""
     key = "\x1f".join((commitment, kind, str(day), recipient or ""))
     return MARKER_PREFIX + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
-
-
-def commitment_line(commitment: str) -> str:
-    return (
-        f"SHA-256 списка ролей с солью: [b]{commitment}[/b]\n"
-        "Соль и список будут опубликованы в конце игры: каждый сможет проверить, что роли не менялись."
-    )
 
 
 # --- the report --------------------------------------------------------------------------------------
@@ -208,7 +199,6 @@ def _publish(
 ) -> PublishReport:
     row, config = games.load(store, name)
     state = _running(row)
-    commitment = row.commitment or ""
     poster = poster or poster_for(client)
     draft = store.draft(row.id, state.day)
     today = store.day(row.id, state.day)
@@ -229,12 +219,10 @@ def _publish(
     steps: list[_Step] = []
     if roles:
         steps += _role_steps(marks, config, state)
-    subject = render_day_title(config, state, outcome)
-    body = payload["bbcode"].rstrip()
-    if state.day == 1 and commitment:
-        body += "\n\n" + commitment_line(commitment)
-    if outcome.winner != "none":
-        body += "\n\n" + _reveal(config, row, outcome).body.rstrip()
+    # The post as the moderators approved it: subject and body made once, at end-day (drafts of earlier
+    # versions hold only the BBCode: their subject and closing lines are made as they were then).
+    subject = payload.get("subject") or render_day_title(config, state, outcome)
+    body = payload.get("post") or games.post_text(config, row, state, outcome, payload["bbcode"])
     topic_step = _topic_step(marks, forum_id, state.day, "topic", subject, body)
     steps.append(topic_step)
     for step in steps:
@@ -304,7 +292,7 @@ def opening_text(config: GameConfig, state: GameState, commitment: str, deadline
         local = deadline.astimezone(config.game.zone)
         lines += ["", f"День заканчивается {local:%d.%m.%Y в %H:%M} ({escape(config.game.timezone)})."]
     if commitment:
-        lines += ["", commitment_line(commitment)]
+        lines += ["", games.commitment_line(commitment)]
     return "\n".join(lines) + "\n"
 
 
@@ -335,7 +323,7 @@ def _due_pms(
         if m.to:
             steps.append(_pm_step(marks, day, "check", m.to, m, [m.to]))
     if outcome.winner != "none":
-        reveal = _reveal(config, row, outcome)
+        reveal = games.reveal_message(config, row, outcome)
         dead = {p.nick for p in outcome.state.players if not p.alive}
         readers = [nick for nick in before.nicks() if not (nick in dead and nick in muted)]
         # one PM each: phpBB takes 5 recipients by default, and a PM to all would list every player
@@ -376,13 +364,6 @@ def _lock(
         )
 
 
-def _reveal(config: GameConfig, row: GameRow, outcome: DayOutcome) -> Message:
-    if not row.salt or not row.commitment:
-        raise StateError(f"{row.name}: no salt and commitment stored: the roles cannot be revealed")
-    dealt = GameState.model_validate_json(row.dealt_json) if row.dealt_json else None
-    return render_reveal(config, outcome.state, row.salt, row.commitment, dealt)
-
-
 # --- the draft to the moderators ---------------------------------------------------------------------
 
 
@@ -403,7 +384,9 @@ def draft_steps(store: Store, name: str) -> list[_Step]:
     message = Message(
         to=None,
         subject=f"{config.game.name}: черновик итогов дня {state.day}",
-        body=draft_text(config, state.day, payload["bbcode"], draft["approved_by"]),
+        body=draft_text(
+            config, state.day, payload.get("post") or payload["bbcode"], draft["approved_by"], payload.get("subject")
+        ),
     )
     marks = _Marks(store, row)
     # one PM per moderator: never more recipients than the board takes in one PM
@@ -440,13 +423,18 @@ def send_draft_to_moderators(
     )
 
 
-def draft_text(config: GameConfig, day: int, bbcode: str, approved_by: str | None) -> str:
+def draft_text(
+    config: GameConfig, day: int, bbcode: str, approved_by: str | None, subject: str | None = None
+) -> str:
+    """The moderators' PM: the new topic exactly as it will be posted (its subject and body)."""
     game = escape(config.game.name)
     status = f"одобрен: {escape(approved_by)}" if approved_by else "[b]ещё не одобрен[/b]"
+    title = f"Тема: [b]{escape(subject)}[/b]\n" if subject else ""
     return (
         f"Черновик итогов дня {day} игры [b]{game}[/b] ({status}).\n"
         f"Одобрить: [code]forumbot draft approve {game} --by ИМЯ[/code]\n"
         "Так будет выглядеть новая тема:\n"
+        f"{title}"
         "——————————\n"
         f"{bbcode.rstrip()}\n"
         "——————————\n"

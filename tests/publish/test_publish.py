@@ -241,7 +241,10 @@ def test_the_draft_goes_to_the_moderators_once_per_version(tmp_path: Path) -> No
         assert "ещё не одобрен" in pm.body and f"forumbot draft approve {GAME}" in pm.body
         again = send_draft_to_moderators(day.store, GAME, client, poster=PhpbbPoster(client))
         assert again.already and len(day.board.pms_to("admin")) == 1
-        day.store.save_draft(row.id, 1, draft["payload"] | {"bbcode": "[b]Другой черновик[/b]"})
+        assert draft["payload"]["post"].rstrip() in pm.body  # the post as it will be published
+        assert f"Тема: [b]{draft['payload']['subject']}[/b]" in pm.body and draft["payload"]["subject"] == DAY2_TITLE
+        other = "[b]Другой черновик[/b]"
+        day.store.save_draft(row.id, 1, draft["payload"] | {"bbcode": other, "post": other})
         send_draft_to_moderators(day.store, GAME, client, poster=PhpbbPoster(client))
         assert len(day.board.pms_to("admin")) == 2 and "Другой черновик" in day.board.pms_to("admin")[0].body
 
@@ -254,3 +257,17 @@ def test_end_day_after_a_publish_that_crashed_past_its_topic_is_refused(tmp_path
             games.end_day(day.store, GAME, day.client())
         run_publish(day)  # finishing it is what the host is told to do
         assert_published_once(day)
+
+
+def test_the_post_goes_out_exactly_as_the_moderators_approved_it(tmp_path: Path) -> None:
+    with played_day(tmp_path) as day:
+        row = day.store.game(GAME)
+        draft = day.store.draft(row.id, 1)
+        assert draft is not None
+        payload = draft["payload"]
+        assert payload["post"].startswith(payload["bbcode"].rstrip()) and row.commitment in payload["post"]
+        day.store.save_draft(row.id, 1, payload | {"subject": "Как одобрено", "post": "Текст как одобрен"})
+        games.approve(day.store, GAME, "admin")
+        run_publish(day)
+        [topic] = day.topics_titled("Как одобрено")
+        assert topic.posts[0].body.startswith("Текст как одобрен")
