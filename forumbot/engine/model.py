@@ -1,7 +1,8 @@
 """The engine's value types: roles, actions, players, game state, a day's input and its outcome.
 
 Every model is a frozen pydantic model, so a test builds a state in a line and nothing downstream can
-change a resolved day by accident. The vocabulary (role, action, cause and winner ids) is RULES.md's.
+change a resolved day by accident. The vocabulary (role, action, cause and winner ids) is
+that of docs/rules/common.md, Vocabulary.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ Action = Literal["vote", "kill", "check", "heal", "sleep", "assault", "special"]
 ACTIONS: tuple[Action, ...] = get_args(Action)
 
 Cause = Literal["executed", "mafia", "yakuza", "maniac", "sheriff", "inactive"]
-# When several causes would kill one player at once, the first of these is recorded (RULES.md).
+# When several causes would kill one player at once, the first of these is recorded (docs/rules/common.md).
 CAUSE_PRIORITY: tuple[Cause, ...] = ("executed", "mafia", "yakuza", "maniac", "sheriff", "inactive")
 
 Winner = Literal["none", "town", "mafia", "yakuza", "maniac", "draw"]
@@ -160,9 +161,9 @@ class DayInput(Frozen):
     orders: tuple[Order, ...] = ()
     # Players with no activity at all this day (no post in the day thread and no order).
     silent: frozenset[str] = frozenset()
-    # Posts in the day thread per player, for the audit of seed 003's three-posts rule (optional).
+    # Posts in the day thread per player, for the audit of salon's three-posts rule (optional).
     posts: dict[str, int] = Field(default_factory=dict)
-    # Players who asked to leave the game (seed 000's `Q`): they leave at this resolution, cause `inactive`.
+    # Players who asked to leave the game (the command `Q`): they leave at this resolution, cause `inactive`.
     leaving: frozenset[str] = frozenset()
 
 

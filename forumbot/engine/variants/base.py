@@ -12,10 +12,11 @@
 8. `succession(ctx)`       - roles passed on, new boss, new sheriff; base: nothing
 9. `winner(players)`       - who has won, from the living
 
-Common rules implemented here (RULES.md, "Common to all variants"): only living players act; a vote or
-order naming a dead or unknown player is void; an order from a role that lacks the action is void;
-self-targets are void unless the variant lists them in `self_target_ok`; actions in `no_repeat` may not
-name the actor's own valid target of the previous night; the latest valid vote/order stands.
+Common rules implemented here (docs/rules/common.md, "The rules every variant shares"): only living
+players act; a vote or order naming a dead or unknown player is void; an order from a role that lacks the
+action is void; self-targets are void unless the variant lists them in `self_target_ok`; actions in
+`no_repeat` may not name the actor's own valid target of the previous night; the latest valid vote/order
+stands.
 
 Checks on a game's own definition, refused (a RulesError naming the field) before anything is resolved:
 `check_roles` - roles the variant lacks; where the variant has a boss (`has_boss`) exactly one boss among
@@ -54,7 +55,7 @@ from forumbot.errors import DealError, RulesError
 
 
 class VariantOptions(BaseModel):
-    """Options every variant has; each variant's model adds its own (RULES.md: every option is a field)."""
+    """Options every variant has; each variant's model adds its own (docs/rules/common.md, Options)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -447,7 +448,7 @@ class Ruleset:
         raise NotImplementedError
 
     def apply_departures(self, ctx: DayContext) -> None:
-        """Players who asked to leave (seed 000's `Q`) leave at the end of the resolution, like the silent."""
+        """Players who asked to leave (the command `Q`) leave at the end of the resolution, like the silent."""
         for nick in sorted(ctx.day_input.leaving & ctx.alive_at_start, key=list(ctx.players).index):
             if ctx.is_alive(nick):
                 ctx.kill(nick, "inactive", detail="left the game")

@@ -1,9 +1,10 @@
-"""`gameru-3.3` — seed 001, "Правила мафии, версия 3.3", with the decisions of RULES.md.
+"""`gameru-3.3` — the gameru.net rules 3.3, "Правила мафии, версия 3.3" (seed 001, see docs/README.md), with
+the project's decisions; the rules in English: docs/rules/gameru-3.3.md.
 
 Votes in the day thread; orders by PM: the boss's kill, the sheriff's deadly check, the maniac's kill.
 Everything of a day happens at once: an order stands even if its sender is executed or killed that day.
 
-Decisions where both the seed and RULES.md are silent:
+Decisions where the original rules are silent (docs/rules/gameru-3.3.md, "Decisions where the rules are silent"):
 - the mafia may name one of its own (only the boss himself is void, as every self-kill);
 - a vote may name the voter himself (nothing forbids it);
 - on a double-order day an order or a vote may still name just one player;
@@ -60,7 +61,7 @@ class Gameru(Ruleset):
         "maniac": frozenset({"kill"}),
     }
     random_ties = False
-    boss_orders = True  # seed 001: the boss's order is the mafia's
+    boss_orders = True  # the gameru rules: the boss's order is the mafia's
     has_boss = True
     options: GameruOptions
 
@@ -70,7 +71,7 @@ class Gameru(Ruleset):
         return scheme_double_days(player_count)
 
     def gets_role_message(self, player: Player) -> bool:
-        # seed 001: "Жители никаких писем не получают" (the mafia, the sheriff and the maniac do)
+        # the gameru rules: "Жители никаких писем не получают" (the mafia, the sheriff and the maniac do)
         return player.role != "civilian"
 
     # --- hooks ---------------------------------------------------------------------------------
@@ -144,8 +145,9 @@ class Gameru(Ruleset):
         for nick in [n for n in ctx.players if n in ctx.alive_at_start]:
             streak = streaks.get(nick, 0) + 1 if nick in silent else 0
             streaks[nick] = streak
-            # seed 001 §6: a sheriff silent all of day 1 dies and is replaced at the start of day 2, whatever
-            # else kills him, the streak rule included (inactivity_days 1).
+            # rule 6 (docs/rules/gameru-3.3.md, Inactivity): a sheriff silent all of day 1 dies and is
+            # replaced at the start of day 2, whatever else kills him, the streak rule included
+            # (inactivity_days 1).
             silent_sheriff = ctx.day == 1 and nick in silent and ctx.players[nick].role == "sheriff"
             if streak >= self.options.inactivity_days:
                 ctx.kill(nick, "inactive", detail=f"silent {streak} days")

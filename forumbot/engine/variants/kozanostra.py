@@ -1,4 +1,5 @@
-"""`kozanostra` — seed 000, the kozanostra PBeM server, with the decisions of RULES.md.
+"""`kozanostra` — the kozanostra PBeM server's rules (seed 000, see docs/README.md), with the project's
+decisions; the rules in English: docs/rules/kozanostra.md.
 
 A turn: (1) jail by votes (a player who sends no vote votes for himself); (2) checks by the commissar
 and the lawyer (exact role; a ninja looks like a civilian); (3) night: mafia, yakuza, maniac and sheriff
@@ -7,17 +8,18 @@ the normal turn and their special roles pass to random living civilians.
 
 Only jail stops an action: a jailed player takes no part in the checks and the night (a jailed checker
 gets `miss`). Every other player killed during the turn still has its vote and orders carried out
-(RULES.md, common to all variants): one shot in the night still shoots and still learns his check; one
-autokilled after the turn still has his vote counted in the jail (having sent nothing since turn 0, that
-is his default vote for himself, and he sent no orders).
+(docs/rules/common.md, common to all variants): one shot in the night still shoots and still learns his
+check; one autokilled after the turn still has his vote counted in the jail (having sent nothing since
+turn 0, that is his default vote for himself, and he sent no orders).
 
-Decisions where both the seed and RULES.md are silent:
-- a mafioso (or yakuza) whose kill order names himself abstains (seed: "мафиози, голосующие за себя - в
-  голосовании не участвуют"): that order is valid and, being the latest, replaces an earlier one;
+Decisions where the original rules are silent (docs/rules/kozanostra.md, "Decisions where the rules are
+silent"):
+- a mafioso (or yakuza) whose kill order names himself abstains (the server's rules: "мафиози,
+  голосующие за себя - в голосовании не участвуют"): that order is valid and, being the latest, replaces an earlier one;
 - a clan in which every free member abstains does not shoot (no miss);
 - maniac and sheriff shots at a player jailed that turn miss, as the clans' do;
 - check results are read at the end of the turn, so a commissar checking a civilian who inherits a role
-  in the autokill learns the new role (seed 000);
+  in the autokill learns the new role (the server's rules);
 - dealing: `mafia` games have a quarter of the players as mafia (at least one) and a commissar; `neapol`
   a third as mafia, a commissar and a reanimator; `kozanostra` as `mafia`; the optional roles are added
   by the options' counts.
@@ -57,7 +59,7 @@ class KozanostraOptions(VariantOptions):
 class Kozanostra(Ruleset):
     name = "kozanostra"
     options_model = KozanostraOptions
-    vote_channels: ClassVar[frozenset[str]] = frozenset({"thread", "pm"})  # seed 000: "V ник" by PM too
+    vote_channels: ClassVar[frozenset[str]] = frozenset({"thread", "pm"})  # the server's rules: "V ник" by PM too
     roles: ClassVar[frozenset[Role]] = frozenset(
         {"civilian", "mafia", "commissar", "sheriff", "reanimator", "maniac", "lawyer", "yakuza", "ninja"}
     )

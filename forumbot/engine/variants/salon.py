@@ -1,4 +1,5 @@
-"""`salon` — seed 003, the forum rules with doctor and hetaera, with the decisions of RULES.md.
+"""`salon` — the salon rules, a forum game with doctor and hetaera (seed 003, see docs/README.md), with the
+project's decisions; the rules in English: docs/rules/salon.md.
 
 Votes come by PM and are compulsory. The night runs in a fixed order, each step depending on the one
 before: maniac -> hetaera -> mafia -> doctor -> commissar -> (the non-voters die) -> execution.
@@ -7,13 +8,13 @@ The mafia may name another of its own, but a kill order naming its own sender is
 self-kill: a boss who names himself has sent no valid order (the mafia misses), an ordinary mafioso who
 names himself has sent nothing (no miss); being void, such an order replaces no earlier one.
 
-Decisions where both the seed and RULES.md are silent:
-- the hetaera does not block the maniac (seed 003: she blocks only doctor, commissar and the boss's kill);
+Decisions where the original rules are silent (docs/rules/salon.md, "Decisions where the rules are silent"):
+- the hetaera does not block the maniac (the salon rules: she blocks only doctor, commissar and the boss's kill);
 - with no boss alive every living mafioso must send the same target: one who sends nothing is a miss;
 - the non-voters die after the commissar's check and before the execution, so a non-voter cannot be
   executed (the leader died during the night: nobody is executed);
 - a tie for the execution is drawn among the tied before the rule "leader died in the night" applies;
-- a special who sends no order "missed" (seed 003: the host writes "Доктор промахнулся" also then).
+- a special who sends no order "missed" (the salon rules: the host writes "Доктор промахнулся" also then).
 """
 
 from __future__ import annotations
@@ -34,14 +35,14 @@ SPECIALS: tuple[Role, ...] = ("commissar", "doctor", "maniac", "hetaera")
 class SalonOptions(VariantOptions):
     # A share of the players alive at the start of the day: in (0, 1].
     execution_threshold: float = Field(default=0.25, gt=0, le=1)
-    # seed 003's "ПРАВИЛО 3 ПОСТОВ": shown in the audit, never a death.
+    # the salon rules' "ПРАВИЛО 3 ПОСТОВ": shown in the audit, never a death.
     min_posts_per_day: int = Field(default=3, ge=0)
 
 
 class Salon(Ruleset):
     name = "salon"
     options_model = SalonOptions
-    vote_channels: ClassVar[frozenset[str]] = frozenset({"pm"})  # seed 003: "Расстреливаю — ник" by PM
+    vote_channels: ClassVar[frozenset[str]] = frozenset({"pm"})  # the salon rules: "Расстреливаю — ник" by PM
     roles: ClassVar[frozenset[Role]] = frozenset({"civilian", "mafia", *SPECIALS})
     role_actions: ClassVar[dict[Role, frozenset[Action]]] = {
         "mafia": frozenset({"kill"}),
@@ -121,7 +122,7 @@ class Salon(Ruleset):
                     "missed", actor=p.nick, target=target, role="doctor", detail="assaulted by the maniac"
                 )
             else:
-                # Recorded even when nobody needed it: the host names every visitor of a suicide (seed 003).
+                # Recorded even when nobody needed it: the host names every visitor of a suicide (the salon rules).
                 ctx.event("healed", actor=p.nick, target=target, role="doctor")
                 return target
         return None
@@ -236,7 +237,7 @@ def _in_list_order(ctx: DayContext, nicks: frozenset[str]) -> list[str]:
 
 
 def _visitors(ctx: DayContext, nick: str) -> str:
-    """seed 003: when a player kills himself, the host announces who visited him that night."""
+    """The salon rules: when a player kills himself, the host announces who visited him that night."""
     who = [
         e.role or e.actor or "" for e in ctx.events if e.target == nick and e.kind in ("attacked", "blocked")
     ]
