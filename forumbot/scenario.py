@@ -1,4 +1,4 @@
-"""Scenario files (SCENARIOS.md): load with line numbers, run through the engine, check expectations.
+"""Scenario files (format: docs/scenarios.md): load with line numbers, run through the engine, check expectations.
 
 A malformed file raises `ScenarioError(path, line, reason)`; a file whose expectations do not hold
 gives a `ScenarioResult` listing each mismatch (day, key, expected, actual).
