@@ -9,7 +9,10 @@
     #wall                      forward the rest of this PM to every living player
 
 A first line that is a relay makes the whole PM a letter (nothing in it is an order). Command lines are
-matched case-insensitively; an unknown `O` setting or value is reported, never guessed.
+matched case-insensitively; an unknown `O` setting or value is reported, never guessed. The kozanostra
+server's passwords (`#mail <game> <nick> <game> <password>`, `#wall <game> <password>`, `#order ...`) are
+removed before anything is read (`orders.strip_credentials`): a letter goes to `<nick>`, and nothing of the
+password is kept.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from forumbot.extract.orders import strip_credentials
 
 Gender = Literal["male", "female", "neuter", "plural"]
 GENDERS: dict[str, Gender] = {
@@ -60,7 +65,7 @@ class PlayerCommands:
 
 
 def parse_commands(body_text: str) -> PlayerCommands:
-    lines = [line.strip() for line in body_text.splitlines()]
+    lines = [line.strip() for line in strip_credentials(body_text).text.splitlines()]
     first = next((i for i, line in enumerate(lines) if line), None)
     if first is None:
         return PlayerCommands()

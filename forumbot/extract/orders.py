@@ -21,8 +21,16 @@ Quoted or forwarded orders never count: the actor is always the PM's sender. `Pr
 already excludes quotes, but ``[quote]...[/quote]`` blocks and ``>``-quoted lines left in a text are
 dropped here too, and a body rebuilt from HTML drops quote blocks.
 
-kozanostra's ``#order <game> [<password>]`` line is recognised and ignored on any line; its text is never
-kept (not in `OrderLine.raw`, not in `ParsedOrders.unknown`), only the fact that a password was there.
+kozanostra's server authenticated every letter with the game and the player's password, and players used to it
+still write them. `strip_credentials` removes them from a PM's text before anything else reads it (orders here,
+commands and relays in `commands.py`), so no password reaches a receipt, the audit or the state file; only the
+fact that one was there is kept. The forms the server accepted:
+
+- ``#order <game> <password>`` on any line; or ``#order [<game>]`` with the rest (``<game> <password>``,
+  ``<password>``) on the next lines, each of which is no order and no command;
+- ``#mail <game> <nick> <game> <password>`` as a relay's first line (``---`` anywhere in it: anonymous): the
+  letter goes to ``<nick>``;
+- ``#wall`` / ``#mafia`` / ``#jakudza`` / ``#yakuza`` followed by ``<game> <password>`` on the first line.
 """
 
 from __future__ import annotations
@@ -66,6 +74,9 @@ _LINE = re.compile(
 )
 _SLEEP_WITH = re.compile(r"[сc]\s+(?=\S)", re.IGNORECASE)  # Cyrillic or Latin "с"
 _ORDER_HEADER = re.compile(r"#order(?:\s|$)", re.IGNORECASE)
+_COMMAND_LINE = re.compile(r"(?:z|q|o(?:\s.*)?)", re.IGNORECASE | re.DOTALL)  # Z, Q, O ... (see commands.py)
+_ANONYMOUS = re.compile(r"-{3,}")
+_CLAN_WORDS = frozenset({"#mafia", "#jakudza", "#yakuza", "#wall"})
 
 _BBCODE = re.compile(
     r"\[/?(?:b|i|u|s|strike|color|size|font|center|left|right|highlight|background|glow|shadow)"
@@ -138,6 +149,63 @@ def _unquote(target: str) -> str:
     return target
 
 
+@dataclass(frozen=True, slots=True)
+class Scrubbed:
+    """A PM's text without the kozanostra server's passwords (line count kept), and whether one was there."""
+
+    text: str
+    password_seen: bool
+
+
+def strip_credentials(body_text: str) -> Scrubbed:
+    """The text with every password of the forms the kozanostra server accepted removed (see the module's
+    docstring). A line that held only credentials becomes empty, so line numbers still hold."""
+    lines = body_text.splitlines()
+    seen = False
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None:
+        header, found = _relay_header(_clean(lines[first].strip()))
+        if header is not None:
+            lines[first] = header
+            seen = found
+    owed = 0  # how many credential words an `#order` header still waits for (its game, its password)
+    for i, line in enumerate(lines):
+        cleaned = _clean(line.strip())
+        if not cleaned:
+            continue
+        if _ORDER_HEADER.match(cleaned):
+            words = cleaned.split()
+            seen = seen or len(words) >= 3
+            lines[i] = " ".join(words[:2])  # "#order <game>": the password, and anything after it, dropped
+            owed = max(0, 3 - len(words))
+            continue
+        words = cleaned.split()
+        if owed and len(words) <= owed and not _COMMAND_LINE.fullmatch(cleaned) and parse_line(cleaned) is None:
+            owed -= len(words)
+            seen = seen or owed == 0
+            lines[i] = ""
+            continue
+        owed = 0
+    return Scrubbed("\n".join(lines), seen)
+
+
+def _relay_header(line: str) -> tuple[str | None, bool]:
+    """A relay's first line without credentials (None: no relay), and whether a password was in it."""
+    words = line.split()
+    if not words:
+        return None, False
+    word = words[0].lower()
+    if word in _CLAN_WORDS:
+        return word, len(words) >= 3  # "#wall <game> <password>": the server's letter to all
+    if word != "#mail":
+        return None, False
+    rest = [w for w in words[1:] if not _ANONYMOUS.fullmatch(w)]
+    anonymous = len(rest) < len(words) - 1
+    if len(rest) >= 4 and rest[0].casefold() == rest[-2].casefold():  # "<game> <nick> <game> <password>"
+        return " ".join(["#mail", *rest[1:-2], *(["---"] if anonymous else [])]), True
+    return None, False
+
+
 def parse_line(line: str) -> tuple[Action, str] | None:
     """The (action, target text) of one line, or None when it is not an order."""
     m = _LINE.fullmatch(_clean(line))
@@ -159,22 +227,20 @@ def parse_orders(body_text: str) -> ParsedOrders:
     """
     lines: list[OrderLine] = []
     unknown: list[tuple[int, str]] = []
-    password_seen = False
-    for line_no, line in enumerate(_drop_quote_blocks(body_text).splitlines(), 1):
+    scrubbed = strip_credentials(body_text)
+    for line_no, line in enumerate(_drop_quote_blocks(scrubbed.text).splitlines(), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith(">"):  # empty, or an e-mail style quoted line
             continue
         cleaned = _clean(stripped)
-        if _ORDER_HEADER.match(cleaned):
-            # "#order <game> [<password>]": the forum already knows the sender; keep nothing of it.
-            password_seen = password_seen or len(cleaned.split()) >= 3
+        if _ORDER_HEADER.match(cleaned):  # "#order <game>": the forum already knows the sender
             continue
         order = parse_line(cleaned)
         if order is None:
             unknown.append((line_no, stripped))
         else:
             lines.append(OrderLine(order[0], order[1], line_no, stripped))
-    return ParsedOrders(lines, unknown, password_seen)
+    return ParsedOrders(lines, unknown, scrubbed.password_seen)
 
 
 _BLOCK_TAGS = ("p", "div", "li", "tr", "blockquote", "pre", "h1", "h2", "h3", "h4", "h5", "h6")
