@@ -20,7 +20,7 @@ A board like the captured Russian one (fixtures/phpbb-ru: the official Russian l
 
 `Board` is the state (users, forums, topics, posts, PMs) and the board's settings, safe to share between
 threads; `BoardServer` serves it over HTTP on 127.0.0.1 the way phpBB 3.3.11 does: pages are rendered from
-skeletons cut out of the captured pages (`skeletons/`, see /work/shared/phpbb and fixtures/phpbb-ru), BBCode
+skeletons cut out of the captured pages (`skeletons/`, see fixtures/phpbb and fixtures/phpbb-ru), BBCode
 as phpBB renders it (`bbcode.py`). Every text a page prints comes from the language table
 (`skeletons/languages.json`, keyed by phpBB's English texts), in the viewer's language (a member's `lang`,
 "en" or "ru"; a guest gets the board's), and every date in the viewer's time zone and date format with
