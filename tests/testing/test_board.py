@@ -31,7 +31,6 @@ from forumbot.forum.markup import first_class, parse_html, serialize
 from forumbot.render.phpbb_html import render_bbcode
 
 CAPTURED = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb"
-SHARED = Path("/work/shared/phpbb")  # the full capture (posting forms too), where it exists
 UA = "Mozilla/5.0 (X11; Linux x86_64) board-tests"
 T0 = 1_795_974_000.0  # just after the captured day was played (2026-11-29 17:40 UTC)
 
@@ -315,7 +314,6 @@ def test_viewforum_keeps_the_captured_markup(bot):
     assert _shape(first_class(ours, "div", "forumbg")) == _shape(first_class(real, "div", "forumbg"))
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="the full capture (posting forms) is not on this machine")
 @pytest.mark.parametrize(
     ("who", "path", "captured"),
     [
@@ -328,7 +326,7 @@ def test_viewforum_keeps_the_captured_markup(bot):
 def test_posting_forms_send_the_captured_fields(demo, clock, who, path, captured):
     with session(demo, clock, who) as client:
         ours = phpbb.parse_posting_form(client.get(path).text)
-    real = phpbb.parse_posting_form((SHARED / captured).read_text())
+    real = phpbb.parse_posting_form((CAPTURED / captured).read_text())
     assert set(ours) == set(real)
     for name in ("subject", "message", "topic_cur_post_id", "edit_post_message_checksum", "_action"):
         if name in real and name not in ("creation_time", "form_token"):
