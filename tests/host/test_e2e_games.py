@@ -199,7 +199,8 @@ def test_a_whole_salon_game(tmp_path: Path, board: tuple[Board, BoardServer, int
         target = (mafia + maniac)[0].nick
         skipped = None
         if not silent_once and len(town) > 3:
-            skipped = next(p.nick for p in town if p.role == "civilian")  # forgets to vote: dies (seed 003)
+            # forgets to vote: dies (docs/rules/salon.md, the night's suicides)
+            skipped = next(p.nick for p in town if p.role == "civilian")
             silent_once = True
         for i, p in enumerate(state.living()):
             if p.nick == skipped:

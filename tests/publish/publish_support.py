@@ -42,7 +42,7 @@ EXECUTED = MAFIA[-1]  # the town's choice on day 1
 VICTIM = next(n for n in PLAYERS if ROLE[n] == "civilian" and n != EXECUTED)  # the boss's order
 CHECKED = next(n for n in reversed(PLAYERS) if ROLE[n] == "civilian" and n != VICTIM)  # the sheriff's check
 
-# gameru-3.3 writes to the mafia, the sheriff and the maniac; civilians get no role PM (seed 001)
+# gameru-3.3 writes to the mafia, the sheriff and the maniac; civilians get no role PM (docs/rules/gameru-3.3.md)
 WRITTEN = [nick for nick in PLAYERS if ROLE[nick] != "civilian"]
 ROLE_SUBJECT = f"{GAME}: ваша роль"
 DAY2_TITLE = f"{GAME}. День 2"
