@@ -16,7 +16,7 @@ from forumbot.forum.saved import load_saved_folder
 from forumbot.host import games
 from forumbot.store import Store
 
-SHARED = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb"
+CAPTURED = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb"
 PLAYERS = [
     "Alice",
     "Bob Smith",
@@ -50,7 +50,7 @@ def game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     pages = tmp_path / "pages"
     pages.mkdir()
     for name in ("viewtopic_page1.html", "viewtopic_page2.html", "pm_inbox.html", "pm_view.html"):
-        shutil.copy(SHARED / name, pages / name)
+        shutil.copy(CAPTURED / name, pages / name)
     (tmp_path / "game.toml").write_text(CONFIG.format(players=json.dumps(PLAYERS, ensure_ascii=False)), "utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("FORUMBOT_STATE", str(tmp_path / "state.db"))
@@ -162,7 +162,7 @@ def test_overrides_are_applied_and_shown(game: Path) -> None:
 def test_signups_come_from_red_posts(tmp_path: Path) -> None:
     saved_dir = tmp_path / "s"
     saved_dir.mkdir()
-    shutil.copy(SHARED / "viewtopic_page1.html", saved_dir / "p1.html")
+    shutil.copy(CAPTURED / "viewtopic_page1.html", saved_dir / "p1.html")
     posts = [p for page in load_saved_folder(saved_dir).topic_pages for p in page.posts]
     signed = games.signups_from_posts(posts, exclude=["host_bot"])
     # Red text outside quotes signs a player up; Кот_Матроскин only quoted red, Дядя Фёдор wrote dark red.
@@ -229,7 +229,7 @@ def test_signups_command_reads_the_signup_topic(tmp_path: Path, monkeypatch: pyt
     pages = tmp_path / "pages"
     pages.mkdir()
     for name in ("viewtopic_page1.html", "viewtopic_page2.html"):
-        shutil.copy(SHARED / name, pages / name)
+        shutil.copy(CAPTURED / name, pages / name)
     (tmp_path / "g.toml").write_text(
         '[game]\nname = "Запись"\nvariant = "gameru-3.3"\n[forum]\nengine = "saved"\nsaved_pages = "pages"\n', "utf-8"
     )
