@@ -7,6 +7,7 @@ unknown game, impossible deal) or a forum/network problem — always a one-line 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -461,6 +462,16 @@ def host_errors() -> Iterator[None]:
         fail(str(exc))
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner may read (the draft shows the roles of the day's dead and the checks):
+    mode 0600, whether the file is new or was there before."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        os.fchmod(file.fileno(), 0o600)
+        file.write(text)
+
+
 def open_store(path: Path | None) -> Store:
     return Store(path if path is not None else load_settings().state)
 
@@ -630,8 +641,7 @@ def draft_html_command(
             approved_by=draft["approved_by"],
         )
     try:
-        out_file.parent.mkdir(parents=True, exist_ok=True)
-        out_file.write_text(page, encoding="utf-8")
+        write_private(out_file, page)
     except OSError as exc:
         fail(f"cannot write {out_file}: {exc}")
     out.print(f"{game}: preview of day {draft['payload']['day']} written to {out_file}", markup=False)

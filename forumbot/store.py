@@ -326,12 +326,18 @@ class Store:
 
     @staticmethod
     def _create_private(path: Path) -> None:
-        """The state holds secret roles: create it readable by its owner only."""
-        if path.exists():
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-        os.close(fd)
+        """The state holds secret roles: readable by its owner only, whoever created the file (forumbot, or
+        a tool before it), and so are SQLite's journal files beside it."""
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+            os.close(fd)
+        for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            try:
+                if file.stat().st_mode & 0o077:
+                    file.chmod(0o600)
+            except OSError:
+                continue  # absent, or not ours to change: SQLite reports what matters when it opens it
 
     def close(self) -> None:
         self.db.close()
