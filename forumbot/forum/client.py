@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
@@ -27,7 +27,7 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError
+from forumbot.errors import ConfigError, ForumbotError, ForumError, LoginFailed, ParseError
 from forumbot.forum import ipb, phpbb, saved
 from forumbot.forum.http import DEFAULT_USER_AGENT, Clock, ForumHttp, HttpSettings, Page
 from forumbot.forum.markup import Element, browser_fields, find_form, has_class, parse_html, submit_buttons, text_of
@@ -70,6 +70,11 @@ class ForumClient(Protocol):
     def fetch_inbox(self) -> list[PmSummary]: ...
 
     def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage: ...
+
+    def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
+        """Each PM in turn (fetched in parallel where the forum is a network one), or the error that
+        kept it from being read: one unreadable PM never stops the others."""
+        ...
 
     def exact_pm_time(self, pm_id: int) -> datetime | None:
         """The PM's send time to the second, where the forum can tell it (None where it cannot)."""
@@ -336,6 +341,10 @@ class HttpForumClient:
         """One PM, by id or inbox row (the URL is built from the id: captured links may name another host)."""
         pm_id = pm.pm_id if isinstance(pm, PmSummary) else int(pm)
         return self._parse_pm(self.http.get(self.http.url(self.urls.pm.format(pm=pm_id))))
+
+    def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
+        """The PMs fetched `concurrency` at a time, in the given order."""
+        return self.http.map_ordered(lambda pm: _or_error(self.fetch_pm, pm), pms)
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -617,6 +626,9 @@ class SavedPagesClient:
     def fetch_inbox(self) -> list[PmSummary]:
         return list(self._folder().inbox)
 
+    def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
+        return (_or_error(self.fetch_pm, pm) for pm in pms)
+
     def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage:
         pm_id = pm.pm_id if isinstance(pm, PmSummary) else int(pm)
         for message in self._folder().messages:
@@ -731,6 +743,13 @@ def offset_between(shown: datetime, actual: datetime) -> tzinfo | None:
     delta = shown.replace(tzinfo=None) - actual.astimezone(UTC).replace(tzinfo=None)
     minutes = round(delta.total_seconds() / 900) * 15
     return timezone(timedelta(minutes=minutes)) if abs(minutes) <= 14 * 60 else None
+
+
+def _or_error(fetch: Callable[[PmSummary], PrivateMessage], pm: PmSummary) -> PrivateMessage | ForumbotError:
+    try:
+        return fetch(pm)
+    except (ParseError, ForumError) as exc:
+        return exc
 
 
 def _report(progress: Progress | None, done: int, total: int) -> None:

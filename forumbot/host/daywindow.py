@@ -21,12 +21,12 @@ deciding it on a guess, so:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
-from forumbot.errors import ForumError, ParseError
+from forumbot.errors import ForumbotError
 from forumbot.forum.models import PmSummary, PrivateMessage
 
 Side = Literal["before", "inside", "after", "uncertain"]
@@ -44,7 +44,7 @@ class PmSource(ExactTimes, Protocol):
 
     def fetch_inbox(self) -> list[PmSummary]: ...
 
-    def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage: ...
+    def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]: ...
 
 
 def interval_of(time: datetime | None, until: datetime | None) -> tuple[datetime, datetime] | None:
@@ -128,22 +128,20 @@ def read_day_pms(
     `skip(pm_id)` leaves out what the caller has handled already. One PM that cannot be opened is
     reported in `unread`, never a reason to drop the others."""
     window = DayPms()
+    rows: list[tuple[PmSummary, tuple[datetime, datetime] | None]] = []
     for summary in sorted(client.fetch_inbox(), key=lambda s: s.pm_id):
-        if skip(summary.pm_id):
-            continue
         row = interval_of(summary.time, summary.time_until)
-        if side_of(row, start, deadline) == "before":
-            continue
-        try:
-            pm = client.fetch_pm(summary)
-        except (ParseError, ForumError) as exc:
+        if not skip(summary.pm_id) and side_of(row, start, deadline) != "before":
+            rows.append((summary, row))
+    for (summary, row), pm in zip(rows, client.fetch_pms([summary for summary, _ in rows]), strict=True):
+        if isinstance(pm, ForumbotError):
             window.unread.append(
                 {
                     "pm_id": summary.pm_id,
                     "sender": summary.sender,
                     "subject": summary.subject,
                     "link": summary.url,
-                    "reason": str(exc),
+                    "reason": str(pm),
                 }
             )
             continue
