@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.sandbox
 
 from forumbot.config import GameConfig
 from forumbot.engine.model import DayOutcome, Event, GameState, Role
@@ -222,8 +223,12 @@ def finalize(value: Any) -> Any:
 # --- templates --------------------------------------------------------------------------------------
 
 
-def _environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
-    env = jinja2.Environment(
+def _environment(loader: jinja2.BaseLoader, *, sandboxed: bool = False) -> jinja2.Environment:
+    """The templates' environment. A host's template runs `sandboxed`: it may read the values it is given and
+    call the filters, never reach Python's internals (`x.__class__`, `cycler.__init__.__globals__`) nor change
+    a value in place."""
+    kind = jinja2.sandbox.ImmutableSandboxedEnvironment if sandboxed else jinja2.Environment
+    env = kind(
         loader=loader,
         finalize=finalize,
         autoescape=False,
@@ -252,7 +257,7 @@ def load_template(path: Path | None, name: str = DEFAULT_TEMPLATE) -> jinja2.Tem
             if not path.is_file():
                 raise ConfigError(f"{path}: no such template file")
             host = jinja2.FileSystemLoader(str(path.parent))
-            env = _environment(jinja2.ChoiceLoader([host, _package_loader()]))
+            env = _environment(jinja2.ChoiceLoader([host, _package_loader()]), sandboxed=True)
             return env.get_template(path.name)
         return _environment(_package_loader()).get_template(name)
     except jinja2.TemplateSyntaxError as exc:
@@ -284,6 +289,9 @@ def render_template(
         raise ConfigError(f"{exc.filename or where}:{exc.lineno}: template error: {exc.message}") from None
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"{template_location(exc) or where}: template not found: {exc.name}") from None
+    except jinja2.sandbox.SecurityError as exc:
+        at = template_location(exc) or where
+        raise ConfigError(f"{at}: template error: not allowed in a template: {exc}") from None
     except Exception as exc:  # a template may fail in any way a Python expression can
         raise ConfigError(f"{template_location(exc) or where}: template error: {type(exc).__name__}: {exc}") from None
     return Rendered(str(body), {k: str(v) for k, v in found.items()})
@@ -307,15 +315,27 @@ def template_location(exc: BaseException) -> str | None:
 
 @dataclass(frozen=True)
 class Death:
+    """A death of the day as the post may tell it: who, the role, the cause; never who killed."""
+
     nick: str
     role: str  # in Russian
     role_id: Role
     cause: str
     text: Safe  # the narrative line
-    by: str | None = None
     votes: int | None = None
     visitors: tuple[str, ...] = ()  # salon suicides: who visited him that night (role names)
     gender: str | None = None  # as the player set it (`O GENDER`); templates use `"убит" | agree(d.gender)`
+
+
+@dataclass(frozen=True)
+class Fallen:
+    """A player dead before this day, as earlier posts told it."""
+
+    nick: str
+    role: str  # in Russian
+    role_id: Role
+    cause: str | None
+    day: int | None
 
 
 @dataclass(frozen=True)
@@ -412,7 +432,6 @@ def day_context(
 
     deaths: list[Death] = []
     for nick, cause in outcome.deaths.items():
-        killed_by = next((e.actor for e in events if e.target == nick and e.cause == cause and e.actor), None)
         count = outcome.tally.get(nick) if cause == "executed" else None
         visitors = _visitors(events, nick) if variant == "salon" and cause == "inactive" else ()
         deaths.append(
@@ -422,7 +441,6 @@ def day_context(
                 role_id=roles[nick].role,
                 cause=cause,
                 text=phrase(_death_kind(variant, cause), genders.get(nick), nick=nick),
-                by=killed_by,
                 votes=count,
                 visitors=visitors,
                 gender=genders.get(nick),
@@ -472,7 +490,9 @@ def day_context(
         "players_count": len(before.players),
         "mafia_free": sum(1 for p in outcome.state.living() if p.role == "mafia"),
         "living": living,
-        "dead_before": [p for p in before.players if not p.alive],
+        "dead_before": [
+            Fallen(p.nick, rname(p.nick), p.role, p.death_cause, p.death_day) for p in before.players if not p.alive
+        ],
         "winner": outcome.winner,
         "winner_text": WINNER_TEXT.get(outcome.winner, ""),
         "phrase": phrase,
