@@ -35,6 +35,7 @@ from typing import Any
 
 import jinja2
 import jinja2.sandbox
+from jinja2.exceptions import SecurityError
 
 from forumbot.config import GameConfig
 from forumbot.engine.model import DayOutcome, Event, GameState, Role
@@ -289,7 +290,7 @@ def render_template(
         raise ConfigError(f"{exc.filename or where}:{exc.lineno}: template error: {exc.message}") from None
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"{template_location(exc) or where}: template not found: {exc.name}") from None
-    except jinja2.sandbox.SecurityError as exc:
+    except SecurityError as exc:
         at = template_location(exc) or where
         raise ConfigError(f"{at}: template error: not allowed in a template: {exc}") from None
     except Exception as exc:  # a template may fail in any way a Python expression can
