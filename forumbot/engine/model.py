@@ -93,6 +93,11 @@ class Player(Frozen):
     alive: bool = True
     death_day: int | None = None
     death_cause: Cause | None = None
+    # The slot's earlier nicks, oldest first: a replacement (замена) gives the slot a new account.
+    replaced: tuple[str, ...] = ()
+    # Whether the slot has shown activity (a post or an order) on some day: a day it was alive and not
+    # listed silent (gameru-3.3: the host may appoint a new maniac at once when no maniac appeared).
+    appeared: bool = False
 
     @property
     def faction(self) -> Faction:
@@ -165,6 +170,42 @@ class DayInput(Frozen):
     posts: dict[str, int] = Field(default_factory=dict)
     # Players who asked to leave the game (the command `Q`): they leave at this resolution, cause `inactive`.
     leaving: frozenset[str] = frozenset()
+    # The host's powers, each optional and each recorded as an event (docs/scenarios.md, "The host's powers").
+    # New accounts that take over players' slots from the start of this day, applied before anything else.
+    replacements: tuple[Replacement, ...] = ()
+    # Players the host removes (модкилл): they die at the end of this day, cause `inactive`.
+    removals: tuple[Removal, ...] = ()
+    # gameru-3.3: a living civilian who is the maniac from the start of the next day.
+    appoint_maniac: str | None = None
+    # gameru-3.3: the host's change of scheme, new roles of living players from the start of the next day.
+    scheme: tuple[RoleChange, ...] = ()
+    # kozanostra (game type `kozanostra`): the best player, named on the day that ends the game.
+    best_player: str | None = None
+
+
+class Replacement(Frozen):
+    """A new forum account `new` takes over the slot of `old` from the start of the day: the same role, the
+    same history; `reason` is the host's, for the audit."""
+
+    old: str
+    new: str
+    reason: str = ""
+
+
+class Removal(Frozen):
+    """The host removes `nick` from the game (модкилл) for `reason`: he dies at the end of the day."""
+
+    nick: str
+    reason: str
+
+
+class RoleChange(Frozen):
+    """One line of the host's change of scheme: `nick` has `role` from the start of the next day; `boss`
+    makes that mafioso the boss."""
+
+    nick: str
+    role: Role
+    boss: bool = False
 
 
 EventKind = Literal[
@@ -185,6 +226,10 @@ EventKind = Literal[
     "no_execution",
     "void",
     "audit",
+    "replaced",
+    "removed_by_host",
+    "role_changed",
+    "best_player",
 ]
 
 
