@@ -2,13 +2,41 @@
 
 Pure: (game state, day input) -> outcome with the new state. No I/O; every random choice comes from the
 game's seed and the day number, so a replay gives the same outcome.
+
+The host's powers come with the day's input, and every one is an event of the outcome:
+- a replacement (замена) takes effect at the start of the day, before anything else: the new account gets
+  the slot (role, boss, history; the earlier nick is kept in `Player.replaced`), the previous night's
+  targets follow the slot, and from then on only the new nick's votes and orders count: those sent under
+  the earlier nick are void ("replaced by ..."), and so are those naming it (nicks are matched exactly;
+  the host may correct such a vote). Decisions: only a living player's slot is taken over; a nick that
+  plays or played in the game is refused; the new account starts with no silent days (the silence was
+  the earlier account's: gameru-3.3's inactivity counts a participant's own days);
+- a removal by the host (модкилл) is a death at the end of the day, cause `inactive`, event
+  `removed_by_host` with the reason; like every player killed during a resolution he still has that day's
+  vote and orders carried out;
+- the variant's own powers (gameru-3.3: a new maniac, a change of scheme, see `Ruleset.host_changes`)
+  take effect at the start of the next day and are refused on a day that ends the game;
+- kozanostra's best player is named on the day that ends the game, and only then.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from forumbot.engine.model import Action, Cause, DayInput, DayOutcome, GameState, Order, Player, evolve
+from forumbot.engine.model import (
+    Action,
+    Cause,
+    DayInput,
+    DayOutcome,
+    Event,
+    GameState,
+    Order,
+    Player,
+    Replacement,
+    Winner,
+    evolve,
+)
 from forumbot.engine.variants import find_variant
 from forumbot.engine.variants.base import DayContext, Ruleset, rng_seed
 from forumbot.errors import RulesError
@@ -26,18 +54,23 @@ def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
     rules = ruleset_for(state)
     rules.check_roles(state.players, in_progress=state.day > 1)
     rules.check_day_input(state.day, day_input)
-    ctx = _start_day(rules, state, day_input)
+    state, replaced = apply_replacements(state, day_input.replacements)
+    _check_removals(state, day_input)
+    ctx = _start_day(rules, state, day_input, replaced)
     rules.collect_votes(ctx)
     rules.collect_orders(ctx)
     rules.default_votes(ctx)
     rules.resolve_phases(ctx)
     rules.apply_inactivity(ctx)
+    rules.apply_removals(ctx)
     rules.apply_departures(ctx)
     deaths = {nick: ctx.recorded_cause(nick) for nick in ctx.causes}
     _bury(ctx, deaths)
     rules.succession(ctx)
+    rules.host_changes(ctx)
     players = tuple(ctx.players.values())  # in player-list order: `players` was built from it
     winner = rules.winner([p for p in players if p.alive])
+    _best_player(ctx, winner)
     new_state = evolve(
         state,
         day=state.day + 1,
@@ -72,15 +105,19 @@ class OrderCheck:
     limit: int | None  # how many messages count (gameru-3.3: 3 = the order and two changes)
 
 
-def check_order(state: GameState, order: Order, earlier_valid: int = 0) -> OrderCheck:
+def check_order(
+    state: GameState, order: Order, earlier_valid: int = 0, replacements: Sequence[Replacement] = ()
+) -> OrderCheck:
     """Judge an order now, as the day's resolution will: validity, and its place among the sender's changes.
 
-    `earlier_valid` is how many valid messages for the same action the sender sent before this one today.
+    `earlier_valid` is how many valid messages for the same action the sender sent before this one today;
+    `replacements`: the day's, which take effect before its orders.
     Pure, like `resolve_day`; nothing of the game's secrets is in the reason beyond what the sender knows
     (his own role and the public list of the living).
     """
     rules = ruleset_for(state)
     rules.check_action(order.action)
+    state, _ = apply_replacements(state, tuple(replacements))
     ctx = _start_day(rules, state, DayInput())
     action, reason = rules._order_problem(ctx, order)
     limit = rules.order_limit(action) if action is not None else None
@@ -89,8 +126,91 @@ def check_order(state: GameState, order: Order, earlier_valid: int = 0) -> Order
     return OrderCheck(action, reason, earlier_valid + 1, limit)
 
 
-def _start_day(rules: Ruleset, state: GameState, day_input: DayInput) -> DayContext:
-    """The working context of day `state.day`, after the variant's start-of-day bookkeeping."""
+def apply_replacements(
+    state: GameState, replacements: tuple[Replacement, ...]
+) -> tuple[GameState, list[Event]]:
+    """The state with the day's replacements made, in order, and their `replaced` events (actor: the new
+    nick, target: the earlier one). Refuses (RulesError naming `replace`) an earlier nick that does not
+    play now or whose player is dead, and a new nick that plays or played in this game."""
+    if not replacements:
+        return state, []
+    players = list(state.players)
+    slot = {p.nick: i for i, p in enumerate(players)}
+    used = {old: p.nick for p in players for old in p.replaced}
+    last_targets = state.last_targets
+    streaks = dict(state.silent_streak)
+    events: list[Event] = []
+    for r in replacements:
+        where = f"day {state.day}: replace"
+        if r.old not in slot:
+            if r.old in used:
+                raise RulesError(f"{where}: {r.old} was already replaced by {used[r.old]}")
+            raise RulesError(f"{where}: {r.old} is not a player")
+        if r.new in slot:
+            raise RulesError(f"{where}: {r.new} already plays in this game")
+        if r.new in used:
+            raise RulesError(f"{where}: {r.new} played in this game before (replaced by {used[r.new]})")
+        i = slot.pop(r.old)
+        p = players[i]
+        if not p.alive:
+            raise RulesError(f"{where}: {r.old} is dead: only a living player's slot is taken over")
+        players[i] = evolve(p, nick=r.new, replaced=(*p.replaced, r.old))
+        slot[r.new] = i
+        for old in (*p.replaced, r.old):
+            used[old] = r.new
+        last_targets = _renamed_targets(last_targets, r.old, r.new)
+        streaks.pop(r.old, None)
+        events.append(Event(kind="replaced", actor=r.new, target=r.old, detail=r.reason))
+    state = evolve(state, players=tuple(players), last_targets=last_targets, silent_streak=streaks)
+    return state, events
+
+
+def _renamed_targets(
+    last_targets: dict[str, dict[str, tuple[str, ...]]], old: str, new: str
+) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The previous night's targets with a slot's nick changed, as actor and as target."""
+    return {
+        (new if actor == old else actor): {
+            action: tuple(new if t == old else t for t in targets) for action, targets in per_action.items()
+        }
+        for actor, per_action in last_targets.items()
+    }
+
+
+def _check_removals(state: GameState, day_input: DayInput) -> None:
+    """Only a living player is removed, named by the nick he plays under now."""
+    for removal in day_input.removals:
+        where = f"day {state.day}: remove"
+        p = state.player(removal.nick)
+        if p is None:
+            now = next((q.nick for q in state.players if removal.nick in q.replaced), None)
+            if now is not None:
+                raise RulesError(f"{where}: {removal.nick} was replaced by {now}: name the player {now}")
+            raise RulesError(f"{where}: {removal.nick} is not a player")
+        if not p.alive:
+            raise RulesError(f"{where}: {removal.nick} is already dead")
+
+
+def _best_player(ctx: DayContext, winner: Winner) -> None:
+    """kozanostra: the host names the best player, who hosts the next game, on the day that ends the game."""
+    nick = ctx.day_input.best_player
+    if nick is None:
+        return
+    where = f"day {ctx.day}: best_player"
+    if winner == "none":
+        raise RulesError(f"{where}: the game does not end on day {ctx.day}; the best player is named at its end")
+    if nick not in ctx.players:
+        if nick in ctx.former:
+            raise RulesError(f"{where}: {nick} was replaced by {ctx.former[nick]}: name the player {ctx.former[nick]}")
+        raise RulesError(f"{where}: {nick} is not a player")
+    ctx.event("best_player", target=nick, detail="hosts the next game")
+
+
+def _start_day(
+    rules: Ruleset, state: GameState, day_input: DayInput, events: Sequence[Event] = ()
+) -> DayContext:
+    """The working context of day `state.day`, after the variant's start-of-day bookkeeping; `events`: the
+    day's replacements, which come first."""
     ctx = DayContext(
         state=state,
         day=state.day,
@@ -101,14 +221,22 @@ def _start_day(rules: Ruleset, state: GameState, day_input: DayInput) -> DayCont
         sheriff_due=state.sheriff_due,
         maniac_due=state.maniac_due,
         silent_streak=dict(state.silent_streak),
+        events=list(events),
+        former={old: p.nick for p in state.players for old in p.replaced},
     )
     rules.begin_day(ctx)
     return ctx
 
 
 def _bury(ctx: DayContext, deaths: dict[str, Cause]) -> None:
-    for nick, cause in deaths.items():
+    """The day's dead are buried; every player alive at the start and not silent has appeared."""
+    silent = ctx.day_input.silent
+    for nick in ctx.alive_at_start:
         p: Player = ctx.players[nick]
+        if not p.appeared and nick not in silent:
+            ctx.players[nick] = evolve(p, appeared=True)
+    for nick, cause in deaths.items():
+        p = ctx.players[nick]
         ctx.players[nick] = evolve(p, alive=False, death_day=ctx.day, death_cause=cause)
 
 

@@ -2,15 +2,18 @@
 
 `resolve_day` (engine/day.py) drives a day through these hooks, always in this order:
 
+0. the day's replacements (engine/day.py) - new accounts take over their slots, before anything else
 1. `begin_day(ctx)`        - start-of-day bookkeeping (gameru-3.3: a dead boss is replaced at once)
 2. `collect_votes(ctx)`    - common: each living voter's latest valid vote; void ones go to the audit
 3. `collect_orders(ctx)`   - common: each actor's latest valid order per action; uses `check_order`
 4. `default_votes(ctx)`    - what a silent voter counts as (kozanostra: himself); base: nothing
 5. `resolve_phases(ctx)`   - the variant's own sequence: execution, checks, night kills...
 6. `apply_inactivity(ctx)` - deaths for silence; base: nothing
-7. `apply_departures(ctx)` - players who asked to leave (`Q`) leave
-8. `succession(ctx)`       - roles passed on, new boss, new sheriff; base: nothing
-9. `winner(players)`       - who has won, from the living
+7. `apply_removals(ctx)`   - players the host removes die (cause `inactive`, event `removed_by_host`)
+8. `apply_departures(ctx)` - players who asked to leave (`Q`) leave
+9. `succession(ctx)`       - roles passed on, new boss, new sheriff; base: nothing
+10. `host_changes(ctx)`    - the host's changes from the next day (gameru-3.3: a new maniac, a new scheme)
+11. `winner(players)`      - who has won, from the living; then the best player (kozanostra), if named
 
 Common rules implemented here (docs/rules/common.md, "The rules every variant shares"): only living
 players act; a vote or order naming a dead or unknown player is void; an order from a role that lacks the
@@ -109,6 +112,8 @@ class DayContext:
     sheriff_due: int | None = None
     maniac_due: int | None = None
     silent_streak: dict[str, int] = field(default_factory=dict)
+    # Earlier nicks of replaced players -> the nick that plays the slot now (for the audit's reasons).
+    former: dict[str, str] = field(default_factory=dict)
     _rng: random.Random | None = field(default=None, init=False, repr=False)
 
     @property
@@ -159,12 +164,14 @@ class DayContext:
         event = Event(kind=kind, actor=actor, target=target, role=role, cause=cause, detail=detail)
         self.events.append(event)
 
-    def kill(self, nick: str, cause: Cause, by: str | None = None, detail: str = "") -> None:
-        """Record a death cause. Several causes may hit one player; the recorded one is by priority."""
+    def kill(
+        self, nick: str, cause: Cause, by: str | None = None, detail: str = "", kind: EventKind | None = None
+    ) -> None:
+        """Record a death cause. Several causes may hit one player; the recorded one is by priority. `kind`:
+        the event's kind when not the cause's own (a removal by the host)."""
         self.causes.setdefault(nick, []).append(cause)
-        kind: EventKind = (
-            "executed" if cause == "executed" else ("inactive" if cause == "inactive" else "killed")
-        )
+        if kind is None:
+            kind = "executed" if cause == "executed" else ("inactive" if cause == "inactive" else "killed")
         self.event(kind, actor=by, target=nick, role=self.players[nick].role, cause=cause, detail=detail)
 
     def set_role(self, nick: str, role: Role, boss: bool | None = None) -> None:
@@ -202,6 +209,8 @@ class Ruleset:
     boss_orders: ClassVar[bool] = False
     # Whether exactly one mafioso is the boss (gameru-3.3, salon); else no player may be marked boss.
     has_boss: ClassVar[bool] = False
+    # Whether the host may appoint a new maniac and change the scheme during the game (gameru-3.3).
+    host_recasts: ClassVar[bool] = False
 
     def __init__(self, options: VariantOptions | None = None) -> None:
         self.options = options if options is not None else self.options_model()
@@ -300,10 +309,11 @@ class Ruleset:
             raise RulesError(f"day {day}: {problems[0]}")
 
     def day_input_problems(self, day_input: DayInput) -> list[Problem]:
-        """A player listed silent (no activity at all that day) who also votes or sends an order."""
+        """A player listed silent (no activity at all that day) who also votes or sends an order; a use of
+        the host's powers the variant does not give him, or that contradicts itself."""
         silent = day_input.silent
         if not silent:
-            return []
+            return self.host_power_problems(day_input)
         problems = [
             Problem("silent", f"{v.voter} is listed silent but votes", v.voter)
             for v in day_input.votes
@@ -314,7 +324,64 @@ class Ruleset:
             for o in day_input.orders
             if o.actor in silent
         ]
+        return problems + self.host_power_problems(day_input)
+
+    def host_power_problems(self, day_input: DayInput) -> list[Problem]:
+        """What the day's input alone shows wrong in the host's powers (the game's state is checked when the
+        day is resolved): a replacement by an empty nick or by the same one, a removal with no reason or given
+        twice; a new maniac, a change of scheme or a best player the variant does not know."""
+        problems: list[Problem] = []
+        for r in day_input.replacements:
+            if not r.new.strip():
+                problems.append(Problem("replace", f"the new account for {r.old} has an empty nick", r.old))
+            elif r.new == r.old:
+                problems.append(Problem("replace", f"{r.old} cannot replace himself", r.old))
+        removed: set[str] = set()
+        for removal in day_input.removals:
+            if not removal.reason.strip():
+                problems.append(Problem("remove", f"the removal of {removal.nick} gives no reason", removal.nick))
+            if removal.nick in removed:
+                problems.append(Problem("remove", f"{removal.nick} is removed twice", removal.nick))
+            removed.add(removal.nick)
+        maniac = day_input.appoint_maniac
+        if maniac is not None and not self.host_recasts:
+            reason = f"the host of {self.name} cannot appoint a maniac (only gameru-3.3's host can, seed 001)"
+            problems.append(Problem("appoint_maniac", reason, maniac))
+        if day_input.scheme and not self.host_recasts:
+            reason = f"the host of {self.name} cannot change the scheme (only gameru-3.3's host can, seed 001)"
+            problems.append(Problem("scheme", reason, day_input.scheme[0].nick))
+        elif day_input.scheme:
+            problems += self._scheme_problems(day_input)
+        if day_input.best_player is not None:
+            refusal = self.best_player_refusal()
+            if refusal is not None:
+                problems.append(Problem("best_player", refusal, day_input.best_player))
         return problems
+
+    def _scheme_problems(self, day_input: DayInput) -> list[Problem]:
+        problems: list[Problem] = []
+        named: set[str] = set()
+        for change in day_input.scheme:
+            nick, role = change.nick, change.role
+            if nick in named:
+                problems.append(Problem("scheme", f"{nick} is named twice", nick))
+            named.add(nick)
+            if role not in self.roles:
+                known = ", ".join(sorted(self.roles))
+                reason = f"role {role!r} ({nick}) does not exist in {self.name}; known: {known}"
+                problems.append(Problem("scheme", reason, nick))
+            elif role == "maniac":
+                reason = f"{nick}: a new maniac is appointed with appoint_maniac, under its own conditions"
+                problems.append(Problem("scheme", reason, nick))
+            elif change.boss and role != "mafia":
+                problems.append(Problem("scheme", f"{nick} is made boss, but only a mafioso can be the boss", nick))
+            if nick == day_input.appoint_maniac:
+                problems.append(Problem("scheme", f"{nick} is both appointed maniac and named in the scheme", nick))
+        return problems
+
+    def best_player_refusal(self) -> str | None:
+        """Why this game's host may not name a best player (None: he may). Base: only kozanostra's may."""
+        return f"the host of {self.name} names no best player (only a kozanostra game's host does, seed 000)"
 
     def check_action(self, action: str) -> None:
         if action not in self.actions:
@@ -324,6 +391,18 @@ class Ruleset:
     # --- hooks ---------------------------------------------------------------------------------
     def begin_day(self, ctx: DayContext) -> None:
         """Start-of-day bookkeeping. Base: nothing."""
+
+    def apply_removals(self, ctx: DayContext) -> None:
+        """Players the host removes (модкилл) die at the end of the day, cause `inactive`, after everything
+        else of the day: like every player killed during a resolution, they still have that day's vote and
+        orders carried out. Recorded even for one who died earlier in the day (the cause then is by
+        priority), so the audit always shows the host's decision and its reason."""
+        for removal in ctx.day_input.removals:
+            ctx.kill(removal.nick, "inactive", detail=removal.reason, kind="removed_by_host")
+
+    def host_changes(self, ctx: DayContext) -> None:
+        """The host's changes that take effect at the start of the next day. Base: none (a variant without
+        them has refused them with the day's input)."""
 
     def max_targets(self, day: int, action: Action, player_count: int) -> int:
         """How many players one vote or order may name on this day of a game of `player_count` players:
@@ -376,6 +455,8 @@ class Ruleset:
 
     def _vote_problem(self, ctx: DayContext, vote: Vote) -> str | None:
         if vote.voter not in ctx.players:
+            if vote.voter in ctx.former:
+                return f"replaced by {ctx.former[vote.voter]}"
             return "voter is not a player"
         if vote.voter not in ctx.alive_at_start:
             return "voter is dead"
@@ -396,6 +477,8 @@ class Ruleset:
             return "names the same player twice"
         for t in targets:
             if t not in ctx.players:
+                if t in ctx.former:
+                    return f"target {t} was replaced by {ctx.former[t]}"
                 return f"target {t!r} is not a player"
             if t not in ctx.alive_at_start:
                 return f"target {t} is dead"
@@ -423,6 +506,8 @@ class Ruleset:
     def _order_problem(self, ctx: DayContext, order: Order) -> tuple[Action | None, str | None]:
         player = ctx.players.get(order.actor)
         if player is None:
+            if order.actor in ctx.former:
+                return None, f"replaced by {ctx.former[order.actor]}"
             return None, "sender is not a player"
         if order.actor not in ctx.alive_at_start:
             return None, "sender is dead"
