@@ -27,7 +27,7 @@ from functools import partial
 from typing import Any
 
 from forumbot.config import GameConfig
-from forumbot.engine.day import check_order
+from forumbot.engine.day import check_order, ruleset_for
 from forumbot.engine.model import GameState
 from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError, RulesError, StateError
 from forumbot.extract import Roster, orders_from_pm
@@ -286,8 +286,8 @@ def _order_receipts(
         if refusal is not None:
             lines.append(f"Не принято: {said}: {refusal}.")
             continue
-        if order.action == "vote" and state.variant == "gameru-3.3":
-            lines.append(f"Не принято: {said}: в этой игре голосуют в теме дня, красным жирным ником.")
+        if order.action == "vote":
+            lines.append(_vote_receipt(state, sender, order.targets, said))
             continue
         try:
             earlier = store.order_count(game_id, state.day, sender, order.action) + counted.get(order.action, 0)
@@ -303,6 +303,43 @@ def _order_receipts(
     for action, n in counted.items():
         changes.append(partial(count_valid_orders, game_id=game_id, day=state.day, actor=sender, action=action, n=n))
     return lines
+
+
+def vote_channels(state: GameState) -> frozenset[str]:
+    """Where this game's votes are cast ("thread", "pm"), as its ruleset says."""
+    channels = getattr(ruleset_for(state), "vote_channels", None)
+    if channels is None:  # a ruleset that does not say: the table the day's end reads
+        channels = vars(games)["VOTE_CHANNEL"][state.variant]
+    return frozenset(channels)
+
+
+def _vote_receipt(state: GameState, sender: str, targets: tuple[str, ...], said: str) -> str:
+    """A vote sent by PM: accepted where the game takes PM votes (it counts at the day's end), else refused."""
+    if "pm" not in vote_channels(state):
+        return f"Не принято: {said}: в этой игре голосуют в теме дня, красным жирным ником."
+    reason = _vote_problem(state, sender, targets)
+    if reason is not None:
+        return f"Не принято: {said}: {explain(reason)}."
+    return f"Принято: голос — {', '.join(escape(t) for t in targets)}"
+
+
+def _vote_problem(state: GameState, sender: str, targets: tuple[str, ...]) -> str | None:
+    """What the day's end will find wrong with a vote, told in the engine's words (see `explain`)."""
+    rules: Any = ruleset_for(state)
+    voter = state.player(sender)
+    if voter is None or not voter.alive:
+        return "voter is dead"
+    if len(targets) > rules.max_targets(state.day, "vote", len(state.players)):
+        return "allowed on day"
+    if len(set(targets)) != len(targets):
+        return "names the same player twice"
+    for target in targets:
+        player = state.player(target)
+        if player is None:
+            return "is not a player"
+        if not player.alive:
+            return "is dead"
+    return None
 
 
 LATE = "день уже закончился"
@@ -335,9 +372,10 @@ REASONS: tuple[tuple[str, str], ...] = (
     ("same target two nights running", "нельзя выбирать одного и того же две ночи подряд"),
     ("may not", "нельзя выбрать самого себя"),
     ("cannot", "ваша роль не даёт такого приказа"),
+    ("sender is dead", "вы выбыли из игры"),  # before "is dead": the first fragment found tells
+    ("voter is dead", "вы выбыли из игры"),
     ("is dead", "этот игрок выбыл из игры"),
     ("is not a player", "нет такого игрока"),
-    ("sender is dead", "вы выбыли из игры"),
     ("names the same player twice", "один и тот же игрок назван дважды"),
     ("allowed on day", "сегодня можно назвать только одного игрока"),
 )
