@@ -11,6 +11,14 @@ Decisions where the original rules are silent (docs/rules/gameru-3.3.md, "Decisi
 - a dead sheriff is replaced only if a living civilian remains; the new sheriff takes office at the
   start of the due day (his appointment is announced in the outcome of the day before);
 - `replace_maniac` (default off) lets the host have a dead maniac replaced like the sheriff.
+
+The host's own powers (seed 001), both from the start of the next day and refused on a day that ends the game:
+- a new maniac (`appoint_maniac`): a living civilian, when no maniac lives and either no maniac of the game ever
+  appeared (none was dealt, or he never showed activity: «В случае не появления Маньяка») or the game has
+  lasted more than 5 days (the appointment follows day 6 or later); event `new_maniac`;
+- a change of scheme (`scheme`, «вносить изменения в схемы партий в процессе игры»): new roles for living
+  players (a mafioso may be made boss; a new maniac only by appointment, under its conditions); one event
+  `role_changed` per player; a boss who loses his role is followed at once by the next mafioso in the list.
 """
 
 from __future__ import annotations
@@ -20,9 +28,12 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from forumbot.engine.model import Action, CheckResult, EventKind, Player, Role, Winner, copies
+from forumbot.engine.model import Action, CheckResult, EventKind, Player, Role, RoleChange, Winner, copies
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions, order_targets
-from forumbot.errors import DealError
+from forumbot.errors import DealError, RulesError
+
+# seed 001: a dead maniac is followed by a new one only "если продолжительность партии затягивается свыше 5 дней".
+MANIAC_AFTER_DAYS = 5
 
 # Players -> mafia count, from the "New Схемы партий" list (it wins over the older list in the same text).
 SCHEMES: dict[range, int] = {
@@ -63,6 +74,7 @@ class Gameru(Ruleset):
     random_ties = False
     boss_orders = True  # the gameru rules: the boss's order is the mafia's
     has_boss = True
+    host_recasts = True  # seed 001: a new maniac, a change of scheme
     options: GameruOptions
 
     def double_days(self, player_count: int) -> list[int]:
@@ -169,6 +181,39 @@ class Gameru(Ruleset):
         ctx.sheriff_due = _appoint(ctx, "sheriff", ctx.sheriff_due, "new_sheriff")
         ctx.maniac_due = _appoint(ctx, "maniac", ctx.maniac_due, "new_maniac")
 
+    def host_changes(self, ctx: DayContext) -> None:
+        day_input = ctx.day_input
+        appointee = day_input.appoint_maniac
+        if appointee is None and not day_input.scheme:
+            return
+        field = "appoint_maniac" if appointee is not None else "scheme"
+        if self.winner(ctx.living()) != "none":
+            raise RulesError(f"day {ctx.day}: {field}: the game ends on day {ctx.day}; there is no next day")
+        if appointee is not None:
+            problem = _appointment_problem(ctx, appointee)
+            if problem is not None:
+                raise RulesError(f"day {ctx.day}: appoint_maniac: {problem}")
+        for change in day_input.scheme:
+            problem = _change_problem(ctx, change)
+            if problem is not None:
+                raise RulesError(f"day {ctx.day}: scheme: {problem}")
+        since = f"from day {ctx.day + 1}"
+        for change in day_input.scheme:
+            before = ctx.players[change.nick]
+            boss = change.boss or (before.boss and change.role == "mafia")
+            ctx.set_role(change.nick, change.role, boss=False)
+            if boss:
+                ctx.set_boss(change.nick)
+            was, now = _role_text(before.role, before.boss), _role_text(change.role, boss)
+            ctx.event("role_changed", target=change.nick, role=change.role, detail=f"{was} -> {now}, {since}")
+        if appointee is not None:
+            ctx.set_role(appointee, "maniac")
+            ctx.event("new_maniac", target=appointee, role="maniac", detail=f"appointed by the host, {since}")
+        _ensure_boss(ctx)
+        problems = self.definition_problems(list(ctx.players.values()), in_progress=True)
+        if problems:
+            raise RulesError(f"day {ctx.day}: scheme: {problems[0].reason}")
+
     def winner(self, players: Sequence[Player]) -> Winner:
         mafia = maniac = 0
         for p in players:
@@ -198,6 +243,51 @@ class Gameru(Ruleset):
             f"gameru-3.3 has no scheme for {count} players: possible counts are 9 to 23 "
             "(or give an explicit role list)"
         )
+
+
+def _living_player(ctx: DayContext, nick: str) -> str | None:
+    """Why `nick` is not a player who lives on into the next day (None: he is)."""
+    if nick not in ctx.players:
+        if nick in ctx.former:
+            return f"{nick} was replaced by {ctx.former[nick]}: name the player {ctx.former[nick]}"
+        return f"{nick} is not a player"
+    if not ctx.players[nick].alive:
+        return f"{nick} is dead"
+    return None
+
+
+def _appointment_problem(ctx: DayContext, nick: str) -> str | None:
+    """Why the host may not make `nick` the maniac after this day (None: he may)."""
+    problem = _living_player(ctx, nick)
+    if problem is not None:
+        return problem
+    if ctx.players[nick].role != "civilian":
+        return f"{nick} is not a civilian: the new maniac is a living civilian"
+    maniacs = [p for p in ctx.players.values() if p.role == "maniac"]
+    living = [p.nick for p in maniacs if p.alive]
+    if living:
+        return f"a maniac still lives ({', '.join(living)}): the game has one maniac at a time"
+    if any(p.appeared for p in maniacs) and ctx.day <= MANIAC_AFTER_DAYS:
+        return (
+            f"the maniac appeared in the game and is dead, and the game has lasted {ctx.day} days: a new maniac "
+            f"needs more than {MANIAC_AFTER_DAYS} days (seed 001), unless no maniac appeared"
+        )
+    return None
+
+
+def _change_problem(ctx: DayContext, change: RoleChange) -> str | None:
+    """Why the host may not give `change.nick` his new role after this day (None: he may)."""
+    problem = _living_player(ctx, change.nick)
+    if problem is not None:
+        return problem
+    p = ctx.players[change.nick]
+    if p.role == change.role and (p.boss or not change.boss):
+        return f"{change.nick} is already {_role_text(p.role, p.boss)}"
+    return None
+
+
+def _role_text(role: Role, boss: bool) -> str:
+    return f"{role} boss" if boss else role
 
 
 def _ensure_boss(ctx: DayContext) -> None:

@@ -88,6 +88,13 @@ class Kozanostra(Ruleset):
             if sleepers:
                 notes.append(f"no sign of life between turns 0 and 1 (autokill): {', '.join(sleepers)}")
         return notes
+    def best_player_refusal(self) -> str | None:
+        # seed 000: in a `kozanostra` game «По окончании игры ведущий определяет лучшего игрока и передает ему
+        # статус ведущего на следующую игру»; the other game types have no such custom.
+        if self.options.game_type == "kozanostra":
+            return None
+        return f"the best player is named only in a game of type kozanostra (this one is {self.options.game_type})"
+
     def effective_action(self, player: Player, action: Action) -> Action | None:
         found = super().effective_action(player, action)
         if found != "special":
