@@ -1,11 +1,14 @@
 """Scenario files (format: docs/scenarios.md): load with line numbers, run through the engine, check expectations.
 
 A malformed file raises `ScenarioError(path, line, reason)`; a file whose expectations do not hold
-gives a `ScenarioResult` listing each mismatch (day, key, expected, actual).
+gives a `ScenarioResult` listing each mismatch (day, key, expected, actual). A use of the host's powers
+the engine refuses when the day is resolved (a dead player replaced, a maniac appointed too early) is
+malformed too, at the line of the entry (or key) it concerns.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +29,10 @@ from forumbot.engine.model import (
     GameState,
     Order,
     Player,
+    Removal,
+    Replacement,
+    Role,
+    RoleChange,
     Vote,
     Winner,
 )
@@ -34,8 +41,10 @@ from forumbot.errors import RulesError, ScenarioError
 from forumbot.extract.names import fold
 
 TOP_KEYS = {"name", "variant", "options", "seed", "players", "days", "description", "notes"}
-DAY_KEYS = {"votes", "orders", "silent", "leaving", "expect", "posts", "note", "notes"}
-EXPECT_KEYS = {"deaths", "checks", "winner"}
+# The host's powers, each an optional day key (docs/scenarios.md, "The host's powers").
+HOST_KEYS = {"replace", "remove", "appoint_maniac", "scheme", "best_player"}
+DAY_KEYS = {"votes", "orders", "silent", "leaving", "expect", "posts", "note", "notes", *HOST_KEYS}
+EXPECT_KEYS = {"deaths", "checks", "winner", "roles"}
 CHECK_WORDS = {"not_mafia", "miss", *ROLES}
 
 
@@ -44,6 +53,7 @@ class DayExpect:
     deaths: dict[str, Cause] | None = None
     checks: dict[str, str | list[str]] | None = None
     winner: Winner | None = None
+    roles: dict[str, str] | None = None  # nick -> role id, or "mafia boss"
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,8 @@ class ScenarioDay:
     line: int
     day_input: DayInput
     expect: DayExpect
+    # Where each host key, and each of its entries (key, nick), is written: for the engine's refusals.
+    lines: dict[str | tuple[str, str], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -165,7 +177,7 @@ def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
     seed = _seed(r, top.get("seed"))
     rules = rules_cls(rules_cls.parse_options(options))
     players = _players(r, top["players"], rules)
-    nicks = {p.nick for p in players}
+    nicks = {p.nick for p in players}  # grows with each day's replacements: every nick seen in the game
     day_nodes = r.sequence(top["days"], "days")
     if not day_nodes:
         raise r.fail(top["days"], "days must list at least one day")
@@ -232,22 +244,119 @@ def _players(r: _Reader, node: yaml.Node, rules: Ruleset) -> tuple[Player, ...]:
 
 def _day(r: _Reader, node: yaml.Node, number: int, nicks: set[str], rules: Ruleset) -> ScenarioDay:
     day = r.mapping(node, f"day {number}", DAY_KEYS)
+    lines: dict[str | tuple[str, str], int] = {k: v.start_mark.line + 1 for k, v in day.items() if k in HOST_KEYS}
+    # Replacements first: from the start of the day the new nicks play (and the earlier ones are still known:
+    # their votes and orders are void, as in a real game).
+    replacements = _replacements(r, day.get("replace"), nicks, lines)
     vote_nodes = r.sequence(day["votes"], "votes") if "votes" in day else []
     order_nodes = r.sequence(day["orders"], "orders") if "orders" in day else []
     votes = tuple(_vote(r, v, nicks, rules) for v in vote_nodes)
     orders = tuple(_order(r, o, nicks, rules) for o in order_nodes)
     silent = _nick_set(r, day.get("silent"), "silent", nicks)
     leaving = _nick_set(r, day.get("leaving"), "leaving", nicks)  # optional: players who sent `Q`
-    expect = _expect(r, day["expect"], nicks) if "expect" in day else DayExpect()
-    day_input = DayInput(votes=votes, orders=orders, silent=silent, leaving=leaving)
+    removals = _removals(r, day.get("remove"), nicks, lines)
+    appoint_maniac = _host_nick(r, day.get("appoint_maniac"), "appoint_maniac", nicks, lines)
+    scheme = _scheme(r, day.get("scheme"), nicks, rules, lines)
+    best_player = _host_nick(r, day.get("best_player"), "best_player", nicks, lines)
+    expect = _expect(r, day["expect"], nicks, rules) if "expect" in day else DayExpect()
+    day_input = DayInput(
+        votes=votes,
+        orders=orders,
+        silent=silent,
+        leaving=leaving,
+        replacements=replacements,
+        removals=removals,
+        appoint_maniac=appoint_maniac,
+        scheme=scheme,
+        best_player=best_player,
+    )
     problems = rules.day_input_problems(day_input)
     if problems:
+        problem = problems[0]
+        if problem.field in HOST_KEYS:
+            line = lines.get((problem.field, problem.nick or ""), lines[problem.field])
+            raise ScenarioError(r.path, line, f"day {number}: {problem}")
         # The engine lists a silent player's votes before his orders: point at the first of them.
-        nick = problems[0].nick
+        nick = problem.nick
         sent = [n for v, n in zip(votes, vote_nodes, strict=True) if v.voter == nick]
         sent += [n for o, n in zip(orders, order_nodes, strict=True) if o.actor == nick]
-        raise r.fail(sent[0] if sent else node, f"day {number}: {problems[0]}")
-    return ScenarioDay(node.start_mark.line + 1, day_input, expect)
+        raise r.fail(sent[0] if sent else node, f"day {number}: {problem}")
+    return ScenarioDay(node.start_mark.line + 1, day_input, expect, lines)
+
+
+def _replacements(
+    r: _Reader, node: yaml.Node | None, nicks: set[str], lines: dict[str | tuple[str, str], int]
+) -> tuple[Replacement, ...]:
+    """`replace: [[old, new], [old, new, reason]]`: the new nicks join the known ones."""
+    found: list[Replacement] = []
+    for item in r.sequence(node, "replace") if node is not None else []:
+        parts = r.sequence(item, "a replacement")
+        if len(parts) not in (2, 3):
+            raise r.fail(item, "a replacement is [old nick, new nick] or [old nick, new nick, reason]")
+        old = _nick(r, parts[0], nicks)
+        new = r.scalar(parts[1], "the new nick")
+        if new in nicks:
+            raise r.fail(parts[1], f"{new!r} is already a nick of this game: the new account needs its own")
+        reason = r.scalar(parts[2], "the reason") if len(parts) == 3 else ""
+        found.append(Replacement(old=old, new=new, reason=reason))
+        nicks.add(new)
+        lines[("replace", old)] = lines[("replace", new)] = item.start_mark.line + 1
+    return tuple(found)
+
+
+def _removals(
+    r: _Reader, node: yaml.Node | None, nicks: set[str], lines: dict[str | tuple[str, str], int]
+) -> tuple[Removal, ...]:
+    """`remove: [[nick, reason]]`."""
+    found: list[Removal] = []
+    for item in r.sequence(node, "remove") if node is not None else []:
+        parts = r.sequence(item, "a removal")
+        if len(parts) != 2:
+            raise r.fail(item, "a removal is [nick, reason]")
+        nick = _nick(r, parts[0], nicks)
+        found.append(Removal(nick=nick, reason=r.scalar(parts[1], "the reason")))
+        lines.setdefault(("remove", nick), item.start_mark.line + 1)
+    return tuple(found)
+
+
+def _host_nick(
+    r: _Reader, node: yaml.Node | None, what: str, nicks: set[str], lines: dict[str | tuple[str, str], int]
+) -> str | None:
+    """`appoint_maniac: nick`, `best_player: nick`."""
+    if node is None:
+        return None
+    nick = _nick(r, node, nicks)
+    lines[(what, nick)] = node.start_mark.line + 1
+    return nick
+
+
+def _scheme(
+    r: _Reader, node: yaml.Node | None, nicks: set[str], rules: Ruleset, lines: dict[str | tuple[str, str], int]
+) -> tuple[RoleChange, ...]:
+    """`scheme: {nick: role, nick: mafia boss}`: the new roles, from the start of the next day."""
+    if node is None:
+        return ()
+    found: list[RoleChange] = []
+    for key, value in _pairs(r, node, "scheme"):
+        nick = _nick(r, key, nicks)
+        role, boss = _role_words(r, value, nick, rules)
+        found.append(RoleChange(nick=nick, role=role, boss=boss))
+        lines.setdefault(("scheme", nick), key.start_mark.line + 1)
+    return tuple(found)
+
+
+def _role_words(r: _Reader, node: yaml.Node, nick: str, rules: Ruleset) -> tuple[Role, bool]:
+    """A role id of the variant, or `mafia boss`."""
+    rules_cls = type(rules)
+    words = r.scalar(node, f"the role of {nick}").split()
+    boss = words[1:] == ["boss"]
+    if not words or (len(words) > 1 and not boss):
+        raise r.fail(node, f"bad role {' '.join(words)!r} for {nick}: a role id, or 'mafia boss'")
+    role = words[0]
+    if role not in ROLES or role not in rules_cls.roles:
+        raise r.fail(node, f"unknown role {role!r} for {rules_cls.name}; known: {', '.join(sorted(rules_cls.roles))}")
+    found: Role = role
+    return found, boss
 
 
 def _nick_set(r: _Reader, node: yaml.Node | None, what: str, nicks: set[str]) -> frozenset[str]:
@@ -304,11 +413,12 @@ def _order(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Orde
     return Order(actor=actor, action=act, targets=_targets(r, items[2], nicks, rules))
 
 
-def _expect(r: _Reader, node: yaml.Node, nicks: set[str]) -> DayExpect:
+def _expect(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> DayExpect:
     exp = r.mapping(node, "expect", EXPECT_KEYS)
     deaths: dict[str, Cause] | None = None
     checks: dict[str, str | list[str]] | None = None
     winner: Winner | None = None
+    roles: dict[str, str] | None = None
     if "deaths" in exp:
         deaths = {}
         for key, value in _pairs(r, exp["deaths"], "deaths"):
@@ -325,7 +435,17 @@ def _expect(r: _Reader, node: yaml.Node, nicks: set[str]) -> DayExpect:
         if w not in WINNERS:
             raise r.fail(exp["winner"], f"unknown winner {w!r}; known: {', '.join(WINNERS)}")
         winner = w
-    return DayExpect(deaths, checks, winner)
+    if "roles" in exp:
+        roles = {}
+        for key, value in _pairs(r, exp["roles"], "roles"):
+            nick = _nick(r, key, nicks)
+            role, boss = _role_words(r, value, nick, rules)
+            roles[nick] = _role_text(role, boss)
+    return DayExpect(deaths, checks, winner, roles)
+
+
+def _role_text(role: str, boss: bool) -> str:
+    return f"{role} boss" if boss else role
 
 
 def _pairs(r: _Reader, node: yaml.Node, what: str) -> Iterator[tuple[yaml.Node, yaml.Node]]:
@@ -369,11 +489,27 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
         try:
             outcome = resolve_day(state, day.day_input)
         except RulesError as exc:
-            raise ScenarioError(scenario.path, day.line, str(exc)) from None
+            raise ScenarioError(scenario.path, _refused_line(day, str(exc)), str(exc)) from None
         result.outcomes.append(outcome)
         result.mismatches += _compare(outcome, day.expect)
         state = outcome.state
     return result
+
+
+def _refused_line(day: ScenarioDay, message: str) -> int:
+    """The line of what the engine refused: "day N: KEY: NICK ..." points at that entry of a host key (or the
+    key itself); anything else at the day."""
+    found = re.match(r"day \d+: (\w+): (.*)", message)
+    if found is None or found.group(1) not in day.lines:
+        return day.line
+    key, reason = found.group(1), found.group(2)
+    entries = {k[1]: line for k, line in day.lines.items() if isinstance(k, tuple) and k[0] == key}
+    for nick in sorted(entries, key=len, reverse=True):  # the longest first: "Bob Jr" before "Bob"
+        if reason.startswith(f"{nick} "):
+            return entries[nick]
+    if len(set(entries.values())) == 1:
+        return next(iter(entries.values()))
+    return day.lines[key]
 
 
 def _compare(outcome: DayOutcome, expect: DayExpect) -> list[Mismatch]:
@@ -384,6 +520,13 @@ def _compare(outcome: DayOutcome, expect: DayExpect) -> list[Mismatch]:
         found.append(Mismatch(outcome.day, "checks", expect.checks, dict(outcome.checks)))
     if expect.winner is not None and expect.winner != outcome.winner:
         found.append(Mismatch(outcome.day, "winner", expect.winner, outcome.winner))
+    if expect.roles is not None:
+        actual: dict[str, str] = {}
+        for nick in expect.roles:
+            p = outcome.state.player(nick)
+            actual[nick] = _role_text(p.role, p.boss) if p is not None else "not a player"
+        if actual != expect.roles:
+            found.append(Mismatch(outcome.day, "roles", expect.roles, actual))
     return found
 
 
