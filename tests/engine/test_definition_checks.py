@@ -18,7 +18,7 @@ from forumbot.cli import app
 from forumbot.config import load_game_config
 from forumbot.engine import DayInput, GameState, Order, Player, Vote, deal, find_variant, resolve_day
 from forumbot.errors import ConfigError, RulesError, ScenarioError
-from forumbot.scenario import load_scenario
+from forumbot.scenario import load_scenario, run_scenario
 
 MALFORMED = Path(__file__).resolve().parent / "malformed"
 FILES = sorted(MALFORMED.glob("*.yaml"))
@@ -40,7 +40,7 @@ def test_there_is_a_malformed_file_for_every_check() -> None:
 def test_a_malformed_definition_is_refused_with_file_line_and_field(path: Path) -> None:
     line, reason = refusal(path)
     with pytest.raises(ScenarioError) as refused:
-        load_scenario(path)
+        run_scenario(load_scenario(path))  # the host's powers are also refused against the game's state
     assert refused.value.line == line
     assert reason in refused.value.reason
     result = runner.invoke(app, ["scenario", "check", str(path)])
