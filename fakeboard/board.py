@@ -1116,6 +1116,10 @@ class BoardServer:
         self._login_attempts: dict[int, int] = {}  # user id -> failed logins since the last success
         self._fail_next: list[tuple[int, float | None]] = []
         self._fail_paths: dict[str, tuple[int, float | None]] = {}
+        # Faults that strike after the board acted (the post is stored, the PM sent): "503", "429",
+        # "reset" (the connection closes with no answer) or "slow" (the answer comes after `slow_for` s).
+        self._after_acting: list[tuple[str, str]] = []
+        self.slow_for = 2.0
         self._html_cache: dict[tuple[Any, ...], str] = {}
         self._env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(SKELETONS)),
@@ -1229,10 +1233,34 @@ class BoardServer:
             else:
                 self._fail_paths[substr] = (status, retry_after)
 
+    def fail_after_acting(self, substr: str, fault: str) -> None:
+        """The next request whose path and query contain `substr` (e.g. "POST posting.php"; with
+        "#name", only a POST whose form has the field `name`, e.g. "POST ucp.php#post" for the PM's send
+        and not its add-recipients step) is carried out, and then its answer fails with `fault`: "503",
+        "429", "reset" or "slow" (see `slow_for`)."""
+        if fault not in ("503", "429", "reset", "slow"):
+            raise ValueError(f"unknown fault {fault!r}")
+        with self._state:
+            self._after_acting.append((substr, fault))
+
     def clear_faults(self) -> None:
         with self._state:
             self._fail_next.clear()
             self._fail_paths.clear()
+            self._after_acting.clear()
+
+    def _take_after_acting(self, method: str, target: str, raw: bytes) -> str | None:
+        fields = {name for name, _ in parse_qsl(raw.decode("latin-1"), keep_blank_values=True)} if raw else set()
+        with self._state:
+            for i, (substr, fault) in enumerate(self._after_acting):
+                wanted_method, _, wanted = substr.rpartition(" ")
+                wanted, _, field_name = wanted.partition("#")
+                if field_name and field_name not in fields:
+                    continue
+                if wanted in target and (not wanted_method or wanted_method == method):
+                    del self._after_acting[i]
+                    return fault
+        return None
 
     def session_count(self) -> int:
         with self._state:
@@ -1266,6 +1294,7 @@ class BoardServer:
             self.requests.append(record)
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
+        fault: _Response | None = None
         try:
             fault = self._take_fault(f"{split.path}?{split.query}")
             if fault is not None:
@@ -1278,6 +1307,20 @@ class BoardServer:
         except Exception as exc:  # a bug in the fake board: show it, as PHP would print a fatal error
             self.errors.append(traceback.format_exc())
             response = _Response(500, f"<h1>Internal error</h1><pre>{type(exc).__name__}: {exc}</pre>".encode())
+        target = f"{split.path}?{split.query}"
+        late = self._take_after_acting(handler.command, target, raw) if fault is None else None
+        if late == "reset":  # done, and the connection drops before any answer
+            record.status = -1
+            handler.close_connection = True
+            try:
+                handler.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if late == "slow":
+            _time.sleep(self.slow_for)
+        elif late in ("503", "429"):
+            response = _Response(int(late), f"<html><body><h1>{late} Error</h1></body></html>".encode())
         if self.latency > 0:
             _time.sleep(self.latency)
         record.status = response.status

@@ -259,7 +259,8 @@ def _messages(
         outgoing: list[Outgoing] = []
         changes: list[Change] = []
         side = place(client, pm, None, day["starts_at"], day["deadline"]).side if day is not None else "after"
-        refusal = None if side == "inside" else LATE if side == "after" else UNCERTAIN if side == "uncertain" else EARLY
+        # a PM from before the day's start belonged to an earlier day, which is over
+        refusal = None if side == "inside" else UNCERTAIN if side == "uncertain" else LATE
         lines = _order_receipts(store, row.id, config, state, pm, everyone, refusal, changes)
         lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
         if lines and config.watch.receipts:
@@ -343,7 +344,6 @@ def _vote_problem(state: GameState, sender: str, targets: tuple[str, ...]) -> st
 
 
 LATE = "день уже закончился"
-EARLY = "день ещё не начался"
 UNCERTAIN = "форум не показывает точное время отправки, о нём решит ведущий"
 
 
