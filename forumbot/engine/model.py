@@ -138,6 +138,10 @@ class GameState(Frozen):
     def nicks(self) -> tuple[str, ...]:
         return tuple(p.nick for p in self.players)
 
+    def dealt_nicks(self) -> tuple[str, ...]:
+        """The player list as dealt: each slot's first nick (a replacement gives a slot a new one)."""
+        return tuple(p.replaced[0] if p.replaced else p.nick for p in self.players)
+
     def with_players(self, players: Iterable[Player]) -> GameState:
         return self.model_copy(update={"players": tuple(players)})
 

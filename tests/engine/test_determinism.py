@@ -18,12 +18,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HASH_SEEDS = ("0", "1", "4242")
 
-# Random legal play with silent players and players who send no vote (kozanostra's default votes), then
-# the variant's scenario files: every outcome in full, as JSON.
+# Random legal play with silent players, players who send no vote (kozanostra's default votes), the host's
+# replacements (whose earlier accounts still vote) and removals, then the variant's scenario files: every
+# outcome in full, as JSON.
 PROBE = """
 import json, random, sys
 from pathlib import Path
 from forumbot.engine import DayInput, Order, Vote, deal, resolve_day, ruleset_for
+from forumbot.engine.day import apply_replacements
+from forumbot.engine.model import Removal, Replacement
 from forumbot.scenario import load_scenario, run_scenario, scenario_files
 
 variant, root = sys.argv[1], Path(sys.argv[2])
@@ -35,17 +38,25 @@ for count in sizes:
         rng = random.Random(f"{variant}:{count}:{seed}")
         while state.winner == "none" and state.day <= 3 * count:
             rules = ruleset_for(state)
-            living = [p.nick for p in state.living()]
+            olds = [p.nick for p in state.living() if rng.random() < 0.1]
+            replacements = tuple(Replacement(old=n, new=f"Замена {state.day}.{i}") for i, n in enumerate(olds))
+            now = apply_replacements(state, replacements)[0]
+            living = [p.nick for p in now.living()]
             silent = [n for n in living if rng.random() < 0.15]
-            votes, orders = [], []
-            for p in state.living():
+            votes = [Vote(voter=n, targets=(rng.choice(living),)) for n in olds]
+            orders = []
+            removals = (Removal(nick=rng.choice(living), reason="r"),) if rng.random() < 0.1 else ()
+            for p in now.living():
                 if p.nick in silent:
                     continue
                 if rng.random() < 0.7:
                     votes.append(Vote(voter=p.nick, targets=(rng.choice(living),)))
                 for action in sorted(rules.role_actions.get(p.role, frozenset()) - {"special"}):
                     orders.append(Order(actor=p.nick, action=action, targets=(rng.choice(living),)))
-            day_input = DayInput(votes=tuple(votes), orders=tuple(orders), silent=frozenset(silent))
+            day_input = DayInput(
+                votes=tuple(votes), orders=tuple(orders), silent=frozenset(silent),
+                replacements=replacements, removals=removals,
+            )
             outcome = resolve_day(state, day_input)
             dumps.append(outcome.model_dump(mode="json"))
             state = outcome.state
