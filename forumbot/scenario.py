@@ -315,7 +315,7 @@ def _removals(
             raise r.fail(item, "a removal is [nick, reason]")
         nick = _nick(r, parts[0], nicks)
         found.append(Removal(nick=nick, reason=r.scalar(parts[1], "the reason")))
-        lines.setdefault(("remove", nick), item.start_mark.line + 1)
+        lines[("remove", nick)] = item.start_mark.line + 1  # a second entry for him is the one refused
     return tuple(found)
 
 
@@ -341,7 +341,7 @@ def _scheme(
         nick = _nick(r, key, nicks)
         role, boss = _role_words(r, value, nick, rules)
         found.append(RoleChange(nick=nick, role=role, boss=boss))
-        lines.setdefault(("scheme", nick), key.start_mark.line + 1)
+        lines[("scheme", nick)] = key.start_mark.line + 1
     return tuple(found)
 
 
