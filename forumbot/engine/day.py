@@ -32,7 +32,6 @@ from forumbot.engine.model import (
     Event,
     GameState,
     Order,
-    Player,
     Replacement,
     Winner,
     evolve,
@@ -230,10 +229,9 @@ def _start_day(
 
 def _bury(ctx: DayContext, deaths: dict[str, Cause]) -> None:
     """The day's dead are buried; every player alive at the start and not silent has appeared."""
-    silent = ctx.day_input.silent
-    for nick in ctx.alive_at_start:
-        p: Player = ctx.players[nick]
-        if not p.appeared and nick not in silent:
+    silent, alive = ctx.day_input.silent, ctx.alive_at_start
+    for nick, p in list(ctx.players.items()):  # in player-list order, as everything that reaches the outcome
+        if not p.appeared and nick in alive and nick not in silent:
             ctx.players[nick] = evolve(p, appeared=True)
     for nick, cause in deaths.items():
         p = ctx.players[nick]
