@@ -1,8 +1,18 @@
 """The rules engine: pure, deterministic, no I/O. `resolve_day(state, day_input) -> DayOutcome`."""
 
-from forumbot.engine.day import resolve_day, ruleset_for
+from forumbot.engine.day import apply_replacements, resolve_day, ruleset_for
 from forumbot.engine.deal import deal
-from forumbot.engine.model import DayInput, DayOutcome, GameState, Order, Player, Vote
+from forumbot.engine.model import (
+    DayInput,
+    DayOutcome,
+    GameState,
+    Order,
+    Player,
+    Removal,
+    Replacement,
+    RoleChange,
+    Vote,
+)
 from forumbot.engine.variants import VARIANTS, find_variant
 
 __all__ = [
@@ -12,7 +22,11 @@ __all__ = [
     "GameState",
     "Order",
     "Player",
+    "Removal",
+    "Replacement",
+    "RoleChange",
     "Vote",
+    "apply_replacements",
     "deal",
     "find_variant",
     "resolve_day",

@@ -24,8 +24,9 @@ stands.
 Checks on a game's own definition, refused (a RulesError naming the field) before anything is resolved:
 `check_roles` - roles the variant lacks; where the variant has a boss (`has_boss`) exactly one boss among
 the mafia (a game without mafia has none to lead), else no player marked boss; `check_day_input` - a player
-listed silent who votes or sends an order that day. Option values outside their sense are refused by the
-variant's options model (`parse_options`).
+listed silent who votes or sends an order that day, and a use of the host's powers the variant lacks or that
+contradicts itself (`host_power_problems`; what the game's state must allow is checked as the day resolves).
+Option values outside their sense are refused by the variant's options model (`parse_options`).
 """
 
 from __future__ import annotations
