@@ -6,10 +6,11 @@ unknown game, impossible deal) or a forum/network problem — always a one-line 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -472,7 +473,7 @@ def write_private(path: Path, text: str) -> None:
         file.write(text)
 
 
-def open_store(path: Path | None) -> Store:
+def open_store(path: Path | None, *, create: bool = False) -> Store:
     return Store(path if path is not None else load_settings().state)
 
 
@@ -504,7 +505,7 @@ def new_game_command(
     """Create a game in the state file from its config."""
     with host_errors():
         parsed = load_game_config(config)
-        store = open_store(state)
+        store = open_store(state, create=True)
         games.create_game(store, parsed)
     out.print(
         f"game {parsed.game.name!r} created ({parsed.game.variant}, {len(parsed.game.players)} players)", markup=False
@@ -1056,6 +1057,23 @@ def send_draft(game: str, state: Path | None) -> None:
         out.print(f"{game}: this draft of day {sent.day} was sent to {who} already", markup=False)
     else:
         out.print(f"{game}: the draft of day {sent.day} is sent to {who}", markup=False)
+
+
+def _one_line_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Whatever part of a command meets an expected failure, it ends in one line and exit code 2."""
+
+    @functools.wraps(command)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        with host_errors():
+            return command(*args, **kwargs)
+
+    return guarded
+
+
+for _typer_app in (app, draft_app, scenario_app):
+    for _command in _typer_app.registered_commands:
+        if _command.callback is not None:
+            _command.callback = _one_line_errors(_command.callback)
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ or the new state, never half of one.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
@@ -185,6 +186,78 @@ MIGRATIONS: tuple[str, ...] = (
     DROP TABLE publications;
     """,
 )
+# What each reading method reads, for the message when a row of it is damaged.
+_READS: dict[str, str] = {
+    "game": "the games table",
+    "game_names": "the games table",
+    "players": "the players table",
+    "day": "the days table",
+    "draft": "the drafts table",
+    "overrides": "the overrides table",
+    "handled": "the handled_pms table",
+    "pending": "the outbox table",
+    "letter": "the outbox table",
+    "outbox": "the outbox table",
+    "published_on": "the outbox table",
+    "marker_key": "the games table",
+    "page_rows": "the page_cache table",
+    "setting": "the player_settings table",
+    "genders": "the player_settings table",
+    "leaving": "the player_settings table",
+    "order_count": "the order_counts table",
+    "relay_count": "the relays table",
+    "relays": "the relays table",
+    "last_vote_count": "the vote_counts table",
+}
+
+
+def state_fault(path: Path, exc: BaseException, doing: str) -> StateError:
+    """An SQLite fault, or a stored value that does not read, as one line that says what is wrong and where."""
+    text = str(exc)
+    lowered = text.lower()
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if isinstance(exc, sqlite3.Error):
+        if name.startswith("SQLITE_FULL") or "disk is full" in lowered:
+            why = "the disk is full: nothing of this change was written (free some space and run it again)"
+        elif name.startswith("SQLITE_READONLY") or "readonly" in lowered or "read-only" in lowered:
+            why = "the state file is read-only (or on a read-only disk): forumbot cannot write to it"
+        elif "no such table" in lowered:
+            why = f"the state file is damaged: table {text.split(':', 1)[-1].strip()} is missing"
+        elif "no such column" in lowered or "malformed" in lowered or name.startswith("SQLITE_CORRUPT"):
+            why = f"the state file is damaged ({text})"
+        elif "file is not a database" in lowered or name.startswith("SQLITE_NOTADB"):
+            why = "not a forumbot state file (not an SQLite database)"
+        elif "locked" in lowered or "busy" in lowered:
+            why = "the state file is busy: another process holds it; try again when it is done"
+        elif "unable to open" in lowered or name.startswith("SQLITE_CANTOPEN"):
+            why = "cannot open the state file (is its folder there, and may forumbot write in it?)"
+        else:
+            why = f"state file error: {text}"
+        return StateError(f"{path}: {why} ({doing})" if doing == "opening it" else f"{path}: {why}")
+    errors = getattr(exc, "errors", None)
+    if callable(errors):  # pydantic: the first problem, where it is
+        first = errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        text = f"{where}: {first['msg']}" if where else str(first["msg"])
+    detail = text.splitlines()[0] if text else type(exc).__name__
+    return StateError(f"{path}: the state file is damaged: {doing} holds a value that does not read ({detail})")
+
+
+def _guarded(method: Callable[..., Any], reads: str) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def guarded(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except StateError:
+            raise
+        except sqlite3.Error as exc:
+            raise state_fault(self.path, exc, f"reading {reads}") from None
+        except ValueError as exc:  # invalid JSON, a state the engine does not accept, a date that is none
+            raise state_fault(self.path, exc, reads) from None
+
+    return guarded
+
+
 STALE_LOCK = timedelta(minutes=10)  # a holder silent this long is taken over
 HEARTBEAT = timedelta(seconds=60)  # how often a holder says it is alive
 
@@ -314,15 +387,18 @@ class GameRow:
 class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._create_private(self.path)
+        try:
+            self._create_private(self.path)
+        except OSError as exc:
+            raise StateError(f"{self.path}: cannot create the state file: {exc.strerror or exc}") from None
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA busy_timeout=5000")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise StateError(f"{self.path}: not a forumbot state file ({exc})") from None
+        except sqlite3.Error as exc:
+            raise state_fault(self.path, exc, "opening it") from None
 
     @staticmethod
     def _create_private(path: Path) -> None:
@@ -344,13 +420,28 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
+        """One transaction: all of it written, or none of it. An SQLite fault in it (a full disk, a read-only
+        file) is a StateError that says what is wrong, the transaction rolled back."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise state_fault(self.path, exc, "starting a write") from None
         try:
             yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
+            self.db.execute("COMMIT")
+        except BaseException as exc:
+            self._rollback()
+            if isinstance(exc, sqlite3.Error):
+                raise state_fault(self.path, exc, "writing") from None
             raise
-        self.db.execute("COMMIT")
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if SQLite has not undone it itself (it may, on a full disk)."""
+        if self.db.in_transaction:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the fault that brought us here is the one to report
 
     def _migrate(self) -> None:
         version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
@@ -765,3 +856,10 @@ class Store:
             if row is None
             else {"at": datetime.fromisoformat(row[0]), "posts": row[1], "counts": json.loads(row[2])}
         )
+
+
+# Every public method of the store maps its faults once, here: an SQLite error or a row that does not read
+# becomes a StateError naming the file and what is wrong (transactions map their own, see `transaction`).
+for _name, _member in list(vars(Store).items()):
+    if not _name.startswith("_") and callable(_member) and _name not in ("transaction", "exclusive", "close"):
+        setattr(Store, _name, _guarded(_member, _READS.get(_name, "the state file")))
