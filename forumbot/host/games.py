@@ -20,7 +20,20 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from forumbot.config import GameConfig
-from forumbot.engine import DayInput, DayOutcome, GameState, Order, Vote, deal, resolve_day, ruleset_for
+from forumbot.engine import (
+    DayInput,
+    DayOutcome,
+    GameState,
+    Order,
+    Removal,
+    Replacement,
+    RoleChange,
+    Vote,
+    apply_replacements,
+    deal,
+    resolve_day,
+    ruleset_for,
+)
 from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.engine.model import ACTIONS
 from forumbot.engine.variants import Ruleset
@@ -191,12 +204,16 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     pms = window.messages
     checkpoint("messages read")
     bot = client.account
-    votes, vote_audit = _votes(state, rules, posts, pms, start, deadline, bot=bot)
-    dead = [p.nick for p in state.players if not p.alive]
-    orders, order_audit = audit_pms(window, state.nicks(), rules, dead=dead)
-    votes, orders, override_audit = _apply_overrides(store.overrides(row.id, state.day), votes, orders, vote_audit)
+    recorded = store.overrides(row.id, state.day)
+    powers = host_powers(recorded)
+    # Read the forum as the day is played: a replaced slot's posts and PMs count under its new account only.
+    reading, _ = apply_replacements(state, powers.replacements)
+    votes, vote_audit = _votes(reading, rules, posts, pms, start, deadline, bot=bot)
+    dead = [p.nick for p in reading.players if not p.alive]
+    orders, order_audit = audit_pms(window, reading.nicks(), rules, dead=dead)
+    votes, orders, override_audit = _apply_overrides(recorded, votes, orders, vote_audit)
     checkpoint("votes and orders extracted")
-    activity = _activity(state, posts, pms, start, deadline)
+    activity = _activity(reading, posts, pms, start, deadline)
     # A player the host gave a vote or an order (an override) is not silent that day.
     acted = {v.voter for v in votes} | {o.actor for o in orders}
     silent = frozenset(n for n, a in activity.items() if a["posts"] == 0 and a["orders"] == 0 and n not in acted)
@@ -206,6 +223,11 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
         orders=tuple(orders),
         silent=silent,
         posts={n: a["posts"] for n, a in activity.items()},
+        replacements=powers.replacements,
+        removals=powers.removals,
+        appoint_maniac=powers.appoint_maniac,
+        scheme=powers.scheme,
+        best_player=powers.best_player,
     )
     outcome = resolve_day(state, day_input)
     checkpoint("day resolved")
@@ -516,6 +538,56 @@ def parse_override(
             raise StateError(f"--clear-order wants ACTOR=ACTION with ACTION one of {', '.join(ACTIONS)}")
         return "clear_order", player(actor), action.strip()
     raise StateError("no override given")
+
+
+POWERS = ("replace", "remove", "appoint_maniac", "scheme", "best_player")
+
+
+def host_powers(overrides: Sequence[dict[str, Any]]) -> DayInput:
+    """The host's powers recorded for a day (`forumbot replace`, `remove`, ...), as the day's input
+    carries them to the engine, which checks each and records it as an event."""
+    replacements: list[Replacement] = []
+    removals: list[Removal] = []
+    scheme: list[RoleChange] = []
+    maniac: str | None = None
+    best: str | None = None
+    for o in overrides:
+        kind, subject, value, reason = o["kind"], o["subject"], o["value"], o["reason"]
+        if kind == "replace":
+            replacements.append(Replacement(old=subject, new=value or "", reason=reason))
+        elif kind == "remove":
+            removals.append(Removal(nick=subject, reason=reason))
+        elif kind == "appoint_maniac":
+            maniac = subject
+        elif kind == "scheme":
+            role, _, boss = (value or "").partition(" ")
+            scheme.append(RoleChange(nick=subject, role=role, boss=boss == "boss"))
+        elif kind == "best_player":
+            best = subject
+    return DayInput(
+        replacements=tuple(replacements),
+        removals=tuple(removals),
+        scheme=tuple(scheme),
+        appoint_maniac=maniac,
+        best_player=best,
+    )
+
+
+def record_power(
+    store: Store, name: str, kind: str, subject: str, value: str | None, *, reason: str, by: str
+) -> None:
+    """Record one of the host's powers for the current day (who and why, in the audit); end-day replays
+    it. The engine's checks run at once, so a power the rules refuse is refused now, naming why."""
+    if kind not in POWERS:
+        raise StateError(f"{kind!r}: not a power of the host ({', '.join(POWERS)})")
+    if not reason.strip() or not by.strip():
+        raise StateError("a power of the host needs --reason and --by")
+    row, _ = load(store, name)
+    state = _dealt_state(row)
+    trial = [*store.overrides(row.id, state.day), {"kind": kind, "subject": subject, "value": value, "reason": reason}]
+    powers = host_powers(trial)
+    apply_replacements(state, powers.replacements)  # a replacement the rules refuse fails here, naming why
+    store.add_override(row.id, state.day, kind, subject, value, reason, by)
 
 
 def _from_post(vote: Vote, post_id: str) -> bool:

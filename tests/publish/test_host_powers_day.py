@@ -1,0 +1,47 @@
+"""The host's powers through a day's end on the fake board: recorded with who and why, replayed by
+end-day; a replacement's new account is the one whose posts count."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from publish_support import BOSS, GAME, PLAYERS, ROLE, START, play_day1, played_day
+
+from forumbot.errors import RulesError, StateError
+from forumbot.host import games
+
+
+def test_a_replacement_and_a_removal_through_end_day(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False) as day:
+        old = next(n for n in PLAYERS if ROLE[n] == "civilian")
+        removed = next(n for n in PLAYERS if ROLE[n] == "civilian" and n != old)
+        day.board.add_user("Новый игрок", "pw")
+        games.record_power(day.store, GAME, "replace", old, "Новый игрок", reason="ушёл из игры", by="admin")
+        games.record_power(day.store, GAME, "remove", removed, None, reason="оскорбления", by="admin")
+        play_day1(day.board, day.day1_topic)
+        at = START + timedelta(hours=3)
+        day.board.add_post(day.day1_topic, old, f"[color=red][b]{BOSS}[/b][/color]", at)
+        day.board.add_post(
+            day.day1_topic, "Новый игрок", f"[color=red][b]{BOSS}[/b][/color]", at + timedelta(minutes=1)
+        )
+        draft = games.end_day(day.store, GAME, day.client())
+        votes = {(v["voter"], v["counted"], v["reason"]) for v in draft["votes"] if v["target"] == BOSS}
+        assert ("Новый игрок", True, None) in votes and (old, False, "not_player") in votes
+        slot = next(p for p in draft["state"]["players"] if p["nick"] == "Новый игрок")
+        assert slot["role"] == ROLE[old] and old in slot["replaced"]
+        assert draft["deaths"].get(removed) == "inactive"
+        kinds = [e["kind"] for e in draft["events"]]
+        assert "replaced" in kinds and "removed_by_host" in kinds
+        audit = [(o["kind"], o["by"]) for o in draft["overrides"]]
+        assert ("replace", "admin") in audit and ("remove", "admin") in audit
+
+
+def test_a_power_the_rules_refuse_is_refused_when_recorded(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False) as day:
+        with pytest.raises(RulesError, match="replace"):
+            games.record_power(day.store, GAME, "replace", PLAYERS[0], PLAYERS[1], reason="x", by="admin")
+        with pytest.raises(StateError, match="--reason"):
+            games.record_power(day.store, GAME, "remove", PLAYERS[0], None, reason=" ", by="admin")
+        assert not day.store.overrides(day.store.game(GAME).id, 1)
