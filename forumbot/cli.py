@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
+from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import typer
@@ -29,7 +30,7 @@ from forumbot.config import GameConfig, load_game_config, load_settings
 from forumbot.engine.deal import deal as deal_game
 from forumbot.engine.variants import VARIANTS, find_variant
 from forumbot.engine.variants.gameru import Gameru
-from forumbot.errors import ForumbotError, ScenarioError
+from forumbot.errors import ConfigError, ForumbotError, ScenarioError, StateError
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, PhpbbClient, client_settings, open_client
 from forumbot.forum.models import PmSummary, PrivateMessage
@@ -193,6 +194,7 @@ def deal_command(
 
 def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str | None, seed: int | None) -> None:
     with host_errors():
+        topic = checked_topic(topic, "--topic")
         store = open_store(state)
         dealt = games.deal_game(store, game, current_time(now), topic=topic, seed=seed)
     out.print(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
@@ -463,6 +465,22 @@ def host_errors() -> Iterator[None]:
         fail(str(exc))
 
 
+def checked_topic(topic: str | None, what: str = "topic") -> str | None:
+    """A topic as the host gives it: its number, or a topic URL (http or https) that names one
+    (`viewtopic.php?t=N`, `index.php?showtopic=N`); anything else is refused here, not at the next read."""
+    if topic is None:
+        return None
+    text = topic.strip()
+    if text.isdigit() and int(text) > 0:
+        return text
+    parts = urlsplit(text)
+    query = parse_qs(parts.query)
+    named = [v for key in ("t", "showtopic") for v in query.get(key, []) if v.isdigit() and int(v) > 0]
+    if parts.scheme in ("http", "https") and parts.netloc and named:
+        return text
+    raise ConfigError(f"{what} {topic!r}: not a topic number nor a topic URL (e.g. 1234, or …/viewtopic.php?t=1234)")
+
+
 def write_private(path: Path, text: str) -> None:
     """Write a file only its owner may read (the draft shows the roles of the day's dead and the checks):
     mode 0600, whether the file is new or was there before."""
@@ -474,7 +492,13 @@ def write_private(path: Path, text: str) -> None:
 
 
 def open_store(path: Path | None, *, create: bool = False) -> Store:
-    return Store(path if path is not None else load_settings().state)
+    """The state file (--state, else FORUMBOT_STATE). Only `new-game` may `create` it: a mistyped path is
+    refused, never answered with a new empty state file."""
+    where = path if path is not None else load_settings().state
+    if not create and not where.is_file():
+        what = "is not a file" if where.exists() else "does not exist"
+        raise StateError(f"{where}: the state file {what} (a game's first state file is made by new-game)")
+    return Store(where)
 
 
 def current_time(text: str | None) -> datetime:
@@ -568,6 +592,7 @@ def day_topic_command(
             fail(f"{game}: roles are not dealt yet (forumbot deal {game})")
         if store.day(row.id, row.state.day) is None:
             fail(f"{game}: day {row.state.day} is not open")
+        topic = checked_topic(topic) or topic
         store.set_day_topic(row.id, row.state.day, topic)
     out.print(f"{game}: day {row.state.day} is read from topic {topic}", markup=False)
 
@@ -671,6 +696,7 @@ def advance_command(
 ) -> None:
     """Record the approved draft as the day's result and open the next day."""
     with host_errors():
+        topic = checked_topic(topic, "--topic")
         new_state = games.advance(open_store(state), game, current_time(now), topic=topic)
     if new_state.winner != "none":
         out.print(f"{game}: the game is over — {new_state.winner}", markup=False)
@@ -697,14 +723,33 @@ def override_command(
         fail("give exactly one of --count-post, --ignore-post, --set-vote, --clear-vote, --set-order, --clear-order")
     with host_errors():
         store = open_store(state)
-        row, _ = games.load(store, game)
+        row, config = games.load(store, game)
         if row.state is None:
             fail(f"{game}: roles are not dealt yet")
+        moderators = config.game.moderators
+        if moderators and by not in moderators:  # as for an approval: the config's moderators decide
+            fail(f"--by {by!r}: not a moderator of {game} ({', '.join(moderators)})")
+        if not reason.strip():
+            fail("--reason is empty: say why (it is shown in the audit)")
         kind, subject, value = games.parse_override(
             row.state, count_post, ignore_post, set_vote, clear_vote, set_order, clear_order
         )
+        post = count_post if count_post is not None else ignore_post
+        draft = store.draft(row.id, row.state.day)
+        unchecked = post is not None and draft is None
+        if post is not None and draft is not None:
+            seen = {str(v.get("post_id")) for v in draft["payload"].get("votes", []) if v.get("post_id") is not None}
+            if str(post) not in seen:
+                listed = ", ".join(sorted(seen, key=lambda x: (len(x), x))[:12]) or "none"
+                fail(f"post {post} is not in day {row.state.day}'s audit (posts with votes: {listed})")
         store.add_override(row.id, row.state.day, kind, subject, value, reason, by)
     out.print(f"{game}: {kind} {subject} recorded (run end-day again to apply it)", markup=False)
+    if unchecked:
+        err.print(
+            f"note: day {row.state.day} has no draft yet, so post {post} could not be checked: "
+            "end-day will show whether it holds a vote",
+            markup=False,
+        )
 
 
 @app.command("status")

@@ -11,6 +11,7 @@ import tomllib
 from datetime import time
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -45,6 +46,11 @@ class Settings(BaseSettings):
     min_interval: float = Field(default=0.0, ge=0)  # spacing between request starts; concurrency bounds the load
     timeout: float = Field(default=20.0, gt=0)
 
+    @field_validator("base_url")
+    @classmethod
+    def _web_address(cls, value: str | None) -> str | None:
+        return web_address(value)
+
     def require_account(self) -> tuple[str, str]:
         """The login, or a ConfigError naming the missing setting."""
         if not self.username:
@@ -63,6 +69,16 @@ def load_settings(env_file: Path | None = None) -> Settings:
         raise ConfigError(_first_error(exc, "setting FORUMBOT_")) from None
 
 
+def web_address(value: str | None) -> str | None:
+    """A forum's address: http or https, with a host (`ftp://x/`, `forum.example` or `http:///` name none)."""
+    if value is None:
+        return None
+    parts = urlsplit(value.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{value!r} is not a forum's web address: give http://… or https://… with the host")
+    return value.strip()
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -76,6 +92,11 @@ class ForumConfig(Strict):
     # The time zone of the bot account's forum profile: phpBB prints PM and edit dates in it as plain text
     # (post times carry UTC in the markup). None: phpBB UTC; IPB 2.x infers it from the page footer.
     timezone: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _web_address(cls, value: str | None) -> str | None:
+        return web_address(value)
 
     @field_validator("timezone")
     @classmethod
@@ -189,7 +210,11 @@ def load_game_config(path: Path) -> GameConfig:
         config = GameConfig.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(f"{path}: {_first_error(exc)}") from None
-    return _resolve_paths(config, path.parent)
+    resolved = _resolve_paths(config, path.parent)
+    for key, template in resolved.templates.model_dump().items():
+        if template is not None and not Path(template).is_file():
+            raise ConfigError(f"{path}: templates.{key}: no such template file {template}")
+    return resolved
 
 
 def _resolve_paths(config: GameConfig, base: Path) -> GameConfig:
