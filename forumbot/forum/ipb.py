@@ -41,6 +41,7 @@ from forumbot.forum.markup import (
     has_class,
     iter_class,
     page_label,
+    page_problems,
     parse_each,
     parse_html,
     query_int,
@@ -229,12 +230,19 @@ def parse_topic_page(
 ) -> TopicPage:
     """One page of a topic (2.x `showtopic=T&st=N`, 3.x `showtopic=T&page=N` or friendly URLs)."""
     root = parse_html(html)
+    damage = page_problems(root, url)
     try:
         if dialect_of(root) == "ipb3":
-            return _v3_topic_page(root, url)
-        return _v2_topic_page(root, url, _zone(tz, now), now)
+            page = _v3_topic_page(root, url)
+        else:
+            page = _v2_topic_page(root, url, _zone(tz, now), now)
     except _PostError as exc:
-        raise ParseError(f"{page_label(root, url)}: {exc}") from exc
+        raise ParseError("; ".join([*damage, f"{page_label(root, url)}: {exc}"])) from exc
+    except ParseError as exc:
+        if damage:  # the damage is why the page reads as no topic page at all
+            raise ParseError(f"{'; '.join(damage)}; no post could be read") from exc
+        raise
+    return page.model_copy(update={"problems": damage + page.problems}) if damage else page
 
 
 def _v2_topic_page(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> TopicPage:

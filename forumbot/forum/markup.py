@@ -48,6 +48,8 @@ _BLOCKS = frozenset(
     "header hr li main nav ol p pre section table tbody td th thead tr ul".split()
 )
 _local = threading.local()
+_FALLBACKS = ("utf-8", "cp1251")  # what a page that is not in its declared charset may be in (codec names)
+_DAMAGE = "data-forumbot-damage"  # set on a parsed page's root: what was wrong with the page as a whole
 
 
 def sniff_charset(data: bytes) -> str | None:
@@ -56,18 +58,63 @@ def sniff_charset(data: bytes) -> str | None:
     return m.group(1).decode("ascii").lower() if m else None
 
 
+_FALLBACKS = ("utf-8", "cp1251")  # what a page that is not in its declared charset may be in (codec names)
+_DAMAGE = "data-forumbot-damage"  # set on a parsed page's root: what was wrong with the page as a whole
+
+
 def decode_bytes(data: bytes) -> str:
-    """Bytes to text: the declared charset, else UTF-8, else windows-1251 (old Russian boards)."""
-    charset = sniff_charset(data)
-    if charset:
+    """Bytes to text: the declared charset, else UTF-8, else windows-1251 (old Russian boards); see
+    `decode_page` for a page whose bytes are not in the charset it declares."""
+    return decode_page(data)[0]
+
+
+def decode_page(data: bytes) -> tuple[str, str, str | None]:
+    """The page's text, the charset it was read in, and what was wrong with its charset (None: nothing).
+
+    The declared charset is tried strictly. A page that is not in it (a windows-1251 board that says UTF-8)
+    is read in the first of UTF-8 and windows-1251 that decodes it cleanly, and the mismatch reported; if
+    none does, in the declared charset with the undecodable bytes replaced, and that reported. A page that
+    declares nothing is UTF-8, else windows-1251."""
+    declared = _codec(sniff_charset(data))
+    if declared is None:
         try:
-            return data.decode(charset, errors="replace")
-        except LookupError:
-            pass
+            return data.decode("utf-8"), "utf-8", None
+        except UnicodeDecodeError:
+            return data.decode("windows-1251", errors="replace"), "windows-1251", None
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("windows-1251", errors="replace")
+        return data.decode(declared), declared, None
+    except UnicodeDecodeError as exc:
+        bad = exc
+    for other in _FALLBACKS:
+        if other == declared:
+            continue
+        try:
+            text = data.decode(other)
+        except UnicodeDecodeError:
+            continue
+        why = f"{bad.reason} at byte {bad.start}"
+        said = f"the page declares the charset {_shown(declared)} but is not in it ({why})"
+        return text, other, f"{said}: read as {_shown(other)}"
+    others = " or ".join(_shown(c) for c in _FALLBACKS if c != declared)
+    problem = (
+        f"the page is in neither its charset {_shown(declared)} nor {others}: undecodable bytes were replaced, "
+        "a vote in them may be lost"
+    )
+    return data.decode(declared, errors="replace"), declared, problem
+
+
+def _shown(codec: str) -> str:
+    """A codec as a page would name it."""
+    return {"cp1251": "windows-1251", "cp1252": "windows-1252"}.get(codec, codec)
+
+
+def _codec(charset: str | None) -> str | None:
+    if not charset:
+        return None
+    try:
+        return codecs.lookup(charset).name
+    except LookupError:
+        return None
 
 
 def _parser(encoding: str | None) -> etree.HTMLParser:
@@ -76,36 +123,63 @@ def _parser(encoding: str | None) -> etree.HTMLParser:
         cache = _local.parsers = {}
     parser = cache.get(encoding)
     if parser is None:
-        parser = cache[encoding] = etree.HTMLParser(encoding=encoding, no_network=True)
+        # huge_tree: libxml2's default depth limit (256) drops the rest of a page after one deeply nested post
+        parser = cache[encoding] = etree.HTMLParser(encoding=encoding, no_network=True, huge_tree=True)
     return parser
 
 
-def _byte_encoding(data: bytes) -> str:
-    charset = sniff_charset(data)
-    if charset:
-        try:
-            return codecs.lookup(charset).name
-        except LookupError:
-            pass
-    try:
-        data.decode("utf-8")
-        return "utf-8"
-    except UnicodeDecodeError:
-        return "windows-1251"
+REPLACED = (
+    "the page holds characters its charset could not decode (shown as \ufffd): a vote in them may be lost"
+)
 
 
 def parse_html(page: Page) -> Element:
-    """Parse a page once. Bytes are decoded by their declared charset (else UTF-8, else windows-1251)."""
+    """Parse a page once. Bytes are decoded by their declared charset (else UTF-8, else windows-1251); what
+    was wrong with the page as a whole (its charset, a nesting too deep to parse) is kept with the tree for
+    `page_problems`."""
     if isinstance(page, etree._Element):
         return page
+    problems: list[str] = []
     if isinstance(page, bytes):
-        root = None if not page or page.isspace() else etree.fromstring(page, _parser(_byte_encoding(page)))
+        if not page or page.isspace():
+            raise ParseError("empty page")
+        text, codec, problem = decode_page(page)
+        if problem is None:  # the bytes are what they say: libxml2 decodes them itself
+            parser = _parser(codec)
+            root = etree.fromstring(page, parser)
+        else:
+            problems.append(problem)
+            parser = _parser(None)
+            root = etree.fromstring(_XML_DECL.sub("", text, count=1), parser)
     else:
         text = _XML_DECL.sub("", page, count=1)
-        root = None if not text or text.isspace() else etree.fromstring(text, _parser(None))
+        if not text or text.isspace():
+            raise ParseError("empty page")
+        parser = _parser(None)
+        root = etree.fromstring(text, parser)
+        if "\ufffd" in text:  # decoded before it came here, with the undecodable bytes replaced
+            problems.append(REPLACED)
     if root is None:
         raise ParseError("empty page")
+    problems += [f"the page is damaged ({message}): what follows is lost" for message in _depth_errors(parser)]
+    if problems:
+        root.set(_DAMAGE, "\n".join(problems))
     return root
+
+
+def _depth_errors(parser: etree.HTMLParser) -> list[str]:
+    """The parser's report that the page nests deeper than it can follow (it drops the rest of the page)."""
+    for entry in parser.error_log:
+        if entry.type_name == "ERR_RESOURCE_LIMIT" or "Excessive depth" in entry.message:
+            return [entry.message.split(",")[0].strip()]
+    return []
+
+
+def page_problems(root: Element, url: str | None = None) -> tuple[str, ...]:
+    """What `parse_html` found wrong with the page as a whole (a charset it is not in, a nesting too deep),
+    each "where: why" like a post's problem."""
+    note: str | None = root.get(_DAMAGE)
+    return tuple(f"{page_label(root, url)}: {problem}" for problem in note.split("\n")) if note else ()
 
 
 def has_class(el: Element, name: str) -> bool:

@@ -38,6 +38,7 @@ from forumbot.forum.markup import (
     has_class,
     iter_class,
     page_label,
+    page_problems,
     parse_each,
     parse_html,
     query_int,
@@ -156,7 +157,10 @@ def parse_topic_page(
     `tz`/`now` only matter for phpBB 3.0 pages, which print post times as text."""
     root = parse_html(html)
     divs, pager, heading = _page_parts(root)
+    damage = page_problems(root, url)
     if not divs:
+        if damage:
+            raise ParseError(f"{'; '.join(damage)}; no post could be read")
         raise _not_a(root, url, "topic page")
     base = url or _canonical(root)
     page, page_count, next_href = _pagination(pager)
@@ -166,7 +170,7 @@ def parse_topic_page(
         divs, lambda div: _post(div, topic_id, link_base, page, tz, now), page_label(root, url)
     )
     if not posts:
-        raise ParseError(f"{page_label(root, url)}: no readable post: {'; '.join(problems)}")
+        raise ParseError(f"{page_label(root, url)}: no readable post: {'; '.join(damage + problems)}")
     return TopicPage(
         dialect="phpbb",
         topic_id=topic_id,
@@ -176,7 +180,7 @@ def parse_topic_page(
         posts=posts,
         next_url=absolute(base, next_href),
         url=url,
-        problems=problems,
+        problems=damage + problems,
         locked=_locked(root),
     )
 
