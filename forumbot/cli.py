@@ -42,6 +42,7 @@ from forumbot.host.daywindow import DayPms, interval_of, place
 from forumbot.host.publish import PublishReport, send_draft_to_moderators
 from forumbot.host.publish import publish as publish_day
 from forumbot.host.tally import Tally, read_votes_of, render_tally_bbcode, tally_posts
+from forumbot.render.bidi import isolate, isolate_within
 from forumbot.render.preview import render_preview_html
 from forumbot.scenario import ScenarioResult, load_scenario, run_scenario, scenario_files
 from forumbot.simulate import CHART_FORMATS, ChartFormat, render_chart, simulate
@@ -65,8 +66,14 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 def plain(*values: str) -> list[Text]:
-    """Table cells that show player text as typed: a nick like "[b]x" is not rich markup."""
-    return [Text(v) for v in values]
+    """Table cells that show player text as typed: a nick like "[b]x" is not rich markup, and one that holds a
+    right-to-left override turns nothing around outside its cell."""
+    return [Text(isolate(v)) for v in values]
+
+
+def names(nicks: Iterable[str]) -> str:
+    """Nicks in one line, each isolated (`bidi.isolate`): none turns the others around."""
+    return ", ".join(isolate(n) for n in nicks)
 
 
 def print_json(data: Any) -> None:
@@ -132,8 +139,8 @@ def scenario_run(
     for column in ("day", "deaths", "checks", "winner"):
         table.add_column(column)
     for o in result.outcomes:
-        deaths = ", ".join(f"{n}: {c}" for n, c in o.deaths.items()) or "-"
-        checks = ", ".join(f"{n}: {c}" for n, c in o.checks.items()) or "-"
+        deaths = ", ".join(f"{isolate(n)}: {c}" for n, c in o.deaths.items()) or "-"
+        checks = ", ".join(f"{isolate(n)}: {c}" for n, c in o.checks.items()) or "-"
         table.add_row(*plain(str(o.day), deaths, checks, o.winner))
     out.print(table)
     for m in result.mismatches:
@@ -397,7 +404,7 @@ def orders_command(
                 str(row.get("actor") or ""),
                 str(row.get("time") or ""),
                 str(row.get("action") or ""),
-                ", ".join(row.get("targets") or []),
+                names(row.get("targets") or []),
                 "yes" if row.get("valid") else "no",
                 str(row.get("reason") or ""),
                 str(row.get("link") or ""),
@@ -444,10 +451,10 @@ def _print_tally(result: Tally) -> None:
     counts.add_column("voters")
     for target, who in result.voters.items():
         mark = " ←" if target == result.leader else ""
-        counts.add_row(*plain(target + mark, str(len(who)), ", ".join(who)))
+        counts.add_row(*plain(isolate(target) + mark, str(len(who)), names(who)))
     out.print(counts)
     if result.not_voting:
-        out.print("not voting: " + ", ".join(result.not_voting), markup=False)
+        out.print("not voting: " + names(result.not_voting), markup=False)
 
 
 # --- running a game -----------------------------------------------------------------------------
@@ -560,7 +567,7 @@ def signups_command(
             posts = [post for page in client.fetch_topic(topic) for post in page.posts]
         exclude = [n for n in (load_settings().username,) if n]
         players = games.record_signups(store, game, posts, exclude)
-    out.print(f"{len(players)} players signed up: {', '.join(players)}", markup=False)
+    out.print(f"{len(players)} players signed up: {names(players)}", markup=False)
 
 
 def _game_and_topic(store: Store, args: list[str]) -> tuple[str, str | None]:
@@ -793,16 +800,15 @@ def status_command(
         with host_errors():
             with game_client(config) as client:
                 counted = games.votes_so_far(store, game, client)
-        out.print(
-            "votes so far: " + (", ".join(f"{v['voter']} → {v['target']}" for v in counted) or "none"), markup=False
-        )
+        shown = ", ".join(f"{isolate(v['voter'])} → {isolate(v['target'])}" for v in counted)
+        out.print("votes so far: " + (shown or "none"), markup=False)
         return
     draft = store.draft(row.id, gs.day)
     if draft is not None:
         counted = [v for v in draft["payload"]["votes"] if v["counted"]]
         out.print(
             f"votes so far (draft of {draft['created_at']}): "
-            + (", ".join(f"{v['voter']} → {v['target']}" for v in counted) or "none"),
+            + (", ".join(f"{isolate(v['voter'])} → {isolate(v['target'])}" for v in counted) or "none"),
             markup=False,
         )
 
@@ -895,7 +901,7 @@ def relays_command(game: Annotated[str, typer.Argument(help="The game.")], state
     for column in ("day", "PM", "from", "kind", "to", "status", "at"):
         table.add_column(column)
     for r in found:
-        to = ", ".join(json.loads(r["recipients"]))
+        to = names(json.loads(r["recipients"]))
         table.add_row(*plain(str(r["day"]), str(r["pm_id"]), r["sender"], r["kind"], to, r["status"], r["at"][:16]))
     out.print(table if found else f"{game}: no relayed letters")
 
@@ -903,10 +909,12 @@ def relays_command(game: Annotated[str, typer.Argument(help="The game.")], state
 def show_draft(game: str, payload: dict[str, Any], approved_by: str | None) -> None:
     status = f"approved by {approved_by}" if approved_by else "NOT approved"
     out.print(f"{game}, day {payload['day']} — draft, {status}", markup=False)
-    deaths = ", ".join(f"{n} ({c})" for n, c in payload["deaths"].items()) or "nobody"
+    everyone = [str(p.get("nick")) for p in (payload.get("state") or {}).get("players") or []]
+    deaths = ", ".join(f"{isolate(n)} ({c})" for n, c in payload["deaths"].items()) or "nobody"
     out.print(f"deaths: {deaths}; winner: {payload['winner']}", markup=False)
     if payload["checks"]:
-        out.print("checks (private): " + ", ".join(f"{n}: {r}" for n, r in payload["checks"].items()), markup=False)
+        checks = ", ".join(f"{isolate(n)}: {isolate_within(str(r), everyone)}" for n, r in payload["checks"].items())
+        out.print("checks (private): " + checks, markup=False)
     votes = Table(title="votes")
     for column in ("voter", "target", "time", "counted", "why not", "link"):
         votes.add_column(column)
@@ -931,27 +939,29 @@ def show_draft(game: str, payload: dict[str, Any], approved_by: str | None) -> N
             *plain(
                 o["actor"],
                 o["action"] or "",
-                ", ".join(o["targets"]),
+                names(o["targets"]),
                 "yes" if o["valid"] else "",
                 (o.get("reason") or "") + (f" (nearest: {o['nearest']})" if o.get("nearest") else ""),
                 o.get("link") or "",
             )
         )
     for v in payload["void"]:
-        orders.add_row(*plain(v["actor"], v["action"], ", ".join(v["targets"]), "", v["reason"], v.get("ref") or ""))
+        orders.add_row(*plain(v["actor"], v["action"], names(v["targets"]), "", v["reason"], v.get("ref") or ""))
     out.print(orders)
-    activity = ", ".join(f"{n}: {a['posts']} posts, {a['orders']} PMs" for n, a in payload["activity"].items())
+    activity = ", ".join(f"{isolate(n)}: {a['posts']} posts, {a['orders']} PMs" for n, a in payload["activity"].items())
     out.print(f"activity: {activity}", markup=False)
     for problem in payload.get("page_problems", []):
-        out.print(f"UNREADABLE POST {problem}", markup=False)
+        out.print(f"UNREADABLE POST {isolate_within(problem, everyone)}", markup=False)
     for pm in payload.get("unread_pms", []):
-        out.print(f"UNREAD PM {pm['pm_id']} from {pm['sender']} ({pm['subject']}): {pm['reason']}", markup=False)
-    for note in payload["inactivity"] + [
-        f"override by {o['by']}: {o['kind']} {o['subject']} — {o['reason']}" for o in payload["overrides"]
+        sender, subject = isolate(pm["sender"]), isolate(pm["subject"])
+        out.print(f"UNREAD PM {pm['pm_id']} from {sender} ({subject}): {pm['reason']}", markup=False)
+    for note in [isolate_within(n, everyone) for n in payload["inactivity"]] + [
+        f"override by {isolate(o['by'])}: {o['kind']} {isolate(o['subject'])} — {o['reason']}"
+        for o in payload["overrides"]
     ]:
         out.print(f"note: {note}", markup=False)
     for e in payload["events"]:
-        parts = [e["kind"], e.get("actor") or "", "→", e.get("target") or "", e.get("detail") or ""]
+        parts = [e["kind"], isolate(e.get("actor") or ""), "→", isolate(e.get("target") or ""), e.get("detail") or ""]
         out.print("event: " + " ".join(p for p in parts if p), markup=False)
 
 

@@ -15,7 +15,9 @@ One PM may carry several lines; each line is one order, unknown lines are kept f
   unknown player is void) and each unknown part is reported with its nearest player.
 
 Formatting that leaks into the text is ignored: BBCode such as ``[b]Лечу[/b]`` or ``[color=red]...``,
-inline HTML tags, ``**`` markers and quotes around the nick (``«Пётр»``).
+inline HTML tags, ``**`` markers and quotes around the nick (``«Пётр»``). A nick may itself look like
+formatting (``[b]x[/b]``), so the target is matched as written first, then without the formatting that wraps
+it whole, and only then with every tag removed.
 
 Quoted or forwarded orders never count: the actor is always the PM's sender. `PrivateMessage.body_text`
 already excludes quotes, but ``[quote]...[/quote]`` blocks and ``>``-quoted lines left in a text are
@@ -84,6 +86,17 @@ _BBCODE = re.compile(
     re.IGNORECASE,
 )
 _INLINE_TAG = re.compile(r"</?(?:b|strong|i|em|u|s|strike|span|font|small|big)\b[^>]*>", re.IGNORECASE)
+_TAG_SOURCE = rf"(?:{_BBCODE.pattern}|{_INLINE_TAG.pattern}|\*\*)"
+_LEAD = re.compile(rf"(?:\s+|{_TAG_SOURCE})*", re.IGNORECASE)  # formatting before the keyword
+_KEYWORD_THEN_SEPARATOR = re.compile(
+    rf"(?P<kw>{_KEYWORD_ALTERNATION})(?:{_TAG_SOURCE})*(?:\s*[{_DASHES}:]+\s*|\s+(?![{_DASHES}:]))(?=\S)",
+    re.IGNORECASE,
+)
+_FORMAT_TAG = re.compile(
+    r"\[(?P<bb_close>/)?(?P<bb>b|i|u|s|strike|color|size|font|center|left|right|highlight|background|glow|shadow)"
+    r"(?:=[^\]]*)?\]|<(?P<html_close>/)?(?P<html>b|strong|i|em|u|s|strike|span|font|small|big)\b[^>]*>|(?P<stars>\*\*)",
+    re.IGNORECASE,
+)
 _QUOTE_BLOCK = re.compile(
     r"\[quote(?:[= ][^\]]*)?\](?:(?!\[quote[\]= ]).)*?\[/quote\]", re.IGNORECASE | re.DOTALL
 )
@@ -98,6 +111,9 @@ class OrderLine:
     target_text: str
     line_no: int  # 1-based, counted in the text as given
     raw: str
+    # The target as written, then without the formatting that wraps it whole, where they differ from
+    # `target_text` (every tag removed): each is tried as one nick first, so a nick such as "[b]x[/b]" is named.
+    exact: tuple[str, ...] = ()
 
     @property
     def target_parts(self) -> tuple[str, ...]:
@@ -220,6 +236,81 @@ def parse_line(line: str) -> tuple[Action, str] | None:
     return (action, target) if target else None
 
 
+def exact_targets(line: str) -> tuple[Action, tuple[str, ...]] | None:
+    """The line's action and its target as written (formatting kept inside the target, only what precedes it
+    and closers of tags opened before it left out), then that target without the formatting that wraps it
+    whole; None when the line does not read as an order this way."""
+    text = " ".join(line.split())
+    lead = _LEAD.match(text)
+    m = _KEYWORD_THEN_SEPARATOR.match(text, lead.end() if lead else 0)
+    if m is None:
+        return None
+    action = KEYWORDS[m.group("kw").lower()]
+    target = _drop_unopened_closers(text[m.end() :])
+    with_word = _SLEEP_WITH.match(target) if action == "sleep" else None
+    if with_word is not None:
+        target = target[with_word.end() :]
+    found: list[str] = []
+    for candidate in (_unquote(target), _unquote(_unwrap(target))):
+        if candidate and candidate not in found:
+            found.append(candidate)
+    return (action, tuple(found)) if found else None
+
+
+def _format_tags(text: str) -> list[tuple[re.Match[str], str, bool | None]]:
+    """The formatting tags of a text: (match, which tag, closing); `**` toggles, so its closing is None."""
+    tags: list[tuple[re.Match[str], str, bool | None]] = []
+    for m in _FORMAT_TAG.finditer(text):
+        if m.group("stars"):
+            tags.append((m, "**", None))
+        elif m.group("bb"):
+            tags.append((m, "[" + m.group("bb").lower(), bool(m.group("bb_close"))))
+        else:
+            tags.append((m, "<" + m.group("html").lower(), bool(m.group("html_close"))))
+    return tags
+
+
+def _drop_unopened_closers(target: str) -> str:
+    """ "x[/b]" of "[b]Убиваем — x[/b]": closing tags at the end whose tags opened before the target."""
+    target = target.rstrip()
+    while True:
+        tags = _format_tags(target)
+        if not tags or tags[-1][0].end() != len(target):
+            return target
+        last, which, closing = tags[-1]
+        earlier = [c for _, w, c in tags[:-1] if w == which]
+        if closing is None:  # "**": it closes one in the target when an odd number come before it
+            closes_inside = len(earlier) % 2 == 1
+        elif closing:
+            closes_inside = sum(1 if c is False else -1 for c in earlier) > 0
+        else:
+            return target  # an opening tag at the end is part of the text
+        if closes_inside:
+            return target
+        target = target[: last.start()].rstrip()
+
+
+def _unwrap(target: str) -> str:
+    """The target without formatting that wraps it whole: "[color=red][b]Пётр[/b][/color]" is "Пётр", while
+    "[b]A[/b] и [b]B[/b]" keeps its tags (the first [b] closes before the end)."""
+    while True:
+        tags = _format_tags(target)
+        if not tags or tags[0][0].start() != 0 or tags[0][2] is True:
+            return target
+        first, which, _ = tags[0]
+        depth, end = 0, None
+        for m, name, closing in tags:
+            if name != which:
+                continue
+            depth += 1 if (closing is False or closing is None and depth == 0) else -1
+            if depth == 0:
+                end = m
+                break
+        if end is None or end.end() != len(target) or end.start() <= first.end():
+            return target
+        target = target[first.end() : end.start()].strip()
+
+
 def parse_orders(body_text: str) -> ParsedOrders:
     """Every order line of a PM body, the unrecognised lines, and whether a ``#order`` password was seen.
 
@@ -239,7 +330,9 @@ def parse_orders(body_text: str) -> ParsedOrders:
         if order is None:
             unknown.append((line_no, stripped))
         else:
-            lines.append(OrderLine(order[0], order[1], line_no, stripped))
+            written = exact_targets(stripped)
+            exact = tuple(t for t in written[1] if t != order[1]) if written and written[0] == order[0] else ()
+            lines.append(OrderLine(order[0], order[1], line_no, stripped, exact))
     return ParsedOrders(lines, unknown, scrubbed.password_seen)
 
 
@@ -272,6 +365,14 @@ def _resolve(
     line: OrderLine, roster: Roster, mode: MatchMode
 ) -> tuple[tuple[str, ...], list[tuple[str, str | None]]]:
     """The line's target nicks, or () and the unknown parts with their nearest players."""
+    for written in line.exact:  # the nick as written first: it may look like formatting itself
+        if written in roster:
+            return (written,), []
+    for written in line.exact:  # "[b]A[/b] и [b]x[/b]": each part as written, or without what wraps it
+        parts = split_targets(written)
+        named = [p if p in roster else _unwrap(p) if _unwrap(p) in roster else None for p in parts]
+        if len(parts) >= 2 and all(named):
+            return tuple(n for n in named if n is not None), []
     whole = roster.match(line.target_text, mode)
     if whole.nick is not None:
         return (whole.nick,), []

@@ -6,6 +6,9 @@ joiner (U+2060) goes inside every "[" and "]", so the forum's parser sees no tag
 same characters. The same joiner breaks the forum's "magic URLs" (`http://`, `www.`, `a@b.c`), so a nick
 cannot turn into a link either. "<" and ">" are left to the forum, which escapes HTML itself.
 
+Text that could turn the rest of its line around (a right-to-left override U+202E, right-to-left letters) is
+isolated (`bidi.isolate`: U+2068 … U+2069), so a nick reads as typed and the line around it as written.
+
 `to_html` renders a post the way phpBB 3.3 does (`phpbb_html`, the one BBCode renderer of the project):
 known tags as prosilver prints them, everything else HTML-escaped; a tag with a value phpBB would not
 accept (a `javascript:` link, a colour with a semicolon) stays literal text.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from forumbot.render.bidi import isolate
 from forumbot.render.phpbb_html import render_bbcode
 
 WORD_JOINER = "\u2060"
@@ -22,11 +26,11 @@ _MAGIC = re.compile(r"(?i)(?<=[a-z0-9])(://)|\b(www)(\.)|(@)(?=[\w-])")
 
 
 def escape(text: str) -> str:
-    """Player text made inert in BBCode: no nick can open or close a tag or become a link. Control
-    characters (newlines included) are dropped."""
+    """Player text made inert in BBCode: no nick can open or close a tag or become a link, nor turn the rest
+    of its line around. Control characters (newlines included) are dropped."""
     cleaned = "".join(ch for ch in text if ch >= " " or ch == "\t")
     cleaned = cleaned.replace("[", "[" + WORD_JOINER).replace("]", WORD_JOINER + "]")
-    return _MAGIC.sub(_break_magic, cleaned)
+    return isolate(_MAGIC.sub(_break_magic, cleaned))
 
 
 def _break_magic(m: re.Match[str]) -> str:

@@ -24,6 +24,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from forumbot.render.bbcode import to_html, unescape
+from forumbot.render.bidi import isolate, isolate_within
 
 # What each audit reason means, for a moderator who reads Russian.
 VOTE_REASONS: dict[str, str] = {
@@ -212,7 +213,8 @@ def render_chart_svg(
         y = top + row * row_h + row_h / 2
         mine = [m for m in marks if m.voter == voter]
         parts.append(
-            f'<text x="{label_w - 8}" y="{y + 4}" text-anchor="end" class="voter">{escape(_short(voter, 26))}</text>'
+            f'<text x="{label_w - 8}" y="{y + 4}" text-anchor="end" class="voter">'
+            f"{escape(isolate(_short(voter, 26)))}</text>"
         )
         if len(mine) > 1:
             parts.append(f'<line x1="{x(mine[0].time)}" y1="{y}" x2="{x(mine[-1].time)}" y2="{y}" class="track"/>')
@@ -223,7 +225,7 @@ def render_chart_svg(
             color = colors[m.target]
             state = "counted" if m.counted else "void"
             why = "засчитан" if m.counted else f"не засчитан: {_reason(m.reason)}"
-            tooltip = f"{m.voter} → {m.target}, {m.time:%d.%m %H:%M:%S}, {why}"
+            tooltip = f"{isolate(m.voter)} → {isolate(m.target)}, {m.time:%d.%m %H:%M:%S}, {why}"
             fill = color if m.counted else "#ffffff"
             dash = "" if m.counted else ' stroke-dasharray="2 2"'
             parts.append(
@@ -235,7 +237,7 @@ def render_chart_svg(
             if mx - last_label > 70 and room > 75:
                 parts.append(
                     f'<text x="{mx + 10}" y="{y + 4}" class="mark-label{"" if m.counted else " void"}" '
-                    f'fill="{color}">{escape(_short(m.target, 14))}</text>'
+                    f'fill="{color}">{escape(isolate(_short(m.target, 14)))}</text>'
                 )
                 last_label = mx
     parts.append("</svg>")
@@ -266,7 +268,12 @@ def safe_link(link: Any) -> str | None:
     return None
 
 
-def _environment() -> jinja2.Environment:
+def nick_html(value: Any) -> Markup:
+    """A nick in the page: escaped, and isolated (`<bdi>`) so that it cannot turn the rest of its line around."""
+    return Markup("<bdi>") + escape("" if value is None else str(value)) + Markup("</bdi>")
+
+
+def _environment(nicks: Iterable[str] = ()) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("forumbot.render", "templates"),
         autoescape=True,
@@ -274,6 +281,9 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    known = list(nicks)
+    env.filters["nick"] = nick_html
+    env.filters["isolated"] = lambda text: isolate_within(str(text), known) if text is not None else ""
     env.filters["reason"] = _reason
     env.filters["cause"] = lambda c: CAUSES.get(c, c)
     env.globals["safe_link"] = safe_link
@@ -334,7 +344,8 @@ def render_preview_html(
         "deadline": deadline.astimezone(tz).strftime("%d.%m.%Y %H:%M") if deadline and tz else None,
         "zone": getattr(tz, "key", None) if tz is not None else None,
     }
-    return _environment().get_template("preview.html.j2").render(context)
+    seen = {str(v.get(k)) for v in votes for k in ("voter", "target") if v.get(k)} | nicks
+    return _environment(seen).get_template("preview.html.j2").render(context)
 
 
 def _title_from(bbcode: str) -> str | None:
