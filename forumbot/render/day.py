@@ -157,6 +157,20 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "Роль покойного ({role}) перешла к одному из живых жителей.",
         "Дело покойного живёт: роль «{role}» досталась одному из горожан.",
     ),
+    # The host's powers: told once, naming nobody's role.
+    "replaced": ("Замена: {nick} (заменил {old}).", "В игре замена: {nick} (заменил {old})."),
+    "removed_by_host": (
+        "Ведущий удалил из игры игрока {nick}.",
+        "Решением ведущего игрок {nick} выбывает из игры.",
+    ),
+    "role_changed": (
+        "Ведущий изменил расстановку ролей: с завтрашнего дня роли у некоторых игроков другие.",
+        "С завтрашнего дня в городе новая расстановка ролей — так решил ведущий.",
+    ),
+    "best_player": (
+        "Лучший игрок этой партии — {nick}. Следующая игра — за лучшим игроком.",
+        "Ведущий назвал лучшего игрока партии: {nick}. Следующая игра — за ним.",
+    ),
 }
 
 # Words that agree with the player's gender (seed 000's `O GENDER`): a phrase writes `{убит}` and gets
@@ -432,16 +446,18 @@ def day_context(
         return role_name(roles[nick].role, variant)
 
     deaths: list[Death] = []
+    removed = {e.target for e in events if e.kind == "removed_by_host"}  # told as the host's decision
     for nick, cause in outcome.deaths.items():
         count = outcome.tally.get(nick) if cause == "executed" else None
         visitors = _visitors(events, nick) if variant == "salon" and cause == "inactive" else ()
+        kind = "removed_by_host" if nick in removed and cause == "inactive" else _death_kind(variant, cause)
         deaths.append(
             Death(
                 nick=nick,
                 role=rname(nick),
                 role_id=roles[nick].role,
                 cause=cause,
-                text=phrase(_death_kind(variant, cause), genders.get(nick), nick=nick),
+                text=phrase(kind, genders.get(nick), nick=nick),
                 votes=count,
                 visitors=visitors,
                 gender=genders.get(nick),
@@ -584,13 +600,20 @@ def _commissar_line(before: GameState, outcome: DayOutcome) -> str | None:
 
 
 def _announcements(variant: str, events: Iterable[Event], phrase: Phrasebook) -> list[Safe]:
-    """Public news that names nobody: a new sheriff or maniac (gameru-3.3), a role passed on (kozanostra)."""
+    """Public news: a new sheriff or maniac (gameru-3.3), a role passed on (kozanostra), naming nobody; the
+    host's powers (a replacement "X (заменил Y)", a removal, a change of roles, the best player)."""
     lines: list[Safe] = []
     for e in events:
         if e.kind in ("new_sheriff", "new_maniac"):
             lines.append(phrase(e.kind))
         elif e.kind == "inherited" and e.role is not None:
             lines.append(phrase("inherited", role=role_name(e.role, variant)))
+        elif e.kind == "replaced" and e.actor and e.target:
+            lines.append(phrase("replaced", nick=e.actor, old=e.target))
+        elif e.kind == "best_player" and (e.target or e.actor):
+            lines.append(phrase("best_player", nick=e.target or e.actor))
+    if any(e.kind == "role_changed" for e in events):
+        lines.append(phrase("role_changed"))
     return lines
 
 

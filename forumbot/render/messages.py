@@ -207,9 +207,9 @@ def render_role_change_messages(config: GameConfig, before: GameState, outcome: 
 
 
 def dealt_state(state: GameState) -> GameState:
-    """The roles as they were dealt (roles change hands during a game): the deal is a pure function of
-    the variant, the player list, the seed and the options, all kept in the state."""
-    return deal(state.variant, list(state.nicks()), state.seed, state.options or None)
+    """The roles as they were dealt (roles change hands during a game; slots change accounts): the deal
+    is a pure function of the variant, the player list as dealt, the seed and the options."""
+    return deal(state.variant, list(state.dealt_nicks()), state.seed, state.options or None)
 
 
 def render_reveal(
@@ -228,7 +228,8 @@ def render_reveal(
         "winner_text": WINNER_TEXT.get(state.winner, ""),
         "players": [
             {
-                "nick": p.nick,
+                # a slot another account took over lists both (the commitment names the first)
+                "nick": p.nick + (f" (заменил {', '.join(p.replaced)})" if p.replaced else ""),
                 "dealt": role_name(d.role, state.variant) + (" (босс)" if d.boss else ""),
                 "final": role_name(p.role, state.variant) + (" (босс)" if p.boss else ""),
                 "alive": p.alive,

@@ -125,7 +125,7 @@ def test_a_crash_at_any_step_loses_nothing_and_a_rerun_gives_the_same_draft(game
         if at == step:
             raise KeyboardInterrupt(f"killed after {at}")
 
-    ok("override", "Mafia-1", "--ignore-post", "999", "--reason", "no-op", "--by", "admin")
+    ok("override", "Mafia-1", "--count-post", "3", "--reason", "no-op", "--by", "admin")
     with pytest.raises(KeyboardInterrupt):
         games.end_day(store, "Mafia-1", client_for(config), checkpoint=crash)
     game_row = store.game("Mafia-1")

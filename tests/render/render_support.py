@@ -227,3 +227,33 @@ def salon_days(names: dict[str, str] | None = None) -> list[Day]:
         ),
     )
     return play(state, day1, day2, day3)
+
+
+def host_power_days() -> list[Day]:
+    """The host's powers in gameru-3.3: day 1, Анна's slot taken over by Жанна and Дина removed by the
+    host; day 2, a change of roles; and a kozanostra game whose last turn names the best player."""
+    from forumbot.engine.model import Removal, Replacement, RoleChange
+
+    state = GameState(variant="gameru-3.3", seed=7, players=gameru_players())
+    day1 = DayInput(
+        replacements=(Replacement(old="Анна", new="Жанна", reason="ушла"),),
+        removals=(Removal(nick="Дина", reason="оскорбления"),),
+        votes=votes(("Жанна", "Сонни"), ("Борис", "Сонни"), ("Вера", "Сонни")),
+    )
+    day2 = DayInput(
+        votes=votes(("Жанна", "Фредо")),
+        scheme=(RoleChange(nick="Глеб", role="sheriff"), RoleChange(nick="Шериф", role="civilian")),
+    )
+    gameru = play(state, day1, day2)
+    kozanostra = GameState(
+        variant="kozanostra",
+        seed=3,
+        options={"game_type": "kozanostra"},
+        players=(
+            Player(nick="Дон", role="mafia"),
+            Player(nick="Анна", role="civilian"),
+            Player(nick="Борис", role="civilian"),
+        ),
+    )
+    last = DayInput(votes=votes(("Анна", "Дон"), ("Борис", "Дон"), ("Дон", "Анна")), best_player="Анна")
+    return [*gameru, *play(kozanostra, last)]

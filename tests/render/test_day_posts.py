@@ -5,7 +5,17 @@ from __future__ import annotations
 from typing import get_args
 
 import pytest
-from render_support import Day, config, gameru_days, gameru_silent_sheriff, kozanostra_days, play, salon_days, votes
+from render_support import (
+    Day,
+    config,
+    gameru_days,
+    gameru_silent_sheriff,
+    host_power_days,
+    kozanostra_days,
+    play,
+    salon_days,
+    votes,
+)
 
 from forumbot.engine import DayInput, GameState, Order, Player, resolve_day
 from forumbot.engine.model import EventKind
@@ -49,7 +59,8 @@ def phrased(body: str, kind: str, nick: str | None = None) -> str:
 
 
 def test_the_games_cover_every_kind_of_event_the_engine_emits() -> None:
-    kinds = {e.kind for days in (GAMERU, SILENT_SHERIFF, KOZANOSTRA, SALON) for _, o in days for e in o.events}
+    every = (GAMERU, SILENT_SHERIFF, KOZANOSTRA, SALON, host_power_days())
+    kinds = {e.kind for days in every for _, o in days for e in o.events}
     assert kinds == set(get_args(EventKind)) - {"void", "audit"}
 
 

@@ -1,0 +1,42 @@
+"""The host's powers in the day post: a replacement told once as "X (заменил Y)", a removal as the
+host's decision (with the role, like any death), a change of roles naming nobody, the best player."""
+
+from __future__ import annotations
+
+from render_support import config, host_power_days
+
+from forumbot.render.day import PHRASES, render_day_post
+
+
+def told(post: str, kind: str, **values: str) -> bool:
+    return any(phrase.format(**values) in post for phrase in PHRASES[kind])
+
+
+def test_each_power_is_told_once_and_names_no_role_but_the_deads() -> None:
+    (before1, day1), (before2, day2), (before3, last) = host_power_days()
+    post1 = render_day_post(config("gameru-3.3"), before1, day1)
+    assert post1.count("Жанна (заменил Анна)") == 1
+    assert told(post1, "removed_by_host", nick="Дина") and "Роль: [b]мирный житель[/b]" in post1
+    assert "эпидемия" not in post1  # a removal is not told as a death of loneliness
+    post2 = render_day_post(config("gameru-3.3"), before2, day2)
+    assert told(post2, "role_changed") and "(заменил" not in post2  # a replacement is told once
+    assert "[b]шериф" not in post2.lower() and "Глеб —" not in post2  # a change of roles names nobody
+    post3 = render_day_post(config("kozanostra"), before3, last)
+    assert told(post3, "best_player", nick="Анна")
+
+
+def test_the_reveal_opens_the_commitment_and_lists_both_accounts_of_a_slot() -> None:
+    import secrets
+
+    from forumbot.engine import deal
+    from forumbot.engine.commitment import commitment_of
+    from forumbot.engine.day import resolve_day
+    from forumbot.engine.model import DayInput, Replacement
+    from forumbot.render.messages import render_reveal
+
+    dealt = deal("gameru-3.3", [f"P{i}" for i in range(9)], 5)
+    salt = secrets.token_hex(8)
+    commitment = commitment_of(dealt, salt)
+    after = resolve_day(dealt, DayInput(replacements=(Replacement(old="P2", new="Новый"),))).state
+    body = render_reveal(config("gameru-3.3"), after, salt, commitment).body
+    assert "Новый (заменил P2)" in body and salt in body
