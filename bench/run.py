@@ -236,7 +236,7 @@ def tally_child(job: dict[str, Any]) -> dict[str, Any]:
     cache, count the votes. Reports timings, counts and this process's peak memory."""
     from forumbot.forum.cache import PageCache, read_topic
     from forumbot.forum.client import ClientSettings, open_client
-    from forumbot.tally import read_votes_of, tally_posts
+    from forumbot.host.tally import read_votes_of, tally_posts
 
     began = time.perf_counter()
     client = open_client(ClientSettings(forum=job["url"], username=HOST, password=HOST_PASSWORD, dialect="phpbb"))
