@@ -169,6 +169,13 @@ def decode_body(response: httpx.Response) -> tuple[str, str]:
         codecs.lookup(charset)
     except LookupError:
         charset = "utf-8"
+    # The declared charset strictly; a page that is not in it (a windows-1251 board that says UTF-8) is read
+    # in the first of UTF-8 and windows-1251 that decodes it cleanly, so no Cyrillic vote is lost.
+    for candidate in dict.fromkeys((charset, "utf-8", "windows-1251")):
+        try:
+            return response.content.decode(candidate), candidate
+        except UnicodeDecodeError:
+            continue
     return response.content.decode(charset, errors="replace"), charset
 
 

@@ -87,3 +87,14 @@ def test_a_topic_whose_pages_keep_claiming_more_is_stopped(monkeypatch: pytest.M
     with pytest.raises(ParseError, match="keep claiming more pages"):
         list(client.fetch_topic(7))
     assert len(fetched) <= MAX_GROWTH + 3
+
+
+def test_a_windows_1251_page_served_as_utf8_keeps_its_cyrillic() -> None:
+    import httpx
+
+    from forumbot.forum.http import decode_body
+
+    body = "<p>Голосую: <b>Пётр</b></p>".encode("windows-1251")
+    response = httpx.Response(200, content=body, headers={"Content-Type": "text/html; charset=UTF-8"})
+    text, charset = decode_body(response)
+    assert "Пётр" in text and charset == "windows-1251"
