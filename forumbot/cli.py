@@ -29,7 +29,6 @@ from rich.text import Text
 from forumbot.config import GameConfig, load_game_config, load_settings
 from forumbot.engine.deal import deal as deal_game
 from forumbot.engine.variants import VARIANTS, find_variant
-from forumbot.engine.variants.gameru import Gameru
 from forumbot.errors import ConfigError, ForumbotError, ScenarioError, StateError
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, PhpbbClient, client_settings, open_client
@@ -281,9 +280,7 @@ def tally_command(
     try:
         rules_cls = find_variant(variant)
         read = _day_posts(topic, source, topic_id, parse_moment(now, zone, "--now"), zone, incremental)
-        per_post = 1
-        if isinstance(rules_cls, type) and issubclass(rules_cls, Gameru):
-            per_post = 2 if day in Gameru().double_days(len(living) + len(ghosts)) else 1
+        per_post = rules_cls().max_targets(day, "vote", len(living) + len(ghosts))
         result = tally_posts(
             read.posts,
             living,

@@ -308,10 +308,7 @@ def _order_receipts(
 
 def vote_channels(state: GameState) -> frozenset[str]:
     """Where this game's votes are cast ("thread", "pm"), as its ruleset says."""
-    channels = getattr(ruleset_for(state), "vote_channels", None)
-    if channels is None:  # a ruleset that does not say: the table the day's end reads
-        channels = vars(games)["VOTE_CHANNEL"][state.variant]
-    return frozenset(channels)
+    return ruleset_for(state).vote_channels
 
 
 def _vote_receipt(state: GameState, sender: str, targets: tuple[str, ...], said: str) -> str:
@@ -509,7 +506,7 @@ def _interim_count(
     day = store.day(row.id, state.day)
     if not config.watch.interim_counts or day is None or not day["topic"] or now >= day["deadline"]:
         return
-    if state.variant == "salon":
+    if "thread" not in ruleset_for(state).vote_channels:
         return  # salon votes by PM: the thread holds no votes to count
     posts = games.read_day_topic(store, client, day["topic"]).posts
     living = [p.nick for p in state.living()]

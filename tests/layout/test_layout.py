@@ -54,3 +54,19 @@ def test_the_installed_package_holds_no_test_support() -> None:
     assert 'include = ["forumbot*"]' in pyproject and "skeletons" not in pyproject
     for path in modules(PACKAGE):
         assert "fakeboard" not in imports_of(path), path
+
+
+VARIANT_NAMES = ('"gameru-3.3"', '"kozanostra"', '"salon"', "Gameru", "Kozanostra(", "Salon(")
+
+
+def test_no_variant_is_named_outside_the_engine_except_by_render() -> None:
+    """The ruleset answers every rule question: the wiring, the CLI, the forum and the extraction ask it.
+    (The renderer still words each variant's posts by name; its own templates are the variants'.)"""
+    allowed = {"forumbot/cli.py": ['= "gameru-3.3"'], "forumbot/host/tally.py": ['= "gameru-3.3"']}  # defaults
+    for path in modules(PACKAGE):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(("forumbot/engine/", "forumbot/render/", "forumbot/scenario.py")):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if any(name in line for name in VARIANT_NAMES) and not any(ok in line for ok in allowed.get(rel, [])):
+                raise AssertionError(f"{rel}:{number} names a variant: {line.strip()}")
