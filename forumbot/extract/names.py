@@ -1,4 +1,4 @@
-"""Nick matching: which player a piece of text names, exactly or nearly (RULES.md, nick matching).
+"""Nick matching: which player a piece of text names, exactly or nearly (docs/rules/common.md, Nick matching).
 
 Two modes:
 
@@ -6,7 +6,7 @@ Two modes:
   player's nick character for character. The seeds demand the exact nick; kozanostra says case matters.
 - ``lenient``: also accepts a text whose *folded* form equals exactly one player's folded nick.
 
-Whatever the mode, a text that does not count gets a ``nearest`` player for the audit (FORUM.md): the one
+Whatever the mode, a text that does not count gets a ``nearest`` player for the audit (docs/votes-and-orders.md): the one
 whose folded nick equals the folded text, else the only player within edit distance 2 of it.
 
 What folding does (`fold`), in this order, and why:
@@ -169,7 +169,7 @@ class Roster:
         return self._near(folded)
 
     def nearest(self, text: str) -> str | None:
-        """The player a near miss probably meant (FORUM.md), or None."""
+        """The player a near miss probably meant (docs/votes-and-orders.md, Nick matching), or None."""
         return self.match(text).nearest
 
     def _near(self, folded: str) -> Match:

@@ -1,4 +1,4 @@
-"""Orders in private messages: the line grammar of FORUM.md ("Orders in private messages").
+"""Orders in private messages: the line grammar of docs/votes-and-orders.md ("Orders in private messages").
 
 One PM may carry several lines; each line is one order, unknown lines are kept for the audit. A line is
 ``<keyword><separator><target>``:
@@ -11,7 +11,7 @@ One PM may carry several lines; each line is one order, unknown lines are kept f
 - ``Сплю с ник`` is ``Сплю`` + ``ник``: a leading ``с`` word after ``Сплю`` is dropped;
 - two targets on a double-order day: ``Убиваем — A, B``, ``A и B``, ``A; B`` or ``A and B``. The whole
   text is tried as one nick first (a nick may contain " и " or a comma); only if it names nobody is it
-  split, and then every part must name a player, or the order is void (RULES.md: an order naming an
+  split, and then every part must name a player, or the order is void (docs/rules/common.md: an order naming an
   unknown player is void) and each unknown part is reported with its nearest player.
 
 Formatting that leaks into the text is ignored: BBCode such as ``[b]Лечу[/b]`` or ``[color=red]...``,

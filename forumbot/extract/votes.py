@@ -1,4 +1,4 @@
-"""Votes in a day thread: red bold nicks outside quotes (FORUM.md, "A vote in a thread").
+"""Votes in a day thread: red bold nicks outside quotes (docs/votes-and-orders.md, "A vote in the day thread").
 
 Two layers:
 
@@ -8,7 +8,7 @@ Two layers:
   per fragment a careful host would look at, counted or not and why; `to_engine_votes` turns the counted
   ones into the engine's `Vote` values.
 
-Markup facts this relies on (shared/phpbb/README.md, shared/ipb/README.md):
+Markup facts this relies on (the captured pages in fixtures/phpbb/ and fixtures/ipb/, docs/real-boards.md):
 
 - phpBB: ``[b]`` -> ``<strong class="text-strong">``, ``[color=X]`` -> ``<span style="color:X">`` with X
   as typed; quotes are ``<blockquote>``; the edit notice is ``div.notice`` (normally outside the body).
@@ -104,7 +104,7 @@ _HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
 
 
 def is_red(color: str) -> bool:
-    """Exactly red (FORUM.md): ``red``, ``#f00``, ``#ff0000``, ``rgb(255,0,0)``; any case, any spaces."""
+    """Exactly red (docs/votes-and-orders.md): ``red``, ``#f00``, ``#ff0000``, ``rgb(255,0,0)``; any case, any spaces."""
     value = _IMPORTANT.sub("", color).strip().lower()
     return value in _RED_NAMES or _RGB_RED.fullmatch(value) is not None
 

@@ -33,7 +33,7 @@ CHECK_TEMPLATE = "messages/check.bbcode.j2"
 ROLE_CHANGE_TEMPLATE = "messages/role_change.bbcode.j2"
 REVEAL_TEMPLATE = "messages/reveal.bbcode.j2"
 
-# How each variant's players vote (FORUM.md): in the day thread in red bold, or by PM.
+# How each variant's players vote (docs/votes-and-orders.md): in the day thread in red bold, or by PM.
 VOTE_HOW: dict[str, str] = {
     "gameru-3.3": "thread",
     "kozanostra": "thread_or_pm",

@@ -1,6 +1,6 @@
 """BBCode -> HTML the way phpBB 3.3 renders a post (its s9e TextFormatter setup, prosilver templates).
 
-What is reproduced, checked against the captured pages in /work/shared/phpbb:
+What is reproduced, checked against the captured pages in fixtures/phpbb/ and fixtures/phpbb-ru/:
 - `[b]` -> `<strong class="text-strong">`, `[i]` -> `<em class="text-italics">`,
   `[u]` -> `<span style="text-decoration:underline">`, `[color=X]` -> `<span style="color:X">` with X as
   typed (validated like s9e's #color filter), `[size=N]`, `[url]`/`[url=...]` (`a.postlink`), `[img]`,

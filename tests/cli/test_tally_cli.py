@@ -1,6 +1,6 @@
-"""`forumbot tally --from DIR --json` on the demo day: a thread of several pages holding every trap of FORUM.md.
+"""`forumbot tally --from DIR --json` on the demo day: a thread of several pages holding every trap of docs/votes-and-orders.md.
 
-The expectations are written from the posts of fixtures/demo/make_demo.py and FORUM.md, not from output.
+The expectations are written from the posts of fixtures/demo/make_demo.py and docs/votes-and-orders.md, not from output.
 """
 
 from __future__ import annotations

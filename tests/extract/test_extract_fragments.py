@@ -15,7 +15,7 @@ from forumbot.extract import Fragment, find_fragments, is_red
 RED = ["red", "RED", "Red", "#F00", "#f00", "#ff0000", "#FF0000", "rgb(255,0,0)", "rgb( 255 , 0 , 0 )"]
 NOT_RED = ["darkred", "#cc0000", "crimson", "rgb25500", "#ff00000", "orangered", "rgb(255,0,1)", "black"]
 
-# IPB 2.1+ wraps the colour span in comment markers (shared/ipb/README.md).
+# IPB 2.1+ wraps the colour span in comment markers (the captured pages in fixtures/ipb/).
 IPB_OPEN = '<!--coloro:{c}--><span style="color:{c}"><!--/coloro-->'
 IPB_CLOSE = "<!--colorc--></span><!--/colorc-->"
 
@@ -74,7 +74,7 @@ def _as_sample(f: Fragment) -> dict[str, Any]:
 
 @pytest.mark.parametrize("post", IPB["posts"], ids=lambda p: str(p["post_id"]))
 def test_ipb_captured_posts_match_sample_json(post: dict[str, Any]) -> None:
-    # sample.json lists every coloured or bold run; find_fragments keeps the red or bold ones.
+    # the pair fixture (fixtures/extract/ipb_topic.json) lists every coloured or bold run; find_fragments keeps the red or bold ones.
     expected = [f for f in post["fragments"] if f["bold"] or (f["colour"] and is_red(f["colour"]))]
     assert [_as_sample(f) for f in find_fragments(post["content_html"])] == expected
 

@@ -1,4 +1,4 @@
-"""Nick matching (RULES.md "Nicks are matched exactly"; FORUM.md's nearest player for the audit)."""
+"""Nick matching (docs/rules/common.md, Nick matching; docs/votes-and-orders.md, the nearest player for the audit)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The PM order grammar of FORUM.md ("Orders in private messages") and orders_from_pm."""
+"""The PM order grammar of docs/votes-and-orders.md ("Orders in private messages") and orders_from_pm."""
 
 from __future__ import annotations
 

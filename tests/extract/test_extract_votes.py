@@ -1,4 +1,4 @@
-"""Vote records: one test per bullet of FORUM.md "A vote in a thread", on the captured posts."""
+"""Vote records: one test per rule of docs/votes-and-orders.md "A vote in the day thread", on the captured posts."""
 
 from __future__ import annotations
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 
 # Assembled from pieces, so this file does not name them itself.
@@ -75,12 +73,6 @@ def test_the_check_reads_the_whole_repository_but_the_captured_pages() -> None:
     assert not any(name.startswith((".git/", ".venv/")) for name in read)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="still left in files being edited elsewhere: forumbot/extract/{names,orders,votes}.py, "
-    "forumbot/render/{messages,phpbb_html}.py, tests/cli/test_tally_cli.py, "
-    "tests/extract/test_{extract_fragments,extract_names,extract_orders,extract_votes}.py",
-)
 def test_no_file_refers_to_documents_outside_the_repository() -> None:
     found = outside_references()
     assert not found, "point into docs/ or fixtures/ instead:\n" + "\n".join(found)
