@@ -104,7 +104,8 @@ _HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
 
 
 def is_red(color: str) -> bool:
-    """Exactly red (docs/votes-and-orders.md): ``red``, ``#f00``, ``#ff0000``, ``rgb(255,0,0)``; any case, any spaces."""
+    """Exactly red (docs/votes-and-orders.md): ``red``, ``#f00``, ``#ff0000``, ``rgb(255,0,0)``; any case,
+    any spaces."""
     value = _IMPORTANT.sub("", color).strip().lower()
     return value in _RED_NAMES or _RGB_RED.fullmatch(value) is not None
 

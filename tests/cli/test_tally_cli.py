@@ -1,4 +1,5 @@
-"""`forumbot tally --from DIR --json` on the demo day: a thread of several pages holding every trap of docs/votes-and-orders.md.
+"""`forumbot tally --from DIR --json` on the demo day: a thread of several pages holding every trap of
+docs/votes-and-orders.md.
 
 The expectations are written from the posts of fixtures/demo/make_demo.py and docs/votes-and-orders.md, not from output.
 """

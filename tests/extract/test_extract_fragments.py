@@ -74,7 +74,8 @@ def _as_sample(f: Fragment) -> dict[str, Any]:
 
 @pytest.mark.parametrize("post", IPB["posts"], ids=lambda p: str(p["post_id"]))
 def test_ipb_captured_posts_match_sample_json(post: dict[str, Any]) -> None:
-    # the pair fixture (fixtures/extract/ipb_topic.json) lists every coloured or bold run; find_fragments keeps the red or bold ones.
+    # the pair fixture (fixtures/extract/ipb_topic.json) lists every coloured or bold run;
+    # find_fragments keeps the red or bold ones.
     expected = [f for f in post["fragments"] if f["bold"] or (f["colour"] and is_red(f["colour"]))]
     assert [_as_sample(f) for f in find_fragments(post["content_html"])] == expected
 
