@@ -7,7 +7,8 @@ Two modes:
 - ``lenient``: also accepts a text whose *folded* form equals exactly one player's folded nick.
 
 Whatever the mode, a text that does not count gets a ``nearest`` player for the audit
-(docs/votes-and-orders.md): the one whose folded nick equals the folded text, else the only player within edit distance 2 of it.
+(docs/votes-and-orders.md): the one whose folded nick equals the folded text, else the only player
+within edit distance 2 of it.
 
 What folding does (`fold`), in this order, and why:
 
