@@ -756,6 +756,42 @@ def override_command(
         )
 
 
+@app.command("power")
+def power_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    kind: Annotated[
+        str,
+        typer.Argument(
+            help="replace OLD NEW | remove NICK | appoint-maniac NICK | scheme NICK ROLE [boss] | best-player NICK"
+        ),
+    ],
+    args: Annotated[list[str], typer.Argument(help="The nicks (and for scheme the new role).")],
+    reason: Annotated[str, typer.Option(help="Why (shown in the audit and, for a removal, kept with it).")],
+    by: Annotated[str, typer.Option(help="Who decides (a moderator of the game).")],
+    state: StateOption = None,
+) -> None:
+    """One of the host's powers for the current day: a replacement (замена), a removal (модкилл), a new
+    maniac or a change of roles (gameru-3.3), the best player at the end (kozanostra). Recorded with who
+    and why (a replacement is checked by the rules at once), and carried out by the day's end, whose
+    rules refuse what they do not allow, naming why."""
+    shapes = {"replace": 2, "remove": 1, "appoint-maniac": 1, "best-player": 1, "scheme": (2, 3)}
+    if kind not in shapes:
+        fail(f"{kind!r}: not a power ({', '.join(shapes)})")
+    wanted = shapes[kind]
+    if len(args) not in (wanted if isinstance(wanted, tuple) else (wanted,)):
+        fail(f"{kind} takes {wanted} value(s), got {len(args)}: {' '.join(args)}")
+    with host_errors():
+        store = open_store(state)
+        row, config = games.load(store, game)
+        moderators = config.game.moderators
+        if moderators and by not in moderators:
+            fail(f"--by {by!r}: not a moderator of {game} ({', '.join(moderators)})")
+        subject = args[0].strip()
+        value = args[1].strip() if kind == "replace" else " ".join(args[1:]).strip() if kind == "scheme" else None
+        games.record_power(store, game, kind.replace("-", "_"), subject, value, reason=reason, by=by)
+    out.print(f"{game}: {kind} {' '.join(args)} recorded (end-day carries it out)", markup=False)
+
+
 @app.command("status")
 def status_command(
     game: Annotated[str, typer.Argument(help="The game.")],

@@ -45,3 +45,25 @@ def test_a_power_the_rules_refuse_is_refused_when_recorded(tmp_path: Path) -> No
         with pytest.raises(StateError, match="--reason"):
             games.record_power(day.store, GAME, "remove", PLAYERS[0], None, reason=" ", by="admin")
         assert not day.store.overrides(day.store.game(GAME).id, 1)
+
+
+def test_the_power_command_records_a_replacement_for_end_day(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from forumbot.cli import app
+
+    with played_day(tmp_path, drafted=False) as day:
+        old = next(n for n in PLAYERS if ROLE[n] == "civilian")
+        state = str(day.store.path)
+        run = CliRunner().invoke(
+            app, ["power", GAME, "replace", old, "Новый игрок", "--reason", "ушёл", "--by", "admin", "--state", state]
+        )
+        assert run.exit_code == 0, run.output
+        refused = CliRunner().invoke(
+            app, ["power", GAME, "replace", old, "X", "--reason", "r", "--by", "кто-то", "--state", state]
+        )
+        assert refused.exit_code == 2 and "not a moderator" in refused.output
+        day.board.add_user("Новый игрок", "pw")
+        play_day1(day.board, day.day1_topic)
+        draft = games.end_day(day.store, GAME, day.client())
+        assert any(p["nick"] == "Новый игрок" and old in p["replaced"] for p in draft["state"]["players"])
