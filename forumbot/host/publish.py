@@ -217,8 +217,10 @@ def _publish(
     outcome = outcome_of(payload)
     forum_id = _forum_id(config)
     steps: list[_Step] = []
-    if roles:
+    if roles:  # the day's players, and a slot's new account (a replacement) from the day's end on
         steps += _role_steps(marks, config, state)
+        known = set(state.nicks())
+        steps += [s for s in _role_steps(marks, config, outcome.state) if s.letter.recipients[0] not in known]
     # The post as the moderators approved it: subject and body made once, at end-day (drafts of earlier
     # versions hold only the BBCode: their subject and closing lines are made as they were then).
     subject = payload.get("subject") or render_day_title(config, state, outcome)

@@ -439,7 +439,7 @@ def day_context(
     genders = genders or {}
     variant = before.variant
     phrase = phrasebook(before, outcome.day)
-    roles = {p.nick: p for p in before.players}
+    roles = {p.nick: p for p in (*outcome.state.players, *before.players)}  # before wins; a new nick too
     events = outcome.events
 
     def rname(nick: str) -> str:

@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from publish_support import BOSS, GAME, PLAYERS, ROLE, START, play_day1, played_day
+from publish_support import BOSS, GAME, NOW, PLAYERS, ROLE, START, play_day1, played_day
 
 from forumbot.errors import RulesError, StateError
 from forumbot.host import games
@@ -67,3 +67,22 @@ def test_the_power_command_records_a_replacement_for_end_day(tmp_path: Path) -> 
         play_day1(day.board, day.day1_topic)
         draft = games.end_day(day.store, GAME, day.client())
         assert any(p["nick"] == "Новый игрок" and old in p["replaced"] for p in draft["state"]["players"])
+
+
+def test_a_replaced_slots_new_account_gets_its_role_at_the_days_publish(tmp_path: Path) -> None:
+    from publish_support import SHERIFF
+
+    from forumbot.forum.posting import PhpbbPoster
+    from forumbot.host.publish import publish
+
+    with played_day(tmp_path, drafted=False) as day:
+        day.board.add_user("Новый шериф", "pw")
+        games.record_power(day.store, GAME, "replace", SHERIFF, "Новый шериф", reason="ушёл", by="admin")
+        play_day1(day.board, day.day1_topic)
+        day.board.add_post(day.day1_topic, "Новый шериф", "Я здесь.", START + timedelta(hours=4))  # not silent
+        games.end_day(day.store, GAME, day.client())
+        games.approve(day.store, GAME, "admin")
+        client = day.client()
+        publish(day.store, GAME, client, NOW, poster=PhpbbPoster(client))
+        roles = [m for m in day.board.pms_to("Новый шериф") if "ваша роль" in m.subject]
+        assert len(roles) == 1 and "шериф" in roles[0].body
