@@ -178,12 +178,13 @@ def render_check_messages(config: GameConfig, before: GameState, outcome: DayOut
 
 
 def render_role_change_messages(config: GameConfig, before: GameState, outcome: DayOutcome) -> list[Message]:
-    """A new sheriff or maniac (gameru-3.3), a role passed on by the autokill (kozanostra): the heir learns
-    his new role; a new boss: every living member of his clan learns it."""
+    """A new sheriff or maniac (gameru-3.3), a role passed on by the autokill (kozanostra), a role the host
+    changed (gameru-3.3's change of scheme): the player learns his new role; a new boss: every living
+    member of his clan learns it."""
     after = outcome.state
     messages: list[Message] = []
     for e in outcome.events:
-        if e.kind not in ("new_sheriff", "new_maniac", "inherited", "new_boss") or e.target is None:
+        if e.kind not in ("new_sheriff", "new_maniac", "inherited", "new_boss", "role_changed") or e.target is None:
             continue
         heir = after.player(e.target)
         if heir is None or not heir.alive:

@@ -40,3 +40,12 @@ def test_the_reveal_opens_the_commitment_and_lists_both_accounts_of_a_slot() -> 
     after = resolve_day(dealt, DayInput(replacements=(Replacement(old="P2", new="Новый"),))).state
     body = render_reveal(config("gameru-3.3"), after, salt, commitment).body
     assert "Новый (заменил P2)" in body and salt in body
+
+
+def test_a_player_whose_role_the_host_changed_is_told_his_new_role() -> None:
+    from forumbot.render.messages import render_role_change_messages
+
+    (_, _), (before2, day2), _ = host_power_days()
+    told_to = {m.to: m.body for m in render_role_change_messages(config("gameru-3.3"), before2, day2)}
+    assert "Глеб" in told_to and "шериф" in told_to["Глеб"] and "расстановку ролей" in told_to["Глеб"]
+    assert "Шериф" in told_to and "мирный житель" in told_to["Шериф"]
