@@ -721,8 +721,14 @@ class Store:
         )
         return [_letter(r) for r in rows]
 
-    def letter(self, marker: str) -> Letter | None:
-        row = self.db.execute(f"SELECT {_LETTER_COLUMNS} FROM outbox WHERE marker = ?", (marker,)).fetchone()
+    def letter(self, marker: str, game_id: int | None = None) -> Letter | None:
+        """The letter with this marker (of this game, when given)."""
+        if game_id is None:
+            row = self.db.execute(f"SELECT {_LETTER_COLUMNS} FROM outbox WHERE marker = ?", (marker,)).fetchone()
+        else:
+            row = self.db.execute(
+                f"SELECT {_LETTER_COLUMNS} FROM outbox WHERE marker = ? AND game_id = ?", (marker, game_id)
+            ).fetchone()
         return _letter(row) if row else None
 
     def sending(self, marker: str) -> None:

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from forumbot.errors import ConfigError, ForumError, MaybeSent, NoPermission, ParseError
+from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, NoPermission, ParseError
 from forumbot.forum import phpbb
 from forumbot.forum.client import FORM_MIN_AGE, PREFERENCES, PhpbbClient
 from forumbot.forum.http import Page
@@ -66,6 +66,7 @@ from forumbot.forum.models import PmSummary, Preferences
 
 __all__ = [
     "ForumTopicRow",
+    "HeldForApproval",
     "LockResult",
     "PhpbbPoster",
     "Poster",
@@ -99,6 +100,11 @@ _REFUSED = re.compile(  # TOPIC_LOCKED, NOT_AUTHORISED, USER_CANNOT_*, NO_AUTH_*
     r"тема закрыта|нет (прав|доступа)|не авторизованы|не можете|доступ запрещ",
     re.I,
 )
+
+
+class HeldForApproval(ForumError):
+    """The board stored the post but holds it for a moderator's approval: players do not see it, and
+    posting it again would queue a second copy. Nothing to retry; a moderator must approve it."""
 
 
 class TooManyRecipients(ForumError):
@@ -617,7 +623,10 @@ class PhpbbPoster:
         try:
             return self._submit(action, fields, charset, fetched)
         except MaybeSent as exc:
-            found = seen() if seen is not None else None
+            try:
+                found = seen() if seen is not None else None
+            except ForumbotError as lookup:  # the search failed too: the original doubt stands
+                raise MaybeSent(f"{exc}; looking for its marker failed ({lookup}): nothing was sent again") from exc
             if found is not None:
                 return found
             hint = "; its marker is not on the board yet" if seen is not None else ""
@@ -640,7 +649,7 @@ class PhpbbPoster:
     def _unexpected(self, url: str, answer: Page) -> ForumError:
         text = forum_message(answer.text)
         if text is not None and _NEEDS_APPROVAL.search(text):
-            return ForumError(f"{url}: the forum holds the post for a moderator's approval: {text}")
+            return HeldForApproval(f"{url}: the forum holds the post for a moderator's approval: {text}")
         if text is not None and _REFUSED.search(text):
             return NoPermission(f"{url}: {text}")
         return ForumError(f"{url}: unexpected answer ({answer.url}): {text or 'no message'}")

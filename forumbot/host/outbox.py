@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from forumbot.errors import ForumError, MaybeSent, NoPermission, ParseError
-from forumbot.forum.posting import LockResult, TooManyRecipients
+from forumbot.forum.posting import HeldForApproval, LockResult, TooManyRecipients
 from forumbot.store import Letter, Store
 
 __all__ = ["Delivery", "Outbox", "Writer", "marker_line", "markers_for", "strip_markers", "with_marker"]
@@ -100,7 +100,7 @@ class Writer(Protocol):
 
 
 # Refusals that another attempt will not change: set the letter aside, tell the host, go on.
-PERMANENT: tuple[type[Exception], ...] = (NoPermission, TooManyRecipients)
+PERMANENT: tuple[type[Exception], ...] = (NoPermission, TooManyRecipients, HeldForApproval)
 _UNKNOWN_MEMBER = re.compile(r"no member of the forum is called")
 
 
@@ -134,9 +134,10 @@ class Outbox:
         """Send `letter` exactly once (see the module's doc). `aliases`: markers an older version gave the
         same letter, so that what it sent is not sent again."""
         label = label or f"{letter.kind} {letter.marker}"
-        known = self.store.letter(letter.marker) or next(
-            (older for alias in aliases if (older := self.store.letter(alias)) is not None), None
-        )
+        current = self.store.letter(letter.marker, self.game_id)
+        older = next((row for alias in aliases if (row := self.store.letter(alias, self.game_id)) is not None), None)
+        # what an older version sent or set aside settles it, even if the letter was queued again since
+        known = older if older is not None and (current is None or older.status in ("sent", "refused")) else current
         if known is not None and known.status == "sent":
             return self._record(Delivery(letter, "skipped", known.remote_id))
         if known is not None and known.status == "refused":

@@ -408,7 +408,15 @@ def send_draft_to_moderators(
     poster: Poster | None = None,
     checkpoint: Checkpoint = _no_checkpoint,
 ) -> DraftSent:
-    """PM the current day's draft to each of the config's moderators (see `draft_steps`)."""
+    """PM the current day's draft to each of the config's moderators (see `draft_steps`). It holds the
+    game as publish and the watch do, so a watch pass sending the same PMs cannot send them twice."""
+    with store.exclusive(store.game(name).id, "draft send"):
+        return _send_draft(store, name, client, poster=poster, checkpoint=checkpoint)
+
+
+def _send_draft(
+    store: Store, name: str, client: ForumClient, *, poster: Poster | None, checkpoint: Checkpoint
+) -> DraftSent:
     steps = draft_steps(store, name)
     row, config = games.load(store, name)
     state = _running(row)

@@ -189,3 +189,39 @@ def test_a_holder_keeps_saying_it_is_alive(store: Store, monkeypatch: pytest.Mon
             time.sleep(0.02)
     assert first and seen  # the beat wrote over the old stamp
     assert threading.active_count() >= 1
+
+
+def test_a_post_held_for_approval_is_set_aside_not_posted_again(store: Store) -> None:
+    from forumbot.forum.posting import HeldForApproval
+
+    board, game = Board(), store.game("g").id
+    marks = markers_for(store.marker_key(game))
+    store.queue(game, [pm(marks, "A"), pm(marks, "B")])
+    board.fail["A"] = HeldForApproval("the forum holds the post for a moderator's approval")
+    assert [d.how for d in Outbox(store, game, board).flush()] == ["refused", "sent"]
+    assert Outbox(store, game, board).flush() == [] and [to for _, to, _ in board.made] == [("B",)]
+
+
+def test_what_an_older_version_sent_is_not_sent_again_though_queued_anew(store: Store) -> None:
+    board, game = Board(), store.game("g").id
+    old = Letter("fbmolderolderolderolderolde", "pm", ["A"], "s", "old body")
+    store.queue(game, [old])
+    store.sent(old.marker, "7")
+    marks = markers_for(store.marker_key(game))
+    again = pm(marks, "A")
+    store.queue(game, [again])  # the same letter under today's marker, queued before the check
+    done = Outbox(store, game, board).deliver(again, aliases=[old.marker])
+    assert (done.how, done.remote_id) == ("skipped", "7") and board.made == []
+
+
+def test_markers_are_looked_up_in_their_own_game_only(store: Store) -> None:
+    other = store.create_game("h", "salon", {}, ["A"])
+    shared = Letter("fbmsharedsharedsharedshared", "pm", ["A"], "s", "body")
+    store.queue(other, [shared])
+    store.sent(shared.marker, "1")
+    board = Board()
+    done = Outbox(store, store.game("g").id, board).deliver(
+        Letter("fbmnewnewnewnewnewnewnewnewn", "pm", ["A"], "s", "fbmnewnewnewnewnewnewnewnewn"),
+        aliases=[shared.marker],
+    )
+    assert done.how == "sent" and len(board.made) == 1  # game h's letter says nothing of game g's
