@@ -634,13 +634,19 @@ class Store:
         beating = threading.Event()
         heart = threading.Thread(target=self._heartbeat, args=(game_id, me, host, beating), daemon=True)
         heart.start()
+        failed = True
         try:
             yield
+            failed = False
         finally:
             beating.set()
             heart.join()
-            with self.transaction() as db:
-                db.execute("DELETE FROM locks WHERE game_id = ? AND pid = ? AND host = ?", (game_id, me, host))
+            try:
+                with self.transaction() as db:
+                    db.execute("DELETE FROM locks WHERE game_id = ? AND pid = ? AND host = ?", (game_id, me, host))
+            except StateError:
+                if not failed:  # a held lock that cannot be freed is worth telling; never over another error
+                    raise
 
     def _heartbeat(self, game_id: int, pid: int, host: str, stop: threading.Event) -> None:
         """While the game is held, say so every HEARTBEAT seconds (on a connection of its own): a long
