@@ -625,13 +625,30 @@ def end_day_command(
     game: Annotated[str, typer.Argument(help="The game.")],
     state: StateOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the draft outcome and audit as JSON.")] = False,
+    early: Annotated[
+        str | None, typer.Option("--early", metavar="REASON", help="End the day before its deadline, saying why.")
+    ] = None,
+    now: NowOption = None,
 ) -> None:
-    """Read the day's votes and orders, resolve the day and store a DRAFT (re-running replaces it)."""
+    """Read the day's votes and orders, resolve the day and store a DRAFT (re-running replaces it). Before
+    the day's deadline it refuses, unless --early REASON (the reason goes into the draft's audit)."""
     with host_errors():
         store = open_store(state)
-        _, config = games.load(store, game)
+        row, config = games.load(store, game)
+        moment = current_time(now)
+        day = store.day(row.id, row.state.day) if row.state is not None else None
+        if day is not None and moment < day["deadline"]:
+            if not (early or "").strip():
+                local = day["deadline"].astimezone(config.game.zone)
+                fail(
+                    f"{game}: day {row.state.day if row.state else '?'} ends at {local:%d.%m.%Y %H:%M} "
+                    f"({config.game.timezone}); to end it now, give --early REASON"
+                )
         with game_client(config) as client:
             payload = games.end_day(store, game, client)
+        if early and day is not None and moment < day["deadline"]:
+            payload["early"] = {"reason": early.strip(), "at": moment.isoformat()}
+            store.save_draft(row.id, payload["day"], payload)
     if as_json:
         print_json({k: payload[k] for k in ("day", "deaths", "checks", "winner", "votes", "orders")})
         return

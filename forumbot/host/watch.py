@@ -557,9 +557,14 @@ def _deadline(
     if day is None or now < day["deadline"] or state.winner != "none":
         return
     draft = store.draft(row.id, state.day)
-    if draft is None:
+    early = draft is not None and not draft["approved_by"] and bool(draft["payload"].get("early"))
+    if draft is None or early:  # a draft made before the deadline gives way to one read after it
         games.end_day(store, row.name, client)
         report.drafted = True
+        if early:
+            report.problems.append(
+                f"day {state.day}: the draft made before the deadline is replaced by one made after it"
+            )
         if config.game.moderators:
             store.queue(row.id, draft_letters(store, row.name))  # the same PMs as `forumbot draft send`
     elif draft["approved_by"] and config.watch.auto_publish and publish is not None:

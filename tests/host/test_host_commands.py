@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -209,7 +210,7 @@ def test_a_live_forum_without_credentials_names_the_setting(game: Path, monkeypa
     monkeypatch.delenv("FORUMBOT_PASSWORD", raising=False)
     ok("new-game", "live.toml")
     ok("deal", "Live", "--topic", "2")
-    result = runner.invoke(app, ["end-day", "Live"])
+    result = runner.invoke(app, ["end-day", "Live", "--early", "a rehearsal"])
     assert result.exit_code == 2
     assert "FORUMBOT_USERNAME is not set" in result.output
 
@@ -243,3 +244,16 @@ def test_signups_command_reads_the_signup_topic(tmp_path: Path, monkeypatch: pyt
     assert ok("signups", "2") == out  # the only game of the state file
     missing = run("signups")
     assert missing.exit_code == 2 and "which signup topic?" in missing.output
+
+
+def test_end_day_before_the_deadline_refuses_unless_early_with_a_reason(game: Path) -> None:
+    ok("deal", "Mafia-1", "--topic", "2", "--now", "2026-11-29T07:00:00+00:00")
+    store = Store(game / "state.db")
+    deadline = store.day(store.game("Mafia-1").id, 1)["deadline"]  # type: ignore[index]
+    before = (deadline - timedelta(hours=15)).isoformat()
+    refused = runner.invoke(app, ["end-day", "Mafia-1", "--now", before])
+    assert refused.exit_code == 2 and "--early REASON" in refused.output
+    early = runner.invoke(app, ["end-day", "Mafia-1", "--now", before, "--early", "все проголосовали"])
+    assert early.exit_code == 0, early.output
+    draft = store.draft(store.game("Mafia-1").id, 1)
+    assert draft is not None and draft["payload"]["early"]["reason"] == "все проголосовали"

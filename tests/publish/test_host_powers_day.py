@@ -86,3 +86,18 @@ def test_a_replaced_slots_new_account_gets_its_role_at_the_days_publish(tmp_path
         publish(day.store, GAME, client, NOW, poster=PhpbbPoster(client))
         roles = [m for m in day.board.pms_to("Новый шериф") if "ваша роль" in m.subject]
         assert len(roles) == 1 and "шериф" in roles[0].body
+
+
+def test_the_deadline_pass_replaces_a_draft_made_before_the_deadline(tmp_path: Path) -> None:
+    from forumbot.forum.posting import PhpbbPoster
+    from forumbot.host.watch import watch_once
+
+    with played_day(tmp_path, approve=False) as day:
+        row = day.store.game(GAME)
+        draft = day.store.draft(row.id, 1)
+        assert draft is not None
+        day.store.save_draft(row.id, 1, draft["payload"] | {"early": {"reason": "все проголосовали", "at": "x"}})
+        client = day.client()
+        report = watch_once(day.store, GAME, client, PhpbbPoster(client), NOW)
+        assert report.drafted and any("before the deadline is replaced" in p for p in report.problems)
+        assert "early" not in day.store.draft(row.id, 1)["payload"]  # type: ignore[index]
