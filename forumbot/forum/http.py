@@ -23,10 +23,8 @@ usable without an event loop leaking into every caller.
 
 from __future__ import annotations
 
-import codecs
 import email.utils
 import random
-import re
 import threading
 import time
 from collections import deque
@@ -39,6 +37,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 import httpx
 
 from forumbot.errors import ConfigError, ForumUnavailable, MaybeSent, NoPermission, NotLoggedIn, ParseError
+from forumbot.forum.markup import codec_name, decode_page, sniff_charset
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -46,7 +45,7 @@ R = TypeVar("R")
 # A browser-like, constant User-Agent: phpBB ties the session to it, and some boards refuse bare clients.
 DEFAULT_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0 forumbot/0.1"
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_IANA = {"cp1251": "windows-1251"}  # codec names as boards write them
 
 
 class Clock(Protocol):
@@ -157,26 +156,14 @@ class RateLimiter:
 
 
 def decode_body(response: httpx.Response) -> tuple[str, str]:
-    """The response text and the charset used: the header's, else the page's `<meta>`, else UTF-8.
-
-    Old IPB boards serve windows-1251 and say so in either place; httpx alone would guess from the header.
-    """
-    charset = response.charset_encoding
-    if charset is None:
-        match = _META_CHARSET.search(response.content[:4096])
-        charset = match.group(1).decode("ascii") if match else "utf-8"
-    try:
-        codecs.lookup(charset)
-    except LookupError:
-        charset = "utf-8"
-    # The declared charset strictly; a page that is not in it (a windows-1251 board that says UTF-8) is read
-    # in the first of UTF-8 and windows-1251 that decodes it cleanly, so no Cyrillic vote is lost.
-    for candidate in dict.fromkeys((charset, "utf-8", "windows-1251")):
-        try:
-            return response.content.decode(candidate), candidate
-        except UnicodeDecodeError:
-            continue
-    return response.content.decode(charset, errors="replace"), charset
+    """The response text and the charset used: the header's, else the page's `<meta>`, else UTF-8; a page
+    not in its charset (a windows-1251 board that says UTF-8) is read in the one that decodes it cleanly
+    (`markup.decode_page`), so no Cyrillic vote is lost. The charset is named as the board named it."""
+    declared = response.charset_encoding or sniff_charset(response.content)
+    text, used, _ = decode_page(response.content, declared)
+    if declared and codec_name(declared) == used:
+        return text, declared
+    return text, _IANA.get(used, used)
 
 
 def retry_after_seconds(value: str | None, now: float) -> float | None:

@@ -58,8 +58,6 @@ def sniff_charset(data: bytes) -> str | None:
     return m.group(1).decode("ascii").lower() if m else None
 
 
-_FALLBACKS = ("utf-8", "cp1251")  # what a page that is not in its declared charset may be in (codec names)
-_DAMAGE = "data-forumbot-damage"  # set on a parsed page's root: what was wrong with the page as a whole
 
 
 def decode_bytes(data: bytes) -> str:
@@ -68,14 +66,15 @@ def decode_bytes(data: bytes) -> str:
     return decode_page(data)[0]
 
 
-def decode_page(data: bytes) -> tuple[str, str, str | None]:
+def decode_page(data: bytes, declared: str | None = None) -> tuple[str, str, str | None]:
     """The page's text, the charset it was read in, and what was wrong with its charset (None: nothing).
 
     The declared charset is tried strictly. A page that is not in it (a windows-1251 board that says UTF-8)
     is read in the first of UTF-8 and windows-1251 that decodes it cleanly, and the mismatch reported; if
     none does, in the declared charset with the undecodable bytes replaced, and that reported. A page that
-    declares nothing is UTF-8, else windows-1251."""
-    declared = _codec(sniff_charset(data))
+    declares nothing is UTF-8, else windows-1251. `declared`: a charset the page came with (an HTTP
+    header's), which wins over the one it declares itself."""
+    declared = codec_name(declared) or codec_name(sniff_charset(data))
     if declared is None:
         try:
             return data.decode("utf-8"), "utf-8", None
@@ -108,7 +107,8 @@ def _shown(codec: str) -> str:
     return {"cp1251": "windows-1251", "cp1252": "windows-1252"}.get(codec, codec)
 
 
-def _codec(charset: str | None) -> str | None:
+def codec_name(charset: str | None) -> str | None:
+    """Python's own name of a charset (`windows-1251` -> `cp1251`), None when unknown."""
     if not charset:
         return None
     try:
