@@ -439,8 +439,7 @@ def saved_window(
     window = DayPms()
     for pm in sorted(messages, key=lambda m: m.pm_id):
         row = rows.get(pm.pm_id)
-        timed = place(_NoExactTimes(), pm, interval_of(row.time, row.time_until) if row else None, start, end)
-        {"inside": window.inside, "after": window.late, "uncertain": window.uncertain}.get(timed.side, []).append(timed)
+        window.add(place(_NoExactTimes(), pm, interval_of(row.time, row.time_until) if row else None, start, end))
     return window
 
 

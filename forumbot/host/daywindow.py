@@ -21,7 +21,7 @@ deciding it on a guess, so:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
@@ -116,6 +116,12 @@ class DayPms:
         """Every PM of the window the audit lists: the day's, the late ones and the uncertain ones."""
         return sorted([*self.inside, *self.late, *self.uncertain], key=lambda t: t.pm.pm_id)
 
+    def add(self, timed: TimedPm) -> None:
+        """File a placed PM by its side of the day (one from an earlier day is not the window's)."""
+        shelf = {"inside": self.inside, "after": self.late, "uncertain": self.uncertain}.get(timed.side)
+        if shelf is not None:
+            shelf.append(timed)
+
 
 def read_day_pms(
     client: PmSource,
@@ -145,13 +151,7 @@ def read_day_pms(
                 }
             )
             continue
-        timed = place(client, pm, row, start, deadline, window)
-        if timed.side == "inside":
-            window.inside.append(timed)
-        elif timed.side == "after":
-            window.late.append(timed)
-        elif timed.side == "uncertain":
-            window.uncertain.append(timed)
+        window.add(place(client, pm, row, start, deadline, window))
     return window
 
 
@@ -174,15 +174,21 @@ def place(
         if exact is not None:
             interval = (exact, exact + EXACT)
             side = side_of(interval, start, deadline)
-    if interval is not None:
-        until = None if interval[1] - interval[0] <= EXACT else interval[1]
-        pm = pm.model_copy(update={"time": interval[0], "time_until": until})
-    return TimedPm(pm, side, interval)
+    return TimedPm(timed_as(pm, interval), side, interval)
 
 
-def by_id(pms: Iterable[PrivateMessage]) -> list[PrivateMessage]:
-    """Messages in the forum's order (ids grow as messages arrive)."""
-    return sorted(pms, key=lambda pm: pm.pm_id)
+def timed_as(pm: PrivateMessage, interval: tuple[datetime, datetime] | None) -> PrivateMessage:
+    """The PM with what is known of its time: `time` the start of `interval`, `time_until` its end
+    unless the interval is exact to the second."""
+    if interval is None:
+        return pm
+    until = None if interval[1] - interval[0] <= EXACT else interval[1]
+    return pm.model_copy(update={"time": interval[0], "time_until": until})
+
+
+def shown_time(pm: PrivateMessage, row: PmSummary) -> PrivateMessage:
+    """The PM with the narrowest time its inbox row and its own page print together."""
+    return timed_as(pm, narrowest(interval_of(row.time, row.time_until), interval_of(pm.time, pm.time_until)))
 
 
 __all__ = [
@@ -190,7 +196,8 @@ __all__ = [
     "PmSource",
     "Side",
     "TimedPm",
-    "by_id",
+    "shown_time",
+    "timed_as",
     "interval_of",
     "narrowest",
     "place",

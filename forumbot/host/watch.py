@@ -36,7 +36,7 @@ from forumbot.extract.orders import OrderProblem
 from forumbot.forum.client import ForumClient
 from forumbot.forum.models import PrivateMessage
 from forumbot.host import games
-from forumbot.host.daywindow import EXACT, interval_of, narrowest, place
+from forumbot.host.daywindow import place, shown_time
 from forumbot.host.outbox import Outbox, Writer, markers_for, strip_markers, with_marker
 from forumbot.host.publish import draft_letters
 from forumbot.host.tally import render_tally_bbcode, tally_posts
@@ -167,12 +167,7 @@ def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport
         except (ParseError, ForumError) as exc:
             report.problems.append(f"PM {summary.pm_id} from {summary.sender}: {exc}")
             continue
-        row = interval_of(summary.time, summary.time_until)
-        shown = narrowest(row, interval_of(pm.time, pm.time_until))
-        if shown is not None:
-            until = shown[1] if shown[1] - shown[0] > EXACT else None
-            pm = pm.model_copy(update={"time": shown[0], "time_until": until})
-        found.append(pm)
+        found.append(shown_time(pm, summary))
     return sorted(found, key=lambda pm: pm.pm_id)  # the forum's order: ids grow as messages arrive
 
 
