@@ -343,7 +343,6 @@ class Letter:
         return self.status == "sending"
 
 
-Outgoing = Letter  # the watch's older name for a queued answer
 _LETTER_COLUMNS = "marker, kind, recipients, subject, body, day, origin, status, remote_id, error, purpose"
 
 
@@ -676,7 +675,7 @@ class Store:
         pm_id: int,
         sender: str,
         kind: str,
-        outgoing: list[Outgoing],
+        outgoing: list[Letter],
         *,
         changes: Iterable[Change] = (),
     ) -> None:
@@ -690,7 +689,7 @@ class Store:
                 change(db)
             self._queue(db, game_id, outgoing)
 
-    def queue(self, game_id: int, outgoing: list[Outgoing], changes: Iterable[Change] = ()) -> None:
+    def queue(self, game_id: int, outgoing: list[Letter], changes: Iterable[Change] = ()) -> None:
         with self.transaction() as db:
             for change in changes:
                 change(db)
@@ -787,6 +786,9 @@ class Store:
 
     def marker_key(self, game_id: int) -> str:
         """The game's secret for its markers, made on first use and kept in the state file only."""
+        row = self.db.execute("SELECT marker_key FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is not None and row[0]:
+            return str(row[0])  # the common case: read, no write transaction
         with self.transaction() as db:
             row = db.execute("SELECT marker_key FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None:

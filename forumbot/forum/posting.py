@@ -422,11 +422,7 @@ class PhpbbPoster:
         """A fresh compose form with exactly the recipients `names` added (step one), and when it was
         issued. The board's answer is checked: a name it dropped (unknown, or over its recipient limit)
         stops the PM before anything is sent."""
-        page = self.http.get(compose)
-        action, fields = self._served(page, compose, press="add_to")
-        fields = [(k, v) for k, v in fields if not k.startswith("address_list")]
-        fields = _fill(fields, {"username_list": "\n".join(names)})
-        added = self.http.post(action, fields, charset=page.charset, content=True)
+        added = self._add_recipients(compose, names)
         fetched = self.http.clock.time()
         error = form_error(added.text)
         kept = addressed_recipients(added.text)
@@ -447,15 +443,17 @@ class PhpbbPoster:
 
     def _unknown(self, compose: str, names: list[str]) -> list[str]:
         """Which of `names` the forum does not know (one "add" per name: phpBB does not say which)."""
-        unknown: list[str] = []
-        for name in names:
-            page = self.http.get(compose)
-            action, fields = self._served(page, compose, press="add_to")
-            fields = [(k, v) for k, v in fields if not k.startswith("address_list")]
-            answer = self.http.post(action, _fill(fields, {"username_list": name}), charset=page.charset, content=True)
-            if not addressed_recipients(answer.text):
-                unknown.append(name)
-        return unknown
+        return [name for name in names if not addressed_recipients(self._add_recipients(compose, [name]).text)]
+
+    def _add_recipients(self, compose: str, names: list[str]) -> Page:
+        """Step one of a PM: a fresh compose form, its "add" button pressed with `names`; the form the
+        board returns."""
+        page = self.http.get(compose)
+        action, fields = self._served(page, compose, press="add_to")
+        fields = [(k, v) for k, v in fields if not k.startswith("address_list")]
+        return self.http.post(
+            action, _fill(fields, {"username_list": "\n".join(names)}), charset=page.charset, content=True
+        )
 
     # -- locking ----------------------------------------------------------------------------------
 
