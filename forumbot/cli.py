@@ -765,9 +765,7 @@ def override_command(
         row, config = games.load(store, game)
         if row.state is None:
             fail(f"{game}: roles are not dealt yet")
-        moderators = config.game.moderators
-        if moderators and by not in moderators:  # as for an approval: the config's moderators decide
-            fail(f"--by {by!r}: not a moderator of {game} ({', '.join(moderators)})")
+        games.require_moderator(config, game, by)
         if not reason.strip():
             fail("--reason is empty: say why (it is shown in the audit)")
         kind, subject, value = games.parse_override(
@@ -818,9 +816,7 @@ def power_command(
     with host_errors():
         store = open_store(state)
         row, config = games.load(store, game)
-        moderators = config.game.moderators
-        if moderators and by not in moderators:
-            fail(f"--by {by!r}: not a moderator of {game} ({', '.join(moderators)})")
+        games.require_moderator(config, game, by)
         subject = args[0].strip()
         value = args[1].strip() if kind == "replace" else " ".join(args[1:]).strip() if kind == "scheme" else None
         games.record_power(store, game, kind.replace("-", "_"), subject, value, reason=reason, by=by)

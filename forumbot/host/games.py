@@ -707,11 +707,17 @@ def reveal(store: Store, name: str, *, force: bool = False) -> Reveal:
 # --- approval and advancing -------------------------------------------------------------------------
 
 
+def require_moderator(config: GameConfig, name: str, by: str) -> None:
+    """The config's moderators decide (approvals, overrides, the host's powers); with none listed, anyone."""
+    moderators = config.game.moderators
+    if moderators and by not in moderators:
+        raise StateError(f"--by {by!r}: not a moderator of {name} ({', '.join(moderators)})")
+
+
 def approve(store: Store, name: str, by: str) -> None:
     row, config = load(store, name)
     state = _dealt_state(row)
-    if config.game.moderators and by not in config.game.moderators:
-        raise StateError(f"{by!r} is not a moderator of {name} ({', '.join(config.game.moderators)})")
+    require_moderator(config, name, by)
     store.approve_draft(row.id, state.day, by)
 
 

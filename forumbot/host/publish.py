@@ -41,7 +41,7 @@ from forumbot.errors import ConfigError, ForumError, StateError
 from forumbot.forum.client import ForumClient
 from forumbot.forum.posting import Poster, poster_for
 from forumbot.host import games
-from forumbot.host.outbox import MARKER_PREFIX, Outbox, marker_line, markers_for, with_marker
+from forumbot.host.outbox import MARKER_PREFIX, Delivery, Outbox, marker_line, markers_for, with_marker
 from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day_title
 from forumbot.render.messages import (
@@ -154,17 +154,17 @@ class _Runner:
         self.outbox, self.report = outbox, report
 
     def __call__(self, step: _Step) -> str | None:
-        done = self.outbox.deliver(step.letter, label=step.label, aliases=[step.legacy])
-        if done.how == "sent":
-            self.report.sent.append(step.label)
-        elif done.how == "recovered":
-            self.report.recovered.append(step.label)
-        elif done.how == "skipped":
-            self.report.skipped.append(step.label)
-        else:
-            self.report.refused.append(step.label)
+        done = self.deliver(step)
+        if done.how == "refused":
             self.report.notes.append(f"{step.label}: the forum refused it ({done.error}); it is set aside")
         return done.remote_id
+
+    def deliver(self, step: _Step) -> Delivery:
+        """The step through the outbox, filed in the report under what became of it."""
+        done = self.outbox.deliver(step.letter, label=step.label, aliases=[step.legacy])
+        shelf = {"sent": self.report.sent, "recovered": self.report.recovered, "skipped": self.report.skipped}
+        shelf.get(done.how, self.report.refused).append(step.label)
+        return done
 
 
 # --- publish -----------------------------------------------------------------------------------------
@@ -348,14 +348,11 @@ def _lock(
     letter = Letter("", "lock", [str(topic_id), forum], "", "")
     step = marks.step("lock", day, str(topic_id), letter, f"lock of topic {topic_id}")
     try:
-        done = run.outbox.deliver(step.letter, label=step.label, aliases=[step.legacy])
+        done = run.deliver(step)
     except ForumError as exc:
         report.notes.append(f"topic {topic_id} of day {day} was not locked now ({exc}); lock it by hand")
         report.locked = False
         return
-    getattr(report, {"sent": "sent", "recovered": "recovered", "skipped": "skipped"}.get(done.how, "refused")).append(
-        step.label
-    )
     report.locked = done.remote_id in ("locked", "already locked")
     if done.remote_id == "already locked":
         report.notes.append(f"topic {topic_id} of day {day} was locked already")

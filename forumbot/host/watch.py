@@ -45,7 +45,7 @@ from forumbot.render.messages import render_role_message, render_role_messages
 from forumbot.store import (
     Change,
     GameRow,
-    Outgoing,
+    Letter,
     Store,
     count_valid_orders,
     write_players,
@@ -171,9 +171,9 @@ def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport
     return sorted(found, key=lambda pm: pm.pm_id)  # the forum's order: ids grow as messages arrive
 
 
-def _reply(marks: Marks, store_key: object, to: str, body: str, subject: str = SUBJECT) -> Outgoing:
+def _reply(marks: Marks, store_key: object, to: str, body: str, subject: str = SUBJECT) -> Letter:
     mark = marks("reply", store_key, to)
-    return Outgoing(mark, "pm", [to], subject, stamp(body, mark))
+    return Letter(mark, "pm", [to], subject, stamp(body, mark))
 
 
 # --- signups of a private game (seed 000) -------------------------------------------------------------
@@ -251,7 +251,7 @@ def _messages(
         if commands.relay is not None:
             _relay(store, row, config, state, pm, commands.relay)
             continue
-        outgoing: list[Outgoing] = []
+        outgoing: list[Letter] = []
         changes: list[Change] = []
         side = place(client, pm, None, day["starts_at"], day["deadline"]).side if day is not None else "after"
         # a PM from before the day's start belonged to an earlier day, which is over
@@ -388,7 +388,7 @@ def _commands(
     sender: str,
     commands: PlayerCommands,
     changes: list[Change],
-    outgoing: list[Outgoing],
+    outgoing: list[Letter],
     pm_id: int,
 ) -> list[str]:
     marks = marks_of(store, row.id)
@@ -462,7 +462,7 @@ def _relay(store: Store, row: GameRow, config: GameConfig, state: GameState, pm:
     text = f"{signed}{wall}:\n\n{strip_markers(relay.body)}"  # a letter never carries a marker of the bot's
     # One PM per recipient: a PM to a whole clan would tell each member who the others are.
     letters = [
-        Outgoing(mark, "pm", [nick], f"{signed}{wall}", stamp(text, mark))
+        Letter(mark, "pm", [nick], f"{signed}{wall}", stamp(text, mark))
         for nick in recipients
         for mark in [marks("relay", pm.pm_id, nick)]
     ]
@@ -527,7 +527,7 @@ def _interim_count(
             return
     body = render_tally_bbcode(tally, f"Промежуточный подсчёт голосов, день {state.day}", config.templates.vote_count)
     mark = marks_of(store, row.id)("count", state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
-    outgoing = Outgoing(mark, "reply", [str(day["topic"])], f"Подсчёт голосов, день {state.day}", stamp(body, mark))
+    outgoing = Letter(mark, "reply", [str(day["topic"])], f"Подсчёт голосов, день {state.day}", stamp(body, mark))
 
     record = partial(
         write_vote_count, game_id=row.id, day=state.day, at=now.isoformat(), posts=len(posts), counts=counts
