@@ -113,13 +113,14 @@ class Played:
     day1_topic: int
     clients: list[PhpbbClient] = field(default_factory=list)
 
-    def client(self, username: str = BOT, password: str = BOT_PASSWORD) -> PhpbbClient:
-        """A fresh client, as a new run of the program would make it."""
+    def client(self, username: str = BOT, password: str = BOT_PASSWORD, **http: Any) -> PhpbbClient:
+        """A fresh client, as a new run of the program would make it; `http`: other `HttpSettings`."""
+        settings = {"min_interval": 0.0, "backoff_base": 0.0, "max_attempts": 2} | http
         client = PhpbbClient(
             self.server.url,
             username=username,
             password=password,
-            settings=HttpSettings(min_interval=0.0, backoff_base=0.0, max_attempts=2),
+            settings=HttpSettings(**settings),
             clock=self.clock,
         )
         self.clients.append(client)

@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from publish_support import (
     BOT,
-    BOT_PASSWORD,
     CHECKPOINTS,
     GAME,
     NOW,
@@ -29,7 +28,6 @@ from test_publish import assert_published_once
 
 from forumbot.errors import ForumError
 from forumbot.forum.client import PhpbbClient
-from forumbot.forum.http import HttpSettings
 from forumbot.forum.posting import PhpbbPoster
 from forumbot.host.publish import publish
 from forumbot.host.watch import watch_once
@@ -40,15 +38,7 @@ FAULTS = ("503", "429", "reset", "slow")
 
 def client_for(day: Played) -> PhpbbClient:
     """A client as a new run makes it, with a timeout short enough for the "slow" fault."""
-    client = PhpbbClient(
-        day.server.url,
-        username=BOT,
-        password=BOT_PASSWORD,
-        settings=HttpSettings(min_interval=0.0, backoff_base=0.0, max_attempts=2, timeout=0.5, deadline=1.0),
-        clock=day.clock,
-    )
-    day.clients.append(client)
-    return client
+    return day.client(timeout=0.5, deadline=1.0)
 
 
 def publish_until_done(day: Played, crashes: list[str], attempts: int = 12) -> int:

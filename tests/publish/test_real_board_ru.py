@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from publish_support import FakeClock
 from replay_ru import BASE, BOT, PASSWORD, Replay, page
 
 from forumbot.errors import ConfigError, ForumError, MaybeSent
@@ -27,20 +28,6 @@ from forumbot.forum.posting import (
 )
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_796_115_400.0
-
-    def time(self) -> float:
-        return self.now
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += max(0.0, seconds)
-
-
 @pytest.fixture
 def replay() -> Replay:
     return Replay()
@@ -53,7 +40,7 @@ def poster(replay: Replay) -> PhpbbPoster:
         username=BOT,
         password=PASSWORD,
         settings=HttpSettings(min_interval=0, concurrency=1),
-        clock=Clock(),
+        clock=FakeClock(1_796_115_400.0),
         transport=replay.transport(),
     )
     return PhpbbPoster(client, flood_interval=2)
@@ -194,7 +181,7 @@ def _client(replay: Replay, tz: str | None) -> PhpbbClient:
         username=BOT,
         password=PASSWORD,
         settings=HttpSettings(min_interval=0, concurrency=1),
-        clock=Clock(),
+        clock=FakeClock(1_796_115_400.0),
         transport=replay.transport(),
         tz=tz,
     )
