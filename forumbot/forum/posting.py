@@ -71,6 +71,7 @@ __all__ = [
     "PhpbbPoster",
     "Poster",
     "TooManyRecipients",
+    "UnknownRecipient",
     "addressed_recipients",
     "confirm_form",
     "forum_message",
@@ -105,6 +106,10 @@ _REFUSED = re.compile(  # TOPIC_LOCKED, NOT_AUTHORISED, USER_CANNOT_*, NO_AUTH_*
 class HeldForApproval(ForumError):
     """The board stored the post but holds it for a moderator's approval: players do not see it, and
     posting it again would queue a second copy. Nothing to retry; a moderator must approve it."""
+
+
+class UnknownRecipient(ForumError):
+    """No member of the forum has one of the PM's recipients' names; nothing was sent."""
 
 
 class TooManyRecipients(ForumError):
@@ -438,7 +443,7 @@ class PhpbbPoster:
         if error and _NO_USERS.search(error) or not error:
             # phpBB names no one: when some names exist it drops the unknown ones without a word
             unknown = (self._unknown(compose, missing) if len(names) > 1 else missing) or missing or names
-            raise ForumError(f"no member of the forum is called {', '.join(map(repr, unknown))}: PM not sent")
+            raise UnknownRecipient(f"no member of the forum is called {', '.join(map(repr, unknown))}: PM not sent")
         raise ForumError(f"{compose}: the forum took {len(kept)} of the PM's recipients {', '.join(names)}: {error}")
 
     def _unknown(self, compose: str, names: list[str]) -> list[str]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from forumbot.errors import ForumError, MaybeSent, NoPermission, ParseError
-from forumbot.forum.posting import HeldForApproval, LockResult, TooManyRecipients
+from forumbot.forum.posting import HeldForApproval, LockResult, TooManyRecipients, UnknownRecipient
 from forumbot.store import Letter, Store
 
 __all__ = ["Delivery", "Outbox", "Writer", "marker_line", "markers_for", "strip_markers", "with_marker"]
@@ -100,12 +100,11 @@ class Writer(Protocol):
 
 
 # Refusals that another attempt will not change: set the letter aside, tell the host, go on.
-PERMANENT: tuple[type[Exception], ...] = (NoPermission, TooManyRecipients, HeldForApproval)
-_UNKNOWN_MEMBER = re.compile(r"no member of the forum is called")
+PERMANENT: tuple[type[Exception], ...] = (NoPermission, TooManyRecipients, UnknownRecipient, HeldForApproval)
 
 
 def is_permanent(exc: Exception) -> bool:
-    return isinstance(exc, PERMANENT) or bool(_UNKNOWN_MEMBER.search(str(exc)))
+    return isinstance(exc, PERMANENT)
 
 
 @dataclass(frozen=True)
