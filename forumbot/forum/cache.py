@@ -58,7 +58,7 @@ class PageCache:
         self._rows = rows
 
     def get(self, forum: str, topic: str | int, page: int) -> CachedPage | None:
-        return next((entry for entry in self.pages(forum, topic) if entry.page.page == page), None)
+        return next((_cached(row[1:]) for row in self._rows.page_rows(forum, str(topic)) if row[0] == page), None)
 
     def pages(self, forum: str, topic: str | int) -> list[CachedPage]:
         return [_cached(row[1:]) for row in self._rows.page_rows(forum, str(topic))]
