@@ -44,6 +44,7 @@ class Settings(BaseSettings):
     state: Path = Path("forumbot.db")
     concurrency: int = Field(default=4, ge=1, le=16)
     min_interval: float = Field(default=0.0, ge=0)  # spacing between request starts; concurrency bounds the load
+    requests_per_minute: int = Field(default=120, ge=1)  # the request budget (a burst of 15 minutes of it)
     timeout: float = Field(default=20.0, gt=0)
 
     @field_validator("base_url")
@@ -92,6 +93,8 @@ class ForumConfig(Strict):
     # The time zone of the bot account's forum profile: phpBB prints PM and edit dates in it as plain text
     # (post times carry UTC in the markup). None: phpBB UTC; IPB 2.x infers it from the page footer.
     timezone: str | None = None
+    # The request budget on this board, per minute on average: overrides FORUMBOT_REQUESTS_PER_MINUTE.
+    requests_per_minute: int | None = Field(default=None, ge=1)
 
     @field_validator("base_url")
     @classmethod

@@ -29,7 +29,7 @@ import httpx
 
 from forumbot.errors import ConfigError, ForumbotError, ForumError, LoginFailed, ParseError
 from forumbot.forum import ipb, phpbb, saved
-from forumbot.forum.http import DEFAULT_USER_AGENT, Clock, ForumHttp, HttpSettings, Page
+from forumbot.forum.http import DEFAULT_REQUESTS_PER_MINUTE, DEFAULT_USER_AGENT, Clock, ForumHttp, HttpSettings, Page
 from forumbot.forum.markup import Element, browser_fields, find_form, has_class, parse_html, submit_buttons, text_of
 from forumbot.forum.models import PmSummary, Preferences, PrivateMessage, TopicPage
 
@@ -149,6 +149,7 @@ def client_settings(account: AccountSettings, source: ForumSource | None = None)
         timeout=account.timeout,
         min_interval=account.min_interval,
         concurrency=account.concurrency,
+        requests_per_minute=_budget(account, source),
     )
     return ClientSettings(
         forum=forum,
@@ -159,6 +160,12 @@ def client_settings(account: AccountSettings, source: ForumSource | None = None)
         # The zone the bot account's profile shows plain-text dates in (PM times, edit notices).
         tz=getattr(source, "timezone", None),
     )
+
+
+def _budget(account: AccountSettings, source: ForumSource | None) -> int:
+    """Requests per minute: the game's `[forum] requests_per_minute`, else the machine's setting."""
+    chosen = getattr(source, "requests_per_minute", None) or getattr(account, "requests_per_minute", None)
+    return int(chosen or DEFAULT_REQUESTS_PER_MINUTE)
 
 
 # -- the network dialects ---------------------------------------------------------------------------
@@ -315,7 +322,7 @@ class HttpForumClient:
             if size is None:
                 raise ParseError(f"{first.url}: page {first.page} of {count}, but no link to the next page")
             wanted, grown = range(next_page, count + 1), count
-            for page in self.http.map_ordered(lambda n: self._topic_page(tid, n, size or 0), wanted):
+            for page in self._topic_pages(tid, wanted, size):
                 grown = max(grown, page.page_count)  # posts may spill onto new pages while we read
                 if page.page in seen:  # the topic shrank and the forum clamped us to its last page
                     continue
@@ -343,14 +350,27 @@ class HttpForumClient:
         return self._parse_pm(self.http.get(self.http.url(self.urls.pm.format(pm=pm_id))))
 
     def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
-        """The PMs fetched `concurrency` at a time, in the given order."""
-        return self.http.map_ordered(lambda pm: _or_error(self.fetch_pm, pm), pms)
+        """The PMs fetched `concurrency` at a time, in the given order, each parsed in this thread."""
+        urls = [self.http.url(self.urls.pm.format(pm=pm.pm_id)) for pm in pms]
+        for fetched in self.http.get_each(urls):
+            try:
+                yield self._parse_pm(fetched())
+            except (ParseError, ForumError) as exc:  # one unreadable PM never stops the others
+                yield exc
 
     # -- helpers --------------------------------------------------------------------------------
 
     def _topic_page(self, topic: int, number: int, size: int) -> TopicPage:
-        offset = (number - 1) * size
-        return self._parse_topic(self.http.get(self.http.url(self.urls.topic_url(topic, offset))))
+        return self._parse_topic(self.http.get(self._topic_url(topic, number, size)))
+
+    def _topic_pages(self, topic: int, numbers: Sequence[int], size: int) -> Iterator[TopicPage]:
+        """The pages `numbers`, fetched `concurrency` at a time, each parsed in this thread as it arrives
+        (never in a fetching thread: see `ForumHttp.get_each`)."""
+        urls = [self._topic_url(topic, n, size) for n in numbers]
+        return (self._parse_topic(fetched()) for fetched in self.http.get_each(urls))
+
+    def _topic_url(self, topic: int, number: int, size: int) -> str:
+        return self.http.url(self.urls.topic_url(topic, (number - 1) * size))
 
     def _credentials_or_fail(self) -> tuple[str, str]:
         if self._credentials is None:

@@ -6,8 +6,8 @@ URLs and call the pure parsers:
 - one `httpx.Client` with a constant User-Agent (phpBB binds a session to it), a cookie jar and timeouts;
 - login state: a lazy first login, and one re-login when a login wall is served where content was
   expected (the request is then retried once; a second wall is `NotLoggedIn`);
-- a per-host rate limit: a budget of request starts per minute, and optionally a minimum interval
-  between two starts (see `RateLimiter`);
+- a per-host rate limit: a token bucket of request starts (an average per minute, a burst that covers a
+  topic read), and optionally a minimum interval between two starts (see `RateLimiter`);
 - retries with exponential backoff and jitter on timeouts, connection errors, 5xx and 429 (honouring
   `Retry-After`), a bounded number of attempts, then `ForumUnavailable` naming the URL and the last error;
   a form that posts is never sent twice: once it may have reached the board it is `MaybeSent`;
@@ -27,10 +27,10 @@ import email.utils
 import random
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol, TypeVar
 from urllib.parse import urlencode, urljoin, urlsplit
 
@@ -44,6 +44,11 @@ R = TypeVar("R")
 
 # A browser-like, constant User-Agent: phpBB ties the session to it, and some boards refuse bare clients.
 DEFAULT_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0 forumbot/0.1"
+
+# The request budget's default: 2 a second on average, and a quarter of an hour of it (1,800 requests)
+# at once, which covers reading a 35,000-post day of 25-post pages with its 200 PMs without a pause.
+DEFAULT_REQUESTS_PER_MINUTE = 120
+BURST_MINUTES = 15
 
 _IANA = {"cp1251": "windows-1251"}  # codec names as boards write them
 
@@ -79,15 +84,21 @@ class HttpSettings:
     backoff_cap: float = 30.0
     max_retry_after: float = 300.0  # a server asking for a longer pause is treated as unavailable
     deadline: float = 60.0  # seconds for one whole request and answer, however slowly the bytes come
-    # Politeness, per host (see `RateLimiter`): at most `concurrency` requests in flight, at most
-    # `max_per_minute` started in any 60 seconds, and `min_interval` seconds between two starts.
+    # Politeness, per host (see `RateLimiter`): at most `concurrency` requests in flight, a budget of
+    # `requests_per_minute` on average with a burst of `BURST_MINUTES` of it (a topic read at once), and
+    # `min_interval` seconds between two starts.
     min_interval: float = 0.0
-    max_per_minute: int = 300
+    requests_per_minute: int = DEFAULT_REQUESTS_PER_MINUTE
     concurrency: int = 4  # pages fetched at once
 
+    @property
+    def burst(self) -> int:
+        """Requests that may start at once before the average applies: `BURST_MINUTES` of the budget."""
+        return self.requests_per_minute * BURST_MINUTES
+
     def __post_init__(self) -> None:
-        if self.max_attempts < 1 or self.concurrency < 1 or self.max_per_minute < 1:
-            raise ConfigError("max_attempts, concurrency and max_per_minute must be at least 1")
+        if self.max_attempts < 1 or self.concurrency < 1 or self.requests_per_minute < 1:
+            raise ConfigError("max_attempts, concurrency and requests_per_minute must be at least 1")
         if self.timeout <= 0 or self.deadline <= 0 or self.min_interval < 0 or self.backoff_base < 0:
             raise ConfigError("timeout must be positive; min_interval and backoff_base not negative")
 
@@ -115,44 +126,48 @@ Authenticate = Callable[["ForumHttp"], None]
 
 
 class RateLimiter:
-    """When the next request to a host may start, shared by all threads: a budget and a spacing.
+    """When the next request to a host may start, shared by all threads: a token bucket and a spacing.
 
-    The budget bounds the volume: at most `per_minute` starts in any 60 seconds (a sliding window).
-    Within it requests start as soon as a worker is free, so the pages of a topic are read at the pace
-    the bounded concurrency and the forum's own response time allow, never faster than `concurrency`
-    requests in flight; a bot that keeps reading (a loop of full re-reads, a long PM inbox) is slowed
-    to the budget's average. The spacing, `min_interval` seconds between two starts, serialises the starts
-    instead: it caps the pace at 1 / min_interval whatever the forum's speed (0.25 s: 140 pages take 35 s
-    however fast the forum answers), so it is off unless a host asks for it.
+    The bucket bounds the volume: it refills at `per_minute` requests a minute and holds at most `burst`
+    of them, full at first. A topic read, a few hundred pages at once, spends the burst and runs at the
+    pace the bounded concurrency and the forum's own answers allow; a bot that keeps reading (a loop of
+    full re-reads, a long inbox) has spent it and is slowed to the average, `per_minute`. The spacing,
+    `min_interval` seconds between two starts, serialises the starts instead: it caps the pace at
+    1 / min_interval whatever the forum's speed, so it is off unless a host asks for it.
     """
 
-    WINDOW = 60.0
-
-    def __init__(self, min_interval: float, clock: Clock, per_minute: int | None = None) -> None:
+    def __init__(
+        self, min_interval: float, clock: Clock, per_minute: int | None = None, burst: int | None = None
+    ) -> None:
         self._interval = min_interval
-        self._per_minute = per_minute
+        self._rate = per_minute / 60.0 if per_minute is not None else None  # tokens a second
+        self._burst = float(burst if burst is not None else per_minute or 1)
         self._clock = clock
         self._next_free: dict[str, float] = {}
-        self._starts: dict[str, deque[float]] = {}
+        self._buckets: dict[str, tuple[float, float]] = {}  # host -> (tokens, when they were counted)
         self._lock = threading.Lock()
 
     def wait(self, host: str) -> None:
-        if self._interval <= 0 and self._per_minute is None:
+        if self._interval <= 0 and self._rate is None:
             return
         with self._lock:  # reserve a slot, then sleep outside the lock so others can queue behind us
             now = self._clock.monotonic()
             slot = max(now, self._next_free.get(host, now)) if self._interval > 0 else now
-            if self._per_minute is not None:
-                starts = self._starts.setdefault(host, deque())
-                if len(starts) >= self._per_minute:  # the window is full: wait until its oldest start leaves
-                    slot = max(slot, starts[-self._per_minute] + self.WINDOW)
-                starts.append(slot)
-                while len(starts) > self._per_minute:
-                    starts.popleft()
+            if self._rate is not None:
+                slot = max(slot, self._take_token(host, now))
             if self._interval > 0:
                 self._next_free[host] = slot + self._interval
         if self._interval > 0 or slot > now:
             self._clock.sleep(slot - now)
+
+    def _take_token(self, host: str, now: float) -> float:
+        """Take one token of the host's bucket; when it may be used. A bucket in debt (negative tokens)
+        holds the starts already promised: each new one waits for its own token to refill."""
+        assert self._rate is not None
+        tokens, counted = self._buckets.get(host, (self._burst, now))
+        tokens = min(self._burst, tokens + (now - counted) * self._rate) - 1.0
+        self._buckets[host] = (tokens, now)
+        return now if tokens >= 0 else now - tokens / self._rate
 
 
 def decode_body(response: httpx.Response) -> tuple[str, str]:
@@ -209,7 +224,9 @@ class ForumHttp:
         self._rules = rules
         self._authenticate = authenticate
         self._rng = rng or random.Random()
-        self._limiter = RateLimiter(self.settings.min_interval, self.clock, self.settings.max_per_minute)
+        self._limiter = RateLimiter(
+            self.settings.min_interval, self.clock, self.settings.requests_per_minute, self.settings.burst
+        )
         self._login_lock = threading.RLock()
         self._login_generation = 0  # bumped on every successful login; lets threads share one re-login
         self._logged_in = False
@@ -305,20 +322,58 @@ class ForumHttp:
         """The choke point: login state, rate limit, retries, decoding and the mapping of every failure."""
         if content:
             self._ensure_login()
-        for second_try in (False, True):
-            generation = self._login_generation
-            response = self._send(method, url, body, headers, idempotent)
-            text, charset = decode_body(response)
-            page = Page(str(response.url), response.status_code, response.content, text, charset)
-            if content and self._rules.is_login_wall(text):
-                if second_try or self._authenticate is None:
-                    raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
-                self._relogin(generation)
-                continue
-            if content and self._rules.is_no_permission(text):
-                raise NoPermission(f"{url}: the forum says this account may not see this page")
-            return _check_status(url, page)
-        raise AssertionError("unreachable")  # the loop either returns or raises
+        generation = self._login_generation
+        response = self._send(method, url, body, headers, idempotent)
+        page = self._accept(url, response, content=content)
+        if page is None:  # a login wall: log in again (once for all threads) and ask once more
+            self._relogin(generation)
+            page = self._accept(url, self._send(method, url, body, headers, idempotent), content=content)
+            if page is None:
+                raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
+        return page
+
+    def _accept(self, url: str, response: httpx.Response, *, content: bool) -> Page | None:
+        """The answer decoded and checked: None for a login wall where content was expected (and a
+        login is possible), an error for a refusal or an error status."""
+        text, charset = decode_body(response)
+        page = Page(str(response.url), response.status_code, response.content, text, charset)
+        if content and self._rules.is_login_wall(text):
+            if self._authenticate is None:
+                raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
+            return None
+        if content and self._rules.is_no_permission(text):
+            raise NoPermission(f"{url}: the forum says this account may not see this page")
+        return _check_status(url, page)
+
+    def get_each(self, urls: Iterable[str]) -> Iterator[Callable[[], Page]]:
+        """GET pages `concurrency` at a time; for each URL in order, a call that returns its page (or
+        raises its error), made in the caller's thread.
+
+        The workers only move bytes (rate limit, retries, the exchange): decoding, the login-wall check
+        and the parse that follows run in the consuming thread, so that a fetch never waits for the
+        GIL behind another thread's parse, and the parse of one page overlaps the fetch of the next."""
+        urls = list(urls)
+        self._ensure_login()
+        generation = self._login_generation
+        if self.settings.concurrency == 1 or len(urls) <= 1:
+            yield from (partial(self.get, url) for url in urls)
+            return
+        futures = [self._executor().submit(self._send, "GET", url, None, None, True) for url in urls]
+        try:
+            for url, future in zip(urls, futures, strict=True):
+                yield partial(self._received, url, future, generation)
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def _received(self, url: str, future: Future[httpx.Response], generation: int) -> Page:
+        page = self._accept(url, future.result(), content=True)
+        if page is None:  # the session ended while the pages were on their way: log in again, ask again
+            self._relogin(generation)
+            page = self._accept(url, self._send("GET", url, None, None, True), content=True)
+            if page is None:
+                raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
+        return page
 
     def _send(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -40,6 +41,9 @@ class SyntheticTopic(PhpbbClient):
         self.posts = posts
         self.page_size = page_size
         self.calls: list[int] = []
+
+    def _topic_pages(self, topic: int, numbers: Sequence[int], size: int) -> Iterator[TopicPage]:
+        return (self._topic_page(topic, n, size) for n in numbers)
 
     def _topic_page(self, topic: int, number: int, size: int) -> TopicPage:
         count = max(1, -(-len(self.posts) // self.page_size))

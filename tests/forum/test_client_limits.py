@@ -84,6 +84,7 @@ def test_a_topic_whose_pages_keep_claiming_more_is_stopped(monkeypatch: pytest.M
         )
 
     monkeypatch.setattr(client, "_topic_page", endless)
+    monkeypatch.setattr(client, "_topic_pages", lambda topic, numbers, size: (endless(topic, n, size) for n in numbers))
     with pytest.raises(ParseError, match="keep claiming more pages"):
         list(client.fetch_topic(7))
     assert len(fetched) <= MAX_GROWTH + 3
