@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from forumbot.engine.day import resolve_day
+from forumbot.engine.day import resolve_day, ruleset_for
 from forumbot.engine.model import (
     ACTIONS,
     CAUSE_PRIORITY,
@@ -37,6 +37,7 @@ from forumbot.engine.model import (
     Winner,
 )
 from forumbot.engine.variants import VARIANTS, Ruleset, find_variant
+from forumbot.engine.variants.base import told_by_checks
 from forumbot.errors import RulesError, ScenarioError
 from forumbot.extract.names import fold
 
@@ -44,7 +45,7 @@ TOP_KEYS = {"name", "variant", "options", "seed", "players", "days", "descriptio
 # The host's powers, each an optional day key (docs/scenarios.md, "The host's powers").
 HOST_KEYS = {"replace", "remove", "appoint_maniac", "scheme", "best_player"}
 DAY_KEYS = {"votes", "orders", "silent", "leaving", "expect", "posts", "note", "notes", *HOST_KEYS}
-EXPECT_KEYS = {"deaths", "checks", "winner", "roles"}
+EXPECT_KEYS = {"deaths", "checks", "winner", "roles", "known"}
 CHECK_WORDS = {"not_mafia", "miss", *ROLES}
 
 
@@ -54,6 +55,8 @@ class DayExpect:
     checks: dict[str, str | list[str]] | None = None
     winner: Winner | None = None
     roles: dict[str, str] | None = None  # nick -> role id, or "mafia boss"
+    # viewer -> exactly the roles he may know after the day (his personal report): nick -> role id or result
+    known: dict[str, dict[str, str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -441,7 +444,17 @@ def _expect(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Day
             nick = _nick(r, key, nicks)
             role, boss = _role_words(r, value, nick, rules)
             roles[nick] = _role_text(role, boss)
-    return DayExpect(deaths, checks, winner, roles)
+    known = _known(r, exp["known"], nicks) if "known" in exp else None
+    return DayExpect(deaths, checks, winner, roles, known)
+
+
+def _known(r: _Reader, node: yaml.Node, nicks: set[str]) -> dict[str, dict[str, str]]:
+    """`known: {viewer: {nick: role, ...}}`: what each viewer may know after the day."""
+    known: dict[str, dict[str, str]] = {}
+    for viewer, seen in _pairs(r, node, "known"):
+        pairs = _pairs(r, seen, "known")
+        known[_nick(r, viewer, nicks)] = {_nick(r, key, nicks): _check_word(r, value) for key, value in pairs}
+    return known
 
 
 def _role_text(role: str, boss: bool) -> str:
@@ -476,6 +489,7 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
     """Resolve every day; a day after the game has ended is a malformed file."""
     result = ScenarioResult(scenario)
     state = scenario.initial_state()
+    told: dict[str, dict[str, str]] = {}  # each checker's results so far: target -> what he was told
     try:
         rules_cls = find_variant(state.variant)
         rules_cls(rules_cls.parse_options(state.options)).check_roles(state.players)
@@ -491,7 +505,9 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
         except RulesError as exc:
             raise ScenarioError(scenario.path, _refused_line(day, str(exc)), str(exc)) from None
         result.outcomes.append(outcome)
-        result.mismatches += _compare(outcome, day.expect)
+        for checker, seen in told_by_checks(outcome.events).items():
+            told.setdefault(checker, {}).update(seen)
+        result.mismatches += _compare(outcome, day.expect, told)
         state = outcome.state
     return result
 
@@ -512,7 +528,7 @@ def _refused_line(day: ScenarioDay, message: str) -> int:
     return day.lines[key]
 
 
-def _compare(outcome: DayOutcome, expect: DayExpect) -> list[Mismatch]:
+def _compare(outcome: DayOutcome, expect: DayExpect, told: dict[str, dict[str, str]] | None = None) -> list[Mismatch]:
     found: list[Mismatch] = []
     if expect.deaths is not None and expect.deaths != dict(outcome.deaths):
         found.append(Mismatch(outcome.day, "deaths", expect.deaths, dict(outcome.deaths)))
@@ -527,6 +543,11 @@ def _compare(outcome: DayOutcome, expect: DayExpect) -> list[Mismatch]:
             actual[nick] = _role_text(p.role, p.boss) if p is not None else "not a player"
         if actual != expect.roles:
             found.append(Mismatch(outcome.day, "roles", expect.roles, actual))
+    if expect.known is not None:
+        rules = ruleset_for(outcome.state)
+        seen = {v: rules.known_roles(outcome.state, v, (told or {}).get(v)) for v in expect.known}
+        if seen != expect.known:
+            found.append(Mismatch(outcome.day, "known", expect.known, seen))
     return found
 
 

@@ -431,6 +431,61 @@ class Ruleset:
         self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]
     ) -> str | None:
         """A variant's extra reason to void an order (None = valid). Base: none."""
+    # --- what a player may know (the personal report) and when he has moved (the duel) -----------
+    def knows_team(self, viewer: Player, other: Player) -> bool:
+        """Whether `viewer` knows `other`'s role as a member of his own clan (the team his role message
+        lists). Base: the mafia know each other."""
+        return viewer.role == "mafia" and other.role == "mafia"
+
+    def known_roles(
+        self, state: GameState, viewer: str, told: Mapping[str, CheckResult] | None = None
+    ) -> dict[str, CheckResult]:
+        """What `viewer` may know of each player's role, in player-list order; a player absent is unknown
+        to him. A pure function of the game state: his own role; his clan's (`knows_team`); every dead
+        player's, published with his death; and what his own checks told him (`told`: target -> the
+        result he was told; a miss tells nothing). Nobody else's role, whatever else the state holds."""
+        me = state.player(viewer)
+        told = told or {}
+        known: dict[str, CheckResult] = {}
+        for p in state.players:
+            if me is not None and (p.nick == viewer or not p.alive or (me.alive and self.knows_team(me, p))):
+                known[p.nick] = p.role
+            elif told.get(p.nick, "miss") != "miss":
+                known[p.nick] = told[p.nick]
+        return known
+
+    def default_vote(self, player: Player) -> tuple[str, ...]:
+        """Whom a living player's vote names while he has sent none (kozanostra: himself). Base: nobody."""
+        return ()
+
+    def moves_required(self, player: Player) -> frozenset[Action]:
+        """What a living player sends for his turn to count as made (the `duel` schedule): his vote and his
+        role's own action; where only the boss orders for the mafia, an ordinary mafioso owes no kill."""
+        skipped: set[Action] = {"special"}
+        if self.boss_orders and player.role == "mafia" and not player.boss:
+            skipped.add("kill")
+        vote: set[Action] = {"vote"}
+        return frozenset(vote | (self.role_actions.get(player.role, frozenset()) - skipped))
+
+    def missing_moves(
+        self, state: GameState, voted: Iterable[str], acted: Iterable[tuple[str, Action]]
+    ) -> dict[str, frozenset[Action]]:
+        """Each living player who has not moved yet, with what he still owes (empty: everyone has moved).
+        `voted`: the players with a valid vote so far; `acted`: (player, action as sent) of each valid order
+        so far, the action read as the role's own (`effective_action`: kozanostra's `S nick`)."""
+        done: dict[str, set[Action]] = {nick: {"vote"} for nick in voted}
+        for nick, action in acted:
+            player = state.player(nick)
+            effective = self.effective_action(player, action) if player is not None else None
+            if effective is not None:
+                done.setdefault(nick, set()).add(effective)
+        missing: dict[str, frozenset[Action]] = {}
+        for p in state.living():
+            owed = self.moves_required(p) - done.get(p.nick, set())
+            if owed:
+                missing[p.nick] = frozenset(owed)
+        return missing
+
         return None
 
     def order_limit(self, action: Action) -> int | None:
@@ -651,3 +706,13 @@ def _freeze(value: Any) -> Hashable:
     if type(value) is dict:
         return (dict, tuple(sorted(((_freeze(k), _freeze(v)) for k, v in value.items()), key=repr)))
     raise _NotPlain
+
+
+def told_by_checks(events: Iterable[Event]) -> dict[str, dict[str, CheckResult]]:
+    """Each checker's results of one day, target -> what he was told, from the outcome's `checked` events
+    (a miss with no target is left out: it tells nothing about anybody)."""
+    told: dict[str, dict[str, CheckResult]] = {}
+    for e in events:
+        if e.kind == "checked" and e.actor is not None and e.target is not None:
+            told.setdefault(e.actor, {})[e.target] = e.detail
+    return told

@@ -20,6 +20,10 @@ silent"):
 - maniac and sheriff shots at a player jailed that turn miss, as the clans' do;
 - check results are read at the end of the turn, so a commissar checking a civilian who inherits a role
   in the autokill learns the new role (the server's rules);
+- the personal morning report (an option of the game) shows a player his own role, his clan's (the
+  mafia's, or the yakuza's with its ninja; the lawyer knows no clan and no clan knows him), the roles of
+  the dead and jailed (published), and what his own checks told him (a ninja as a civilian); nothing else;
+- the `duel` schedule: a player has moved when his vote and his role's own order (`S nick`) have arrived;
 - dealing: `mafia` games have a quarter of the players as mafia (at least one) and a commissar; `neapol`
   a third as mafia, a commissar and a reanimator; `kozanostra` as `mafia`; the optional roles are added
   by the options' counts.
@@ -99,6 +103,13 @@ class Kozanostra(Ruleset):
         found = super().effective_action(player, action)
         if found != "special":
             return found
+    def knows_team(self, viewer: Player, other: Player) -> bool:
+        # Each clan knows its own members, as its role message lists them; the lawyer is in nobody's team.
+        return any(viewer.role in roles and other.role in roles for roles in CLANS.values())
+
+    def default_vote(self, player: Player) -> tuple[str, ...]:
+        return (player.nick,) if self.options.self_vote_default else ()
+
         # `S nick` is the role's own action.
         own = self.role_actions.get(player.role, frozenset()) - {"special"}
         return min(own, default=None)  # each role has one; `min`, as a set's order changes between processes
