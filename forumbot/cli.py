@@ -28,7 +28,7 @@ from rich.text import Text
 
 from forumbot.config import GameConfig, load_game_config, load_settings
 from forumbot.engine.deal import deal as deal_game
-from forumbot.engine.variants import VARIANTS, find_variant
+from forumbot.engine.variants import DEFAULT_VARIANT, VARIANTS, find_variant
 from forumbot.errors import ConfigError, ForumbotError, ScenarioError, StateError
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, PhpbbClient, client_settings, open_client
@@ -275,7 +275,7 @@ def tally_command(
     deadline: Annotated[
         str | None, typer.Option(help="The day's deadline (ISO): posts at or after it are late.")
     ] = None,
-    variant: Annotated[str, typer.Option(help=f"Rule variant: {', '.join(VARIANTS)}.")] = "gameru-3.3",
+    variant: Annotated[str, typer.Option(help=f"Rule variant: {', '.join(VARIANTS)}.")] = DEFAULT_VARIANT,
     day: Annotated[int, typer.Option(help="The game day (double-vote days of gameru-3.3).")] = 1,
     tz: Annotated[str, typer.Option(help="The game's time zone.")] = "Europe/Moscow",
     now: Annotated[str | None, typer.Option(help="Saved pages: the moment relative dates refer to.")] = None,
@@ -387,7 +387,7 @@ def orders_command(
     start: Annotated[str | None, typer.Option(help="The day's start (ISO; game time zone if no offset).")] = None,
     deadline: Annotated[str | None, typer.Option(help="The day's deadline (ISO): PMs at or after it are late.")] = None,
     now: Annotated[str | None, typer.Option(help="When the pages were saved: what relative dates count from.")] = None,
-    variant: Annotated[str, typer.Option(help=f"Rule variant: {', '.join(VARIANTS)}.")] = "gameru-3.3",
+    variant: Annotated[str, typer.Option(help=f"Rule variant: {', '.join(VARIANTS)}.")] = DEFAULT_VARIANT,
     tz: Annotated[str, typer.Option(help="The zone the pages print their dates in.")] = "Europe/Moscow",
     as_json: Annotated[bool, typer.Option("--json", help="Print every line as JSON.")] = False,
 ) -> None:

@@ -11,14 +11,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from forumbot.engine.variants import find_variant
+from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
 from forumbot.errors import ConfigError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments
 from forumbot.extract.names import MatchMode
 from forumbot.extract.votes import EditedVotes
 from forumbot.forum.models import Post, TopicPage
 from forumbot.render.bbcode import to_html
-from forumbot.render.day import load_template, render_template
+from forumbot.render.environment import load_template, render_template
 
 VOTE_COUNT_TEMPLATE = "vote_count.bbcode.j2"
 # The audit reasons of the tally contract; a spoiler is reported as a quote (neither is ever a vote).
@@ -75,7 +75,7 @@ def tally_posts(
     dead: Sequence[str] = (),
     start: datetime | None = None,
     deadline: datetime | None = None,
-    variant: str = "gameru-3.3",
+    variant: str = DEFAULT_VARIANT,
     options: dict[str, Any] | None = None,
     votes_per_post: int = 1,
     skip_authors: Iterable[str] = (),

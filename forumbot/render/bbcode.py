@@ -22,6 +22,11 @@ from forumbot.render.bidi import isolate
 from forumbot.render.phpbb_html import render_bbcode
 
 WORD_JOINER = "\u2060"
+
+
+class Safe(str):
+    """Text already made inert (phrases with escaped nicks): printed as is."""
+
 _MAGIC = re.compile(r"(?i)(?<=[a-z0-9])(://)|\b(www)(\.)|(@)(?=[\w-])")
 
 

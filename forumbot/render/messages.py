@@ -23,26 +23,18 @@ from typing import Any
 from forumbot.config import GameConfig
 from forumbot.engine import deal, ruleset_for
 from forumbot.engine.commitment import commitment_of, role_list_text
-from forumbot.engine.model import CheckResult, DayOutcome, Event, GameState, Player, Role
+from forumbot.engine.model import CheckResult, DayOutcome, Event, GameState, Player
+from forumbot.engine.variants import Ruleset
 from forumbot.errors import StateError
 from forumbot.render.bbcode import escape, unescape
-from forumbot.render.day import WINNER_TEXT, load_template, render_template, role_name, tidy
+from forumbot.render.environment import load_template, render_template, tidy, variant_template
+from forumbot.render.phrases import WINNER_TEXT, role_name
 
 ROLE_TEMPLATE = "messages/role.bbcode.j2"
 CHECK_TEMPLATE = "messages/check.bbcode.j2"
 ROLE_CHANGE_TEMPLATE = "messages/role_change.bbcode.j2"
 REVEAL_TEMPLATE = "messages/reveal.bbcode.j2"
 
-# How each variant's players vote (docs/votes-and-orders.md): in the day thread in red bold, or by PM.
-VOTE_HOW: dict[str, str] = {
-    "gameru-3.3": "thread",
-    "kozanostra": "thread_or_pm",
-    "salon": "pm",
-}
-CLAN_ROLES: dict[str, frozenset[Role]] = {
-    "mafia": frozenset({"mafia"}),
-    "yakuza": frozenset({"yakuza", "ninja"}),
-}
 
 
 @dataclass(frozen=True)
@@ -64,14 +56,16 @@ def _render(path: Path | None, name: str, context: dict[str, Any], to: str | Non
 
 def _base_context(config: GameConfig, state: GameState) -> dict[str, Any]:
     deadline: time = config.game.deadline
+    rules = ruleset_for(state)
     return {
         "game": config.game.name,
         "variant": state.variant,
         "deadline": f"{deadline:%H:%M}",
         "timezone": config.game.timezone,
-        "vote_how": VOTE_HOW.get(state.variant, "thread"),
+        "vote_how": rules.vote_how,
+        "has_nights": rules.has_nights,
         "options": dict(state.options),
-        "role_name": lambda role: role_name(role, state.variant),
+        "role_name": lambda role: role_name(role, rules),
     }
 
 
@@ -79,26 +73,25 @@ def _base_context(config: GameConfig, state: GameState) -> dict[str, Any]:
 
 
 def _clan(state: GameState, player: Player) -> str | None:
-    for clan, roles in CLAN_ROLES.items():
-        if player.role in roles:
-            return clan
-    return None
+    return ruleset_for(state).clan_of(player.role)
 
 
 def role_context(config: GameConfig, state: GameState, nick: str) -> dict[str, Any]:
     player = state.player(nick)
     if player is None:
         raise StateError(f"{nick!r} is not a player of {config.game.name}")
-    clan = _clan(state, player)
-    team = [p for p in state.players if clan is not None and _clan(state, p) == clan and p.alive]
+    rules = ruleset_for(state)
+    clan = rules.clan_of(player.role)
+    team = [p for p in state.players if clan is not None and rules.clan_of(p.role) == clan and p.alive]
     boss = next((p.nick for p in team if p.boss), None)
     return _base_context(config, state) | {
         "nick": nick,
         "role": player.role,
-        "role_title": role_name(player.role, state.variant),
+        "default": variant_template(ROLE_TEMPLATE, state.variant),
+        "role_title": role_name(player.role, rules),
         "boss": player.boss,
         "clan": clan,
-        "team": [{"nick": p.nick, "role": role_name(p.role, state.variant), "boss": p.boss} for p in team],
+        "team": [{"nick": p.nick, "role": role_name(p.role, rules), "boss": p.boss} for p in team],
         "boss_nick": boss,
         "players": [p.nick for p in state.players if p.alive],
         "day": state.day,
@@ -107,7 +100,8 @@ def role_context(config: GameConfig, state: GameState, nick: str) -> dict[str, A
 
 def render_role_message(config: GameConfig, state: GameState, nick: str) -> Message:
     """One player's role PM (the deal): his role, what he may do and how, and the team of a clan."""
-    return _render(config.templates.role, ROLE_TEMPLATE, role_context(config, state, nick), nick)
+    context = role_context(config, state, nick)
+    return _render(config.templates.role, variant_template(ROLE_TEMPLATE, state.variant), context, nick)
 
 
 def render_role_messages(config: GameConfig, state: GameState) -> list[Message]:
@@ -126,13 +120,13 @@ class CheckLine:
     text: str  # what the result means, in Russian
 
 
-def _check_text(variant: str, result: CheckResult) -> str:
+def _check_text(rules: Ruleset, result: CheckResult) -> str:
     if result == "miss":
         return "промах"
     if result == "not_mafia":
         return "НЕ мафия"
-    if variant == "kozanostra" or result in ("mafia", "maniac"):
-        return role_name(result, variant)
+    if rules.check_reveals_role or result in ("mafia", "maniac"):
+        return role_name(result, rules)
     return result
 
 
@@ -144,8 +138,9 @@ def check_lines(before: GameState, outcome: DayOutcome, checker: str) -> list[Ch
     results = list(raw) if isinstance(raw, list) else [raw]
     targets = [e.target for e in outcome.events if e.actor == checker and _is_check_event(e)]
     targets += [None] * (len(results) - len(targets))
+    rules = ruleset_for(before)
     return [
-        CheckLine(target, result, _check_text(before.variant, result))
+        CheckLine(target, result, _check_text(rules, result))
         for target, result in zip(targets, results, strict=False)
     ]
 
@@ -164,10 +159,12 @@ def render_check_messages(config: GameConfig, before: GameState, outcome: DayOut
         context = _base_context(config, before) | {
             "nick": checker,
             "role": player.role,
-            "role_title": role_name(player.role, before.variant),
+            "role_title": role_name(player.role, ruleset_for(before)),
             "day": outcome.day,
             "next_day": outcome.day + 1,
             "lines": check_lines(before, outcome, checker),
+            "reveals_role": ruleset_for(before).check_reveals_role,
+            "shoots": ruleset_for(before).check_shoots,
             "alive": checker not in outcome.deaths,
         }
         messages.append(_render(None, CHECK_TEMPLATE, context, checker))
@@ -200,7 +197,7 @@ def render_role_change_messages(config: GameConfig, before: GameState, outcome: 
                 "from_player": e.actor,
                 "from_day": outcome.day + 1,
             }
-            messages.append(_render(None, ROLE_CHANGE_TEMPLATE, context, nick))
+            messages.append(_render(None, variant_template(ROLE_CHANGE_TEMPLATE, after.variant), context, nick))
     return messages
 
 
@@ -224,6 +221,7 @@ def render_reveal(
     if commitment_of(dealt, salt) != commitment:
         raise StateError(f"{config.game.name}: the dealt roles and the salt do not give the published commitment")
     role_list = role_list_text(dealt)
+    rules = ruleset_for(state)
     context = _base_context(config, state) | {
         "winner": state.winner,
         "winner_text": WINNER_TEXT.get(state.winner, ""),
@@ -231,8 +229,8 @@ def render_reveal(
             {
                 # a slot another account took over lists both (the commitment names the first)
                 "nick": p.nick + (f" (заменил {', '.join(p.replaced)})" if p.replaced else ""),
-                "dealt": role_name(d.role, state.variant) + (" (босс)" if d.boss else ""),
-                "final": role_name(p.role, state.variant) + (" (босс)" if p.boss else ""),
+                "dealt": role_name(d.role, rules) + (" (босс)" if d.boss else ""),
+                "final": role_name(p.role, rules) + (" (босс)" if p.boss else ""),
                 "alive": p.alive,
                 "death_day": p.death_day,
                 "death_cause": p.death_cause,

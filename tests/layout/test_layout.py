@@ -57,16 +57,27 @@ def test_the_installed_package_holds_no_test_support() -> None:
 
 
 VARIANT_NAMES = ('"gameru-3.3"', '"kozanostra"', '"salon"', "Gameru", "Kozanostra(", "Salon(")
+VARIANT_STEMS = ("gameru-3.3", "kozanostra", "salon")
 
 
-def test_no_variant_is_named_outside_the_engine_except_by_render() -> None:
-    """The ruleset answers every rule question: the wiring, the CLI, the forum and the extraction ask it.
-    (The renderer still words each variant's posts by name; its own templates are the variants'.)"""
-    allowed = {"forumbot/cli.py": ['= "gameru-3.3"'], "forumbot/host/tally.py": ['= "gameru-3.3"']}  # defaults
+def test_no_variant_is_named_outside_the_engine() -> None:
+    """The ruleset answers every rule question: the wiring, the CLI, the forum, the extraction and the
+    renderer ask it; only the engine (and each variant's own templates) name a variant."""
     for path in modules(PACKAGE):
         rel = path.relative_to(ROOT).as_posix()
-        if rel.startswith(("forumbot/engine/", "forumbot/render/", "forumbot/scenario.py")):
+        if rel.startswith("forumbot/engine/"):
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if any(name in line for name in VARIANT_NAMES) and not any(ok in line for ok in allowed.get(rel, [])):
+            if any(name in line for name in VARIANT_NAMES):
                 raise AssertionError(f"{rel}:{number} names a variant: {line.strip()}")
+
+
+def test_the_common_templates_never_branch_on_a_variant() -> None:
+    """A variant words its texts in its own template (`day/<variant>...`, `messages/<kind>/<variant>...`),
+    which extends the common one; the common ones ask the values the ruleset gave, never the variant's name."""
+    templates = PACKAGE / "render" / "templates"
+    own = {path for path in templates.rglob("*.j2") if path.stem.removesuffix(".bbcode") in VARIANT_STEMS}
+    assert own, "each variant has its own templates"
+    for path in sorted(set(templates.rglob("*.j2")) - own):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert "variant ==" not in line and "variant !=" not in line, f"{path.name}:{number}: {line.strip()}"

@@ -20,15 +20,8 @@ from render_support import (
 from forumbot.engine import DayInput, GameState, Order, Player, resolve_day
 from forumbot.engine.model import EventKind
 from forumbot.render.bbcode import escape
-from forumbot.render.day import (
-    GENDER_FORMS,
-    PHRASES,
-    PHRASES_AGREEING,
-    agree,
-    render_day,
-    render_day_post,
-    render_day_title,
-)
+from forumbot.render.day import render_day, render_day_post, render_day_title
+from forumbot.render.phrases import GENDER_FORMS, PHRASES, PHRASES_AGREEING, agree
 
 GAMERU = gameru_days()
 SILENT_SHERIFF = gameru_silent_sheriff()

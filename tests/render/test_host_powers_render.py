@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from render_support import config, host_power_days
 
-from forumbot.render.day import PHRASES, render_day_post
+from forumbot.render.day import render_day_post
+from forumbot.render.phrases import PHRASES
 
 
 def told(post: str, kind: str, **values: str) -> bool:

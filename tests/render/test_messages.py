@@ -80,7 +80,7 @@ def test_each_checker_learns_his_result_privately() -> None:
     gameru = [render_check_messages(config("gameru-3.3"), *day) for day in gameru_days()[:2]]
     assert by_recipient(gameru[0]) == {"Шериф": "Фредо — [b]мафиози[/b]. Ваша пуля нашла цель.\n"}
     assert by_recipient(gameru[1]) == {"Шериф": "Глеб — [b]НЕ мафия[/b].\n"}
-    assert gameru[0][0].subject == "Мафия-7: результат проверки, ночь 1"
+    assert gameru[0][0].subject == "Мафия-7: результат проверки, день 1"  # gameru-3.3 has no nights
     koz = render_check_messages(config("kozanostra"), *kozanostra_days()[0])
     assert by_recipient(koz) == {"Адвокат": "Прошлой ночью вы узнали, что Шериф на самом деле [b]шериф[/b].\n"}
     salon = [render_check_messages(config("salon"), *day) for day in salon_days()]

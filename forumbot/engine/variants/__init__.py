@@ -9,6 +9,7 @@ from forumbot.engine.variants.salon import Salon
 from forumbot.errors import RulesError
 
 VARIANTS: dict[str, type[Ruleset]] = {cls.name: cls for cls in (Gameru, Kozanostra, Salon)}
+DEFAULT_VARIANT = Gameru.name  # what a command that needs a variant and is given none assumes
 
 
 def find_variant(name: str) -> type[Ruleset]:
@@ -18,4 +19,4 @@ def find_variant(name: str) -> type[Ruleset]:
         raise RulesError(f"unknown variant {name!r}; known: {', '.join(VARIANTS)}") from None
 
 
-__all__ = ["VARIANTS", "Ruleset", "VariantOptions", "find_variant"]
+__all__ = ["DEFAULT_VARIANT", "VARIANTS", "Ruleset", "VariantOptions", "find_variant"]

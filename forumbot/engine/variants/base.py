@@ -213,6 +213,29 @@ class Ruleset:
     # Whether the host may appoint a new maniac and change the scheme during the game (gameru-3.3).
     host_recasts: ClassVar[bool] = False
 
+    # --- what the published texts tell (codes and facts; `forumbot.render` words them) ------------
+    # Whether the game has nights (the orders of a day are carried out "at night") or only days.
+    has_nights: ClassVar[bool] = True
+    # The clans whose members know each other (and their boss): clan -> its roles.
+    clans: ClassVar[dict[str, frozenset[Role]]] = {
+        "mafia": frozenset({"mafia"}),
+        "yakuza": frozenset({"yakuza", "ninja"}),
+    }
+    # A role the variant titles its own way: role -> the title's code (e.g. "honest_civilian").
+    role_titles: ClassVar[dict[Role, str]] = {}
+    # How a death is narrated: its cause -> the narrative's code (default: the cause itself).
+    death_narratives: ClassVar[dict[str, str]] = {}
+    # Whether the day post names who visited a player who died for not voting.
+    tells_visitors_of_the_silent: ClassVar[bool] = False
+    # The specials whose misses the day post tells, in the order of the night (the reason never told).
+    published_misses: ClassVar[tuple[Role, ...]] = ()
+    # Whether the day post tells whether the commissar checked a mafioso (never whom).
+    publishes_check_kind: ClassVar[bool] = False
+    # Whether a check's private result is the target's role (else mafia / not mafia / maniac).
+    check_reveals_role: ClassVar[bool] = False
+    # Whether a check that finds a mafioso or the maniac kills him (the sheriff's bullet).
+    check_shoots: ClassVar[bool] = False
+
     def __init__(self, options: VariantOptions | None = None) -> None:
         self.options = options if options is not None else self.options_model()
 
@@ -252,6 +275,30 @@ class Ruleset:
         return found[1]
 
     # --- what the players are told ----------------------------------------------------------------
+    @property
+    def vote_how(self) -> str:
+        """How the players vote: "thread" (red bold in the day topic), "pm", or "thread_or_pm"."""
+        channels = self.vote_channels
+        if channels == {"pm"}:
+            return "pm"
+        return "thread_or_pm" if "pm" in channels else "thread"
+
+    def clan_of(self, role: Role) -> str | None:
+        """The clan whose members know each other that `role` belongs to, if any."""
+        return next((clan for clan, roles in self.clans.items() if role in roles), None)
+
+    def death_narrative(self, cause: str) -> str:
+        """The code of the narrative a death by `cause` is told with."""
+        return self.death_narratives.get(cause, cause)
+
+    def silenced_voter(self, events: Sequence[Event]) -> str | None:
+        """The player whose vote of this day is void because of the night's events (default: none)."""
+        return None
+
+    def saved_from_silence(self, events: Sequence[Event]) -> list[str]:
+        """The players whose vote would have been void but a heal kept it (default: none)."""
+        return []
+
     def gets_role_message(self, player: Player) -> bool:
         """Whether `player` is sent his role at the start (and again after a replacement). Default: every
         player is."""
@@ -384,53 +431,6 @@ class Ruleset:
         """Why this game's host may not name a best player (None: he may). Base: only kozanostra's may."""
         return f"the host of {self.name} names no best player (only a kozanostra game's host does, seed 000)"
 
-    def check_action(self, action: str) -> None:
-        if action not in self.actions:
-            known = ", ".join(sorted(self.actions))
-            raise RulesError(f"action {action!r} does not exist in {self.name}; known: {known}")
-
-    # --- hooks ---------------------------------------------------------------------------------
-    def begin_day(self, ctx: DayContext) -> None:
-        """Start-of-day bookkeeping. Base: nothing."""
-
-    def apply_removals(self, ctx: DayContext) -> None:
-        """Players the host removes (модкилл) die at the end of the day, cause `inactive`, after everything
-        else of the day: like every player killed during a resolution, they still have that day's vote and
-        orders carried out. Recorded even for one who died earlier in the day (the cause then is by
-        priority), so the audit always shows the host's decision and its reason."""
-        for removal in ctx.day_input.removals:
-            ctx.kill(removal.nick, "inactive", detail=removal.reason, kind="removed_by_host")
-
-    def host_changes(self, ctx: DayContext) -> None:
-        """The host's changes that take effect at the start of the next day. Base: none (a variant without
-        them has refused them with the day's input)."""
-
-    def max_targets(self, day: int, action: Action, player_count: int) -> int:
-        """How many players one vote or order may name on this day of a game of `player_count` players:
-        a pure function of the options and the count (callers outside the engine ask it too)."""
-        return 1
-
-    def inactivity_notes(self, day: int, activity: Mapping[str, Mapping[str, int]], voted: Iterable[str]) -> list[str]:
-        """What the rules say about silence today, for the host's audit. `activity`: each living player's
-        posts and orders today; `voted`: whose votes counted."""
-        notes = []
-        minimum = getattr(self.options, "min_posts_per_day", None)
-        if minimum:
-            few = [n for n, a in activity.items() if a["posts"] < minimum]
-            if few:
-                notes.append(f"fewer than {minimum} posts today: {', '.join(few)}")
-        return notes
-
-    def effective_action(self, player: Player, action: Action) -> Action | None:
-        """The action an order stands for (kozanostra maps `special`); None when the role lacks it."""
-        if action == "vote" or action in self.role_actions.get(player.role, frozenset()):
-            return action
-        return None
-
-    def check_order(
-        self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]
-    ) -> str | None:
-        """A variant's extra reason to void an order (None = valid). Base: none."""
     # --- what a player may know (the personal report) and when he has moved (the duel) -----------
     def knows_team(self, viewer: Player, other: Player) -> bool:
         """Whether `viewer` knows `other`'s role as a member of his own clan (the team his role message
@@ -486,6 +486,53 @@ class Ruleset:
                 missing[p.nick] = frozenset(owed)
         return missing
 
+    def check_action(self, action: str) -> None:
+        if action not in self.actions:
+            known = ", ".join(sorted(self.actions))
+            raise RulesError(f"action {action!r} does not exist in {self.name}; known: {known}")
+
+    # --- hooks ---------------------------------------------------------------------------------
+    def begin_day(self, ctx: DayContext) -> None:
+        """Start-of-day bookkeeping. Base: nothing."""
+
+    def apply_removals(self, ctx: DayContext) -> None:
+        """Players the host removes (модкилл) die at the end of the day, cause `inactive`, after everything
+        else of the day: like every player killed during a resolution, they still have that day's vote and
+        orders carried out. Recorded even for one who died earlier in the day (the cause then is by
+        priority), so the audit always shows the host's decision and its reason."""
+        for removal in ctx.day_input.removals:
+            ctx.kill(removal.nick, "inactive", detail=removal.reason, kind="removed_by_host")
+
+    def host_changes(self, ctx: DayContext) -> None:
+        """The host's changes that take effect at the start of the next day. Base: none (a variant without
+        them has refused them with the day's input)."""
+
+    def max_targets(self, day: int, action: Action, player_count: int) -> int:
+        """How many players one vote or order may name on this day of a game of `player_count` players:
+        a pure function of the options and the count (callers outside the engine ask it too)."""
+        return 1
+
+    def inactivity_notes(self, day: int, activity: Mapping[str, Mapping[str, int]], voted: Iterable[str]) -> list[str]:
+        """What the rules say about silence today, for the host's audit. `activity`: each living player's
+        posts and orders today; `voted`: whose votes counted."""
+        notes = []
+        minimum = getattr(self.options, "min_posts_per_day", None)
+        if minimum:
+            few = [n for n, a in activity.items() if a["posts"] < minimum]
+            if few:
+                notes.append(f"fewer than {minimum} posts today: {', '.join(few)}")
+        return notes
+
+    def effective_action(self, player: Player, action: Action) -> Action | None:
+        """The action an order stands for (kozanostra maps `special`); None when the role lacks it."""
+        if action == "vote" or action in self.role_actions.get(player.role, frozenset()):
+            return action
+        return None
+
+    def check_order(
+        self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]
+    ) -> str | None:
+        """A variant's extra reason to void an order (None = valid). Base: none."""
         return None
 
     def order_limit(self, action: Action) -> int | None:

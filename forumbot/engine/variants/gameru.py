@@ -75,6 +75,8 @@ class Gameru(Ruleset):
     boss_orders = True  # the gameru rules: the boss's order is the mafia's
     has_boss = True
     host_recasts = True  # seed 001: a new maniac, a change of scheme
+    has_nights = False  # seed 001: the day's orders are carried out at its end; there are no nights
+    check_shoots = True  # the sheriff's check kills a mafioso or the maniac
     options: GameruOptions
 
     def double_days(self, player_count: int) -> list[int]:

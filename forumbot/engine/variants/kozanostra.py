@@ -80,6 +80,10 @@ class Kozanostra(Ruleset):
     self_target_ok: ClassVar[frozenset[tuple[Role, Action]]] = frozenset(
         {("mafia", "kill"), ("yakuza", "kill"), ("ninja", "kill")}
     )
+    # The server's newspaper (seed 000): "честный житель", the jail, the autokill.
+    role_titles: ClassVar[dict[Role, str]] = {"civilian": "honest_civilian"}
+    death_narratives: ClassVar[dict[str, str]] = {"executed": "jailed", "inactive": "autokill"}
+    check_reveals_role = True  # the commissar learns the target's role
     options: KozanostraOptions
 
 
@@ -99,10 +103,6 @@ class Kozanostra(Ruleset):
             return None
         return f"the best player is named only in a game of type kozanostra (this one is {self.options.game_type})"
 
-    def effective_action(self, player: Player, action: Action) -> Action | None:
-        found = super().effective_action(player, action)
-        if found != "special":
-            return found
     def knows_team(self, viewer: Player, other: Player) -> bool:
         # Each clan knows its own members, as its role message lists them; the lawyer is in nobody's team.
         return any(viewer.role in roles and other.role in roles for roles in CLANS.values())
@@ -110,6 +110,10 @@ class Kozanostra(Ruleset):
     def default_vote(self, player: Player) -> tuple[str, ...]:
         return (player.nick,) if self.options.self_vote_default else ()
 
+    def effective_action(self, player: Player, action: Action) -> Action | None:
+        found = super().effective_action(player, action)
+        if found != "special":
+            return found
         # `S nick` is the role's own action.
         own = self.role_actions.get(player.role, frozenset()) - {"special"}
         return min(own, default=None)  # each role has one; `min`, as a set's order changes between processes

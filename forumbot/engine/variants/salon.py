@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from forumbot.engine.model import Action, Player, Role, Winner, copies
+from forumbot.engine.model import Action, Event, Player, Role, Winner, copies
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions, plain_check
 from forumbot.errors import DealError
 
@@ -56,7 +56,22 @@ class Salon(Ruleset):
     )
     no_repeat: ClassVar[frozenset[Action]] = frozenset({"assault", "sleep", "kill", "heal", "check"})
     has_boss = True
+    # Seed 003's day post: the town shoots, the silent kill themselves (and who visited them is told),
+    # the specials' misses in the night's order, and whether the commissar checked a mafioso.
+    death_narratives: ClassVar[dict[str, str]] = {"executed": "shot_by_town", "inactive": "suicide"}
+    tells_visitors_of_the_silent = True
+    published_misses: ClassVar[tuple[Role, ...]] = ("hetaera", "mafia", "doctor", "commissar")
+    publishes_check_kind = True
     options: SalonOptions
+
+    def silenced_voter(self, events: Sequence[Event]) -> str | None:
+        """The maniac's victim, unless the doctor healed him, loses his vote (seed 003)."""
+        attacked = next((e.target for e in events if e.kind == "attacked"), None)
+        healed = any(e.kind == "saved" and e.target == attacked and e.cause is None for e in events)
+        return None if healed else attacked
+
+    def saved_from_silence(self, events: Sequence[Event]) -> list[str]:
+        return [e.target for e in events if e.kind == "saved" and e.cause is None and e.target]
 
 
     def inactivity_notes(
