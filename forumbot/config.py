@@ -122,6 +122,7 @@ class TemplatesConfig(Strict):
     day: Path | None = None
     vote_count: Path | None = None
     role: Path | None = None
+    report: Path | None = None  # the personal morning report ([game] morning_reports)
 
 
 class GameSection(Strict):
@@ -132,6 +133,9 @@ class GameSection(Strict):
     timezone: str = "Europe/Moscow"
     deadline: time = time(23, 0)
     options: dict[str, Any] = Field(default_factory=dict)
+    # seed 000's «утренняя газета»: a personal PM to every living player with each day's publication
+    # (what he may know, the votes, his clan's or his checks' section); off: it costs a PM per player a day.
+    morning_reports: bool = False
 
     @field_validator("variant")
     @classmethod
@@ -191,6 +195,8 @@ class WatchConfig(Strict):
     auto_publish: bool = False  # publish an approved draft by itself (else wait for `forumbot publish`)
     magic_word: str | None = None  # private games (seed 000's kozanostraXX): a PM with this word signs up
     max_players: int | None = Field(default=None, ge=2)  # the game starts when this many have signed up
+    # When the day ends: at its deadline, or (seed 000's `duel`) as soon as every living player has moved.
+    schedule: Literal["deadline", "duel"] = "deadline"
 
 
 class GameConfig(Strict):
