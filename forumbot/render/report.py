@@ -24,8 +24,9 @@ from forumbot.engine.day import ruleset_for
 from forumbot.engine.model import CheckResult, DayOutcome, GameState, Player
 from forumbot.engine.variants.base import Ruleset, told_by_checks
 from forumbot.render.bbcode import unescape
-from forumbot.render.day import load_template, render_template, role_name, tidy
+from forumbot.render.environment import load_template, render_template, tidy
 from forumbot.render.messages import Message
+from forumbot.render.phrases import role_name
 
 REPORT_TEMPLATE = "report/morning.bbcode.j2"
 Told = Mapping[str, Mapping[str, CheckResult]]
@@ -74,7 +75,7 @@ def _status(player: Player, day: int) -> str:
 def _residents(rules: Ruleset, state: GameState, day: int, nick: str, told: Told) -> list[Resident]:
     known = rules.known_roles(state, nick, told.get(nick))
     return [
-        Resident(p.nick, _status(p, day), role_name(known[p.nick]) if p.nick in known else None)
+        Resident(p.nick, _status(p, day), role_name(known[p.nick], rules) if p.nick in known else None)
         for p in state.players
     ]
 
@@ -96,9 +97,9 @@ def _team_kills(outcome: DayOutcome, team: list[Player]) -> list[str]:
     ]
 
 
-def _checks(outcome: DayOutcome, nick: str) -> list[CheckNews]:
+def _checks(rules: Ruleset, outcome: DayOutcome, nick: str) -> list[CheckNews]:
     seen = told_by_checks(outcome.events).get(nick, {})
-    news = [CheckNews(target, role_name(result)) for target, result in seen.items()]
+    news = [CheckNews(target, role_name(result, rules)) for target, result in seen.items()]
     if not news and outcome.checks.get(nick) == "miss":
         news.append(CheckNews(None, ""))
     return news
@@ -119,15 +120,15 @@ def report_context(config: GameConfig, outcome: DayOutcome, nick: str, told: Tol
         "day": outcome.day,
         "next_day": outcome.day + 1,
         "role": me.role,
-        "role_title": role_name(me.role),
+        "role_title": role_name(me.role, rules),
         "alive": me.alive,
         "players_count": len(state.players),
         "mafia_free": sum(1 for p in state.living() if p.role == "mafia"),
         "residents": _residents(rules, state, outcome.day, nick, told or {}),
         "current_votes": [(p.nick, rules.default_vote(p)) for p in state.living()],
-        "team": [(p.nick, role_name(p.role)) for p in team],
+        "team": [(p.nick, role_name(p.role, rules)) for p in team],
         "team_kills": _team_kills(outcome, team),
-        "checks": _checks(outcome, nick),
+        "checks": _checks(rules, outcome, nick),
         "votes": [
             VoteLine(target, count, target in jailed)
             for target, count in sorted(outcome.tally.items(), key=lambda kv: (-kv[1], kv[0]))

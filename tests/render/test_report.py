@@ -57,8 +57,8 @@ def test_a_civilian_s_report_never_names_a_living_mafioso_s_role() -> None:
 
 def test_the_jailed_and_the_dead_are_published_to_everyone() -> None:
     body = _report(ROLES, "Том")
-    assert "Джо посажен за решётку мирный житель" in body
-    assert "Анна убит мирный житель" in body
+    assert "Джо посажен за решётку честный житель" in body
+    assert "Анна убит честный житель" in body
     assert "Джо получил 3 голоса - Посажен!!!" in body
 
 

@@ -433,9 +433,10 @@ class Ruleset:
 
     # --- what a player may know (the personal report) and when he has moved (the duel) -----------
     def knows_team(self, viewer: Player, other: Player) -> bool:
-        """Whether `viewer` knows `other`'s role as a member of his own clan (the team his role message
-        lists). Base: the mafia know each other."""
-        return viewer.role == "mafia" and other.role == "mafia"
+        """Whether `viewer` knows `other`'s role as a member of his own clan (`clans`: the team his role
+        message lists)."""
+        clan = self.clan_of(viewer.role)
+        return clan is not None and clan == self.clan_of(other.role)
 
     def known_roles(
         self, state: GameState, viewer: str, told: Mapping[str, CheckResult] | None = None

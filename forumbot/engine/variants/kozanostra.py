@@ -103,10 +103,6 @@ class Kozanostra(Ruleset):
             return None
         return f"the best player is named only in a game of type kozanostra (this one is {self.options.game_type})"
 
-    def knows_team(self, viewer: Player, other: Player) -> bool:
-        # Each clan knows its own members, as its role message lists them; the lawyer is in nobody's team.
-        return any(viewer.role in roles and other.role in roles for roles in CLANS.values())
-
     def default_vote(self, player: Player) -> tuple[str, ...]:
         return (player.nick,) if self.options.self_vote_default else ()
 
