@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Dialect = Literal["phpbb", "ipb2", "ipb3"]
+Dialect = Literal["phpbb", "ipb2", "ipb3", "ips4"]
 # Who may read a post: everybody, or only moderators (waiting for approval / soft-deleted). A vote
 # counter counts public posts only.
 Visibility = Literal["public", "unapproved", "deleted"]
@@ -55,6 +55,10 @@ class TopicPage(Frozen):
     problems: tuple[str, ...] = ()
     # The topic is locked: players can no longer reply (moderators still can).
     locked: bool = False
+    # How the page's own links address pages ("start", "st": offsets; "page": numbers) and how many
+    # posts a page holds, when the page says (IPB 3.4 numbers its pages, 3.3 counts offsets).
+    page_param: str | None = None
+    per_page: int | None = None
 
 
 class PmSummary(Frozen):
@@ -75,6 +79,13 @@ class PmSummary(Frozen):
     url: str
     time_until: datetime | None = None
     recipients: tuple[str, ...] = ()
+    # A row of a conversation (IPB 3): `pm_id` is then the conversation's id, `sender` the author of
+    # its last message and `starter` the member who began it; `last_message_id` and `replies` tell
+    # that it grew since it was read.
+    conversation_id: int | None = None
+    starter: str | None = None
+    last_message_id: int | None = None
+    replies: int | None = None
 
 
 class PrivateMessage(Frozen):
@@ -91,6 +102,20 @@ class PrivateMessage(Frozen):
     url: str | None = None
     time_until: datetime | None = None
     recipients: tuple[str, ...] = ()  # as the page lists them (blind copies included)
+    conversation_id: int | None = None  # the conversation the message is part of (IPB 3)
+
+
+class ConversationPage(Frozen):
+    """One page of an IPB 3 conversation: its messages in order, each with its own id."""
+
+    conversation_id: int
+    subject: str
+    messages: tuple[PrivateMessage, ...]
+    page: int = 1
+    page_count: int = 1
+    next_url: str | None = None
+    url: str | None = None
+    viewer_id: int | None = None  # the member the page was rendered for: his own messages are not PMs to him
 
 
 class BoardZone(Frozen):

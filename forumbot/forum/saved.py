@@ -1,10 +1,16 @@
 """Pages saved from a browser: a folder of `.html` / `.htm` files -> topic pages and PMs.
 
 Each file is read as bytes (its declared charset is honoured, windows-1251 for IPB 2 included;
-undeclared bytes are UTF-8 if they decode, else windows-1251), parsed once, and recognised by its
-markup: the engine (phpBB, IPB 2.x, IPB 3.x) and the page kind (topic page, PM folder, one PM).
-A file that is none of these is reported with the reason, never dropped silently. Relative IPB
-dates resolve against the page's own footer, else `now`, else the file's modification time.
+undeclared bytes are UTF-8, else windows-1251 or KOI8-R as their letters tell, else the file is
+skipped naming why), parsed once, and recognised by its markup: the engine (phpBB, IPB 2.x, IPB 3.x,
+IPS 4) and the page kind (topic page, PM folder, one PM or conversation). A file that is none of
+these is reported with the reason, never dropped silently; a board of an engine forumbot does not
+read (mybb.ru / rusff, whose links look like phpBB's) is named as such. Relative dates resolve
+against the page's own footer, else `now`, else the file's modification time.
+
+An IPB 3 conversation gives every message on its pages, each under its own id, and each message
+not written by the viewer (the account the page was saved by) is a row of the inbox; a folder row
+stays in the inbox only for a conversation none of whose pages is saved.
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ from typing import Literal
 
 from forumbot.errors import ForumbotError, ParseError
 from forumbot.forum import ipb, phpbb
+from forumbot.forum.ipb.common import read_page
 from forumbot.forum.markup import Element, Page, first_class, iter_class, parse_html
-from forumbot.forum.models import Dialect, Frozen, PmSummary, PrivateMessage, TopicPage
+from forumbot.forum.models import ConversationPage, Dialect, Frozen, PmSummary, PrivateMessage, TopicPage
 
 PageKind = Literal["topic", "pm_inbox", "pm", "login", "no_permission", "unknown"]
 
@@ -57,6 +64,8 @@ def detect_page(html: Page) -> tuple[Dialect | None, PageKind]:
         return "ipb3", _ipb3_kind(root)
     if ipb_dialect == "ipb2":
         return "ipb2", _ipb2_kind(root)
+    if ipb_dialect == "ips4":
+        return "ips4", "topic" if first_class(root, "article", "ipsComment") is not None else "unknown"
     if phpbb.detect(root):
         return "phpbb", _phpbb_kind(root)
     return None, "unknown"
@@ -68,9 +77,7 @@ def _phpbb_kind(root: Element) -> PageKind:
             return "topic"
         if "pm" in (div.get("class") or "").split():
             return "pm"
-    if first_class(root, "a", "topictitle") is not None and any(
-        f.get("id") == "viewfolder" for f in root.iter("form")
-    ):
+    if first_class(root, "a", "topictitle") is not None and any(f.get("id") == "viewfolder" for f in root.iter("form")):
         return "pm_inbox"
     return _wall_kind(phpbb.is_login_wall(root), phpbb.is_no_permission(root))
 
@@ -92,11 +99,21 @@ def _ipb3_kind(root: Element) -> PageKind:
         return "pm"
     if any(table.get("id") == "message_table" for table in root.iter("table")):
         return "pm_inbox"
-    if any(
-        re.fullmatch(r"post_id_\d+", div.get("id") or "") for div in iter_class(root, "div", "post_block")
-    ):
+    if any(re.fullmatch(r"post_id_\d+", div.get("id") or "") for div in iter_class(root, "div", "post_block")):
         return "topic"
     return _wall_kind(ipb.is_login_wall(root), ipb.is_no_permission(root))
+
+
+def unsupported_engine(html: Page) -> str | None:
+    """The name of a forum engine forumbot recognises but does not read, from the page's markup:
+    mybb.ru / rusff boards (PunBB's descendants: `div#pun.punbb`, `div#pun-viewtopic`), whose
+    `viewtopic.php` links look like phpBB's."""
+    root = parse_html(html)
+    for div in root.iter("div"):
+        ident, classes = div.get("id") or "", (div.get("class") or "").split()
+        if (ident == "pun" or ident.startswith("pun-")) and ("punbb" in classes or ident == "pun"):
+            return "mybb.ru / rusff (PunBB)"
+    return None
 
 
 def _wall_kind(login: bool, refused: bool) -> PageKind:
@@ -118,9 +135,7 @@ def saved_url(root: Element) -> str | None:
 # --- loading a folder -----------------------------------------------------------------------
 
 
-def load_saved_folder(
-    path: str | Path, now: datetime | None = None, *, tz: tzinfo | None = None
-) -> SavedPages:
+def load_saved_folder(path: str | Path, now: datetime | None = None, *, tz: tzinfo | None = None) -> SavedPages:
     """Every saved page of a folder (not its subfolders, where browsers put images and scripts).
 
     `tz` is the zone the pages' plain-text dates are printed in (default: the zone of `now`,
@@ -144,12 +159,14 @@ class _Collector:
         self.inbox: dict[int, PmSummary] = {}
         self.messages: dict[int, PrivateMessage] = {}
         self.skipped: list[SkippedFile] = []
+        self.conversations: set[int] = set()  # IPB 3 conversations with a saved page
+        self.replies: dict[int, PmSummary] = {}  # their messages to the viewer, as inbox rows
 
     def add(self, file: Path, tz: tzinfo, now: datetime | None) -> None:
         try:
             data = file.read_bytes()
             moment = now or datetime.fromtimestamp(file.stat().st_mtime, tz)
-            root = parse_html(data)
+            root = read_page(data, file.name)
             dialect, kind = detect_page(root)
             self._take(file.name, root, dialect, kind, tz, moment)
         except (OSError, ForumbotError, ValueError) as exc:
@@ -162,9 +179,13 @@ class _Collector:
         self, name: str, root: Element, dialect: Dialect | None, kind: PageKind, tz: tzinfo, now: datetime
     ) -> None:
         if dialect is None:
-            self.skip(name, "not a phpBB or IPB page")
+            foreign = unsupported_engine(root)
+            self.skip(name, f"a {foreign} page: that engine is not supported" if foreign else "not a phpBB or IPB page")
             return
         module = phpbb if dialect == "phpbb" else ipb
+        if dialect == "ips4" and kind != "topic":
+            self.skip(name, "IPS 4 page, but not a topic page (only topics are read)")
+            return
         url = saved_url(root)
         if kind == "topic":
             self._topic_page(name, module.parse_topic_page(root, url, tz=tz, now=now))
@@ -172,11 +193,20 @@ class _Collector:
             rows, _ = module.parse_pm_inbox(root, url, tz=tz, now=now)
             for row in rows:
                 self.inbox.setdefault(row.pm_id, row)
+        elif kind == "pm" and dialect == "ipb3":
+            self._conversation(ipb.parse_conversation_page(root, url, tz, now=now))
         elif kind == "pm":
             message = module.parse_pm(root, url, tz, now=now)
             self.messages.setdefault(message.pm_id, message)
         else:
             self.skip(name, _KIND_REASONS[kind].format(engine=_ENGINES[dialect]))
+
+    def _conversation(self, page: ConversationPage) -> None:
+        self.conversations.add(page.conversation_id)
+        for message in page.messages:
+            self.messages.setdefault(message.pm_id, message)
+            if page.viewer_id is None or message.sender_id != page.viewer_id:
+                self.replies.setdefault(message.pm_id, message_row(message))
 
     def _topic_page(self, name: str, page: TopicPage) -> None:
         if page.topic_id is None:
@@ -186,9 +216,7 @@ class _Collector:
         held = self.pages.get(key)
         if held is None or len(page.posts) > len(held[0].posts):
             if held is not None:
-                self.skip(
-                    held[1], f"page {page.page} of topic {page.topic_id} again, fewer posts than {name}"
-                )
+                self.skip(held[1], f"page {page.page} of topic {page.topic_id} again, fewer posts than {name}")
             self.pages[key] = (page, name)
         else:
             self.skip(name, f"page {page.page} of topic {page.topic_id} again, already read from {held[1]}")
@@ -196,16 +224,34 @@ class _Collector:
     def result(self) -> SavedPages:
         pages = [page for _, (page, _) in sorted(self.pages.items())]
         pages += sorted(self.loose_pages, key=lambda p: p.page)
+        rows = [
+            r for r in self.inbox.values() if r.conversation_id not in self.conversations or r.conversation_id is None
+        ]
         return SavedPages(
             folder=self.folder,
             topic_pages=tuple(pages),
-            inbox=tuple(self.inbox.values()),
+            inbox=tuple(rows + list(self.replies.values())),
             messages=tuple(self.messages.values()),
             skipped=tuple(self.skipped),
         )
 
 
-_ENGINES = {"phpbb": "phpBB", "ipb2": "IPB 2.x", "ipb3": "IPB 3.x"}
+def message_row(message: PrivateMessage) -> PmSummary:
+    """An inbox row for one message of a conversation: its own id, sender and time."""
+    return PmSummary(
+        pm_id=message.pm_id,
+        subject=message.subject,
+        sender=message.sender,
+        sender_id=message.sender_id,
+        time=message.time,
+        time_until=message.time_until,
+        time_text=message.time_text,
+        url=message.url or "",
+        conversation_id=message.conversation_id,
+    )
+
+
+_ENGINES = {"phpbb": "phpBB", "ipb2": "IPB 2.x", "ipb3": "IPB 3.x", "ips4": "IPS 4"}
 _KIND_REASONS: dict[PageKind, str] = {
     "login": "{engine} login page, not a topic page or PM",
     "no_permission": "{engine} 'no permission' page, not a topic page or PM",

@@ -92,7 +92,7 @@ def test_ipb_walls() -> None:
     assert not ipb.is_login_wall(page("ipb/topic_page1.html"))
     assert ipb.is_no_permission(page("ipb/no_permission.html"))
     assert ipb.is_no_permission(page("ipb3/no_permission.html"))
-    assert not ipb.is_no_permission(page("ipb3/topic_page1.html"))
+    assert not ipb.is_no_permission(page("ipb3/ipb346_topic_rel1.html"))
 
 
 def test_ipb3_refusal_to_a_guest_is_a_login_wall() -> None:
@@ -193,14 +193,14 @@ def test_ipb2_footer_beats_the_fetch_time() -> None:
     posts = ipb.parse_topic_page(page("ipb/topic_page1.html"), now=late).posts
     assert posts[5].time == datetime(2026, 11, 29, 9, 30, tzinfo=MSK)
     assert ipb.page_now(page("ipb/topic_page1.html"), MSK) == datetime(2026, 11, 29, 21, 10, tzinfo=MSK)
-    assert ipb.page_now(page("ipb3/topic_page1.html"), MSK) is None
+    assert ipb.page_now(page("ipb3/ipb346_topic_rel1.html"), MSK) is None
 
 
 def test_ipb3_conversation_gives_every_message() -> None:
-    messages = ipb.parse_conversation(page("ipb3/pm_view.html"), tz=MSK)
+    messages = ipb.parse_conversation(page("ipb3/ipb346_pm_conversation.html"), tz=MSK)
     assert [(m.pm_id, m.sender, m.body_text) for m in messages] == [
-        (301, "Winnie", "Заказ — Галчонок\nпроверка Мурка\nэто мне Лиса переслала, не считается"),
-        (304, "Ведущий", "Принято."),
+        (301, "Ведущий", "Ваша роль: комиссар."),
+        (305, "Winnie", "Проверяю — Мурка"),
     ]
 
 
@@ -265,7 +265,7 @@ def test_phpbb_detection() -> None:
     assert phpbb.detect(page("phpbb/viewtopic_page1.html"))
     assert not phpbb.detect(page("ipb/topic_page1.html"))
     assert not ipb.detect(page("phpbb/viewtopic_page1.html"))
-    assert ipb.dialect_of(page("ipb3/topic_page2.html")) == "ipb3"
+    assert ipb.dialect_of(page("ipb3/ipb333_topic_rel1.html")) == "ipb3"
 
 
 # --- dates and text -------------------------------------------------------------------------

@@ -109,22 +109,24 @@ def test_undeclared_windows_1251_bytes(tmp_path: Path) -> None:
 
 
 def test_ipb3_folder_and_the_saved_from_url_comment(tmp_path: Path) -> None:
-    for name in ("topic_page2", "topic_page1", "pm_inbox", "pm_view"):
+    for name in ("ipb346_topic_rel1", "ipb346_pm_folder", "ipb346_pm_conversation"):
         put(tmp_path, f"ipb3/{name}.html")
     inbox = put(tmp_path, "phpbb/pm_inbox.html", "phpbb_inbox.html")
     noted = "<!-- saved from url=(0048)http://127.0.0.1:8181/ucp.php?i=pm&folder=inbox -->\n"
     inbox.write_text(noted + inbox.read_text(encoding="utf-8"), encoding="utf-8")
     found = saved.load_saved_folder(tmp_path, now=datetime(2026, 12, 1, 21, 10, tzinfo=MSK))
     pages = [(p.dialect, p.topic_id, p.page) for p in found.topic_pages]
-    assert pages == [("ipb3", 16002, 1), ("ipb3", 16002, 2)]
+    assert pages == [("ipb3", 16002, 1)]
     assert found.topic_pages[0].posts[0].time == datetime(2026, 12, 1, 7, 0, tzinfo=UTC)
-    assert [m.pm_id for m in found.messages] == [80]
-    assert {m.pm_id for m in found.inbox} == {80, 78, 77, 1, 2, 3}
+    # conversation 80 is saved: both its messages are read, the viewer's own (301) is no PM to him;
+    # conversation 81 is not: its folder row stays (and cannot be opened)
+    assert [m.pm_id for m in found.messages] == [301, 305]
+    assert {m.pm_id for m in found.inbox} == {305, 81, 1, 2, 3}
+    reply = next(m for m in found.inbox if m.pm_id == 305)
+    assert (reply.sender, reply.conversation_id) == ("Winnie", 80)
     phpbb_row = next(m for m in found.inbox if m.pm_id == 3)
     assert phpbb_row.url == "http://127.0.0.1:8181/ucp.php?i=pm&mode=view&f=0&p=3"
-    assert (
-        saved.saved_url(parse_html(inbox.read_bytes())) == "http://127.0.0.1:8181/ucp.php?i=pm&folder=inbox"
-    )
+    assert saved.saved_url(parse_html(inbox.read_bytes())) == "http://127.0.0.1:8181/ucp.php?i=pm&folder=inbox"
 
 
 @pytest.mark.parametrize(
@@ -136,6 +138,8 @@ def test_ipb3_folder_and_the_saved_from_url_comment(tmp_path: Path) -> None:
         ("ipb/login.html", ("ipb2", "login")),
         ("ipb/topic_page2_cp1251.html", ("ipb2", "topic")),
         ("ipb3/no_permission.html", ("ipb3", "no_permission")),
+        ("ipb3/ipb346_pm_conversation.html", ("ipb3", "pm")),
+        ("ips4/ips4_topic_saved.html", ("ips4", "topic")),
     ],
 )
 def test_detect_page(source: str, expected: tuple[str, str]) -> None:

@@ -1,0 +1,346 @@
+"""IPB 3.x pages (3.3 and 3.4 compiled skins) -> data. Pure functions, no I/O.
+
+- a post is `div.post_block#post_id_N`; author `span.author.vcard a` (`hovercard-id`), or the plain
+  name alone when the viewer's group may not view profiles (no id then); time `abbr.published[title]`
+  (ISO 8601, exact, whatever its text says: "Сегодня, 10:15", "3 часов назад"); body
+  `div.post.entry-content` with the edit notice `p.edit` (and `span.reason`) inside it, cut out.
+- a moderator also sees posts players do not: a `post_block ... moderated` waits for approval; a
+  soft-deleted one adds `div#postsDelete_N` (the notice "Сообщение удалено ...", shown) and
+  `div#postsDeleteShow_N` (the post itself, hidden): its body and time are read from the latter.
+- pagination `div.pagination` (`li.page.active`, `li.pagejump` "Страница 1 из 2", `li.next a[rel=next]`);
+  3.4 addresses pages by `page=N`, 3.3 by `st=N` (offsets): the page-jump script's `stKey` and the
+  links say which.
+- private messages are conversations: `div#conversation` holds a `div.post_block#post_id_<message id>`
+  per message with `p.posted_info` "Отправлено <date>" (text only, often relative), 20 to a page; a
+  folder (`table#message_table`) has a row per conversation (`tr#<conversation id>`) naming its
+  starter, its last message's author and id, and that message's date.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, tzinfo
+
+from forumbot.forum.ipb.common import (
+    PostError,
+    first_topic_id,
+    interval,
+    is_quote,
+    member_id,
+    not_a,
+    without,
+)
+from forumbot.forum.markup import (
+    Element,
+    absolute,
+    collapse,
+    first_class,
+    has_class,
+    iter_class,
+    page_label,
+    parse_each,
+    query_int,
+    serialize,
+    text_lines,
+    text_of,
+)
+from forumbot.forum.models import ConversationPage, PmSummary, Post, PrivateMessage, TopicPage, Visibility
+
+_POST_BLOCK_ID = re.compile(r"post_id_(\d+)")
+_OF_PAGES = re.compile(r"(\d+)\D+(\d+)")
+_TOPIC_ID = re.compile(r"ipb\.topic\.topic_id\s*=\s*(\d+)")
+_VIEWER_ID = re.compile(r"ipb\.vars\['member_id'\]\s*=\s*parseInt\(\s*(\d+)\s*\)")
+_PAGE_JUMP = re.compile(r"stKey:\s*'(\w+)',\s*perPage:\s*(\d+)")
+_EDITS = (
+    re.compile(r"Edited by (?P<who>.+?), (?P<when>.+?)\.?$"),
+    re.compile(r"отредактировал (?P<who>.+?): (?P<when>.+)$"),
+)
+FINDPOST = "index.php?app=forums&module=forums&section=findpost&pid={pid}"
+MESSAGES_PER_PAGE = 20  # a conversation's page; IPB 3 has no setting for it
+
+
+class Pager:
+    """What a page's own pagination says: where it is, how many pages, how pages are addressed."""
+
+    def __init__(self, root: Element) -> None:
+        self.page, self.count, self.next_href = 1, 1, None
+        self.param: str | None = None
+        self.per_page: int | None = None
+        box = first_class(root, "div", "pagination")
+        if box is not None:
+            self._read(box)
+        self._read_jump(root)
+
+    def _read(self, box: Element) -> None:
+        numbers = [1]
+        for li in box.iter("li"):
+            label = text_of(li)
+            if has_class(li, "page") and label.isdigit():
+                numbers.append(int(label))
+                if has_class(li, "active"):
+                    self.page = int(label)
+            elif has_class(li, "pagejump"):
+                m = _OF_PAGES.search(label)
+                if m:
+                    numbers.append(int(m.group(2)))
+            elif has_class(li, "next") and self.next_href is None:
+                a = li.find(".//a")
+                self.next_href = a.get("href") if a is not None else None
+        self.count = max(max(numbers), self.page)
+        if self.next_href:
+            self.param = next((p for p in ("page", "st") if query_int(self.next_href, p) is not None), None)
+
+    def _read_jump(self, root: Element) -> None:
+        """`ipb.global.registerPageJump(..., { stKey: 'page', perPage: 6, ... })`."""
+        for script in root.iter("script"):
+            m = _PAGE_JUMP.search(script.text or "")
+            if m:
+                self.param = self.param or m.group(1)
+                self.per_page = int(m.group(2))
+                return
+
+
+def viewer_id(root: Element) -> int | None:
+    """The member the page was rendered for (`ipb.vars['member_id'] = parseInt( 2 )`); None for guests."""
+    for script in root.iter("script"):
+        m = _VIEWER_ID.search(script.text or "")
+        if m:
+            return int(m.group(1)) or None
+    return None
+
+
+# --- topic pages ----------------------------------------------------------------------------
+
+
+def topic_page(root: Element, url: str | None) -> TopicPage:
+    blocks = [div for div in iter_class(root, "div", "post_block") if _POST_BLOCK_ID.fullmatch(div.get("id", ""))]
+    if not blocks:
+        raise not_a(root, url, "topic page")
+    pager = Pager(root)
+    topic_id = _topic_id(root)
+    parsed, problems = parse_each(blocks, lambda block: _post(block, topic_id, url, pager.page), page_label(root, url))
+    if not parsed:
+        raise PostError(f"no readable post: {'; '.join(problems)}")
+    posts = list(parsed)
+    if topic_id is None:
+        topic_id = first_topic_id([p.permalink for p in posts] + [url])
+        posts = [p.model_copy(update={"topic_id": topic_id}) for p in posts]
+    title = first_class(root, "h1", "ipsType_pagetitle")
+    return TopicPage(
+        dialect="ipb3",
+        topic_id=topic_id,
+        title=text_of(title) if title is not None else collapse(root.findtext(".//title")),
+        page=pager.page,
+        page_count=pager.count,
+        posts=tuple(posts),
+        next_url=absolute(url, pager.next_href),
+        url=url,
+        problems=problems,
+        page_param=pager.param,
+        per_page=pager.per_page,
+    )
+
+
+def _topic_id(root: Element) -> int | None:
+    for script in root.iter("script"):
+        m = _TOPIC_ID.search(script.text or "")
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def _post(block: Element, topic_id: int | None, base: str | None, page: int) -> Post:
+    post_id = int(block.get("id")[8:])
+    visibility = _visibility(block, post_id)
+    shown = _deleted_original(block, post_id) if visibility == "deleted" else block
+    stamp = first_class(shown, "abbr", "published")
+    body = _body(shown)
+    if stamp is None or body is None or not stamp.get("title"):
+        raise PostError(f"post {post_id}: no abbr.published or no div.post.entry-content")
+    author, author_id = author_of(block)
+    link = first_class(block, "span", "post_id")
+    anchor = link.find(".//a") if link is not None else None
+    href = anchor.get("href") if anchor is not None else None
+    edited, cleaned = _edit(body)
+    return Post(
+        post_id=post_id,
+        topic_id=topic_id,
+        author=author,
+        author_id=author_id,
+        time=datetime.fromisoformat(stamp.get("title")),
+        content_html=serialize(cleaned),
+        permalink=absolute(base, href or FINDPOST.format(pid=post_id)) or FINDPOST.format(pid=post_id),
+        page=page,
+        visibility=visibility,
+        **edited,
+    )
+
+
+def _visibility(block: Element, post_id: int) -> Visibility:
+    """`moderated` marks both kinds a moderator alone sees; the soft-deleted one has its hidden twin."""
+    if not has_class(block, "moderated"):
+        return "public"
+    return "deleted" if _deleted_original(block, post_id) is not None else "unapproved"
+
+
+def _deleted_original(block: Element, post_id: int) -> Element | None:
+    wanted = f"postsDeleteShow_{post_id}"
+    return next((div for div in block.iter("div") if div.get("id") == wanted), None)
+
+
+def _body(block: Element) -> Element | None:
+    return next((d for d in iter_class(block, "div", "entry-content") if has_class(d, "post")), None)
+
+
+def author_of(block: Element) -> tuple[str, int | None]:
+    """`span.author.vcard a` (a member's hover card), its plain text when profiles are hidden from
+    the viewer, else a guest's name (the author pane's `span.hide`, or loose text in the h3)."""
+    vcard = next((s for s in iter_class(block, "span", "author") if has_class(s, "vcard")), None)
+    if vcard is not None:
+        return text_of(vcard), _member_link_id(vcard.find(".//a"))
+    pane = first_class(block, "div", "author_info")
+    hidden = first_class(pane, "span", "hide") if pane is not None else None
+    if hidden is not None:
+        return text_of(hidden), None
+    h3 = block.find(".//h3")  # a guest's name is plain text in the header, after the post link
+    loose = [h3.text or ""] + [child.tail or "" for child in h3] if h3 is not None else []
+    return collapse(" ".join(loose)), None
+
+
+def _member_link_id(link: Element | None) -> int | None:
+    if link is None:
+        return None
+    card = link.get("hovercard-id")
+    return int(card) if card and card.isdigit() else member_id(link.get("href"))
+
+
+def _edit(body: Element) -> tuple[dict[str, object], Element]:
+    """`p.edit` inside the body: "<strong>Edited by X, DATE.</strong>" / "Сообщение
+    отредактировал X: DATE", with `span.reason` after a `<br />`."""
+    notice = first_class(body, "p", "edit")
+    if notice is None:
+        return {}, body
+    reason_el = first_class(notice, "span", "reason")
+    reason = text_of(reason_el) if reason_el is not None else None
+    line = text_of(notice)
+    if reason:
+        line = line.removesuffix(reason).strip()
+    info: dict[str, object] = {"edited": True, "edit_reason": reason or None}
+    for phrase in _EDITS:
+        m = phrase.search(line)
+        if m:
+            info.update(edited_by=m.group("who"), edited_at=m.group("when"))
+            break
+    return info, without(body, ("p", "edit"))
+
+
+# --- the Messenger --------------------------------------------------------------------------
+
+
+def folder(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> tuple[list[PmSummary], str | None]:
+    table = next((t for t in root.iter("table") if t.get("id") == "message_table"), None)
+    if table is None:
+        raise not_a(root, url, "PM folder")
+    rows = []
+    for tr in table.iter("tr"):
+        link = next((a for a in tr.iter("a") if "do=showConversation" in (a.get("href") or "")), None)
+        if link is not None and (tr.get("id") or "").isdigit():
+            rows.append(_folder_row(tr, link, url, tz, now))
+    return rows, absolute(url, Pager(root).next_href)
+
+
+def _folder_row(tr: Element, link: Element, base: str | None, tz: tzinfo, now: datetime | None) -> PmSummary:
+    """A conversation's row: `sender` is its last message's author (`ul.last_post`), `starter` the
+    member who began it (the subject cell); the date and `last_message_id` are the last message's."""
+    cell = first_class(tr, "td", "col_m_subject")
+    starter = next((a for a in (cell if cell is not None else tr).iter("a") if a.get("hovercard-id")), None)
+    last = first_class(tr, "td", "col_f_post")
+    last_author = next((a for a in last.iter("a") if a.get("hovercard-id")), None) if last is not None else None
+    stamp = first_class(last, "li", "desc") if last is not None else None
+    stamp_link = stamp.find(".//a") if stamp is not None else None
+    time_text = text_of(stamp)
+    start, until = interval(time_text, tz, now)
+    href = link.get("href") or ""
+    author = last_author if last_author is not None else starter
+    return PmSummary(
+        pm_id=int(tr.get("id")),
+        subject=text_of(link),
+        sender=text_of(author),
+        sender_id=_member_link_id(author),
+        time=start,
+        time_until=until,
+        time_text=time_text,
+        unread=has_class(tr, "unread"),
+        url=absolute(base, href) or href,
+        conversation_id=int(tr.get("id")),
+        starter=text_of(starter),
+        last_message_id=query_int(stamp_link.get("href"), "msgID") if stamp_link is not None else None,
+        replies=_replies(tr),
+    )
+
+
+def _replies(tr: Element) -> int | None:
+    cell = first_class(tr, "td", "col_m_replies")
+    m = re.search(r"\d+", text_of(cell)) if cell is not None else None
+    return int(m.group(0)) if m else None
+
+
+def conversation(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> ConversationPage:
+    """One page of a conversation: every message on it, each with its own id."""
+    box = next((d for d in root.iter("div") if d.get("id") == "conversation"), None)
+    if box is None:
+        raise not_a(root, url, "private message page")
+    title = first_class(box, "h2", "maintitle")
+    conversation_id = query_int(url, "topicID") or _conversation_id(box)
+    pager = Pager(root)
+    messages = []
+    for block in iter_class(box, "div", "post_block"):
+        m = _POST_BLOCK_ID.fullmatch(block.get("id") or "")
+        body = _body(block) if m is not None else None
+        if m is None or body is None:
+            continue
+        sender, sender_id = author_of(block)
+        time_text = _sent_text(first_class(block, "p", "posted_info"))
+        start, until = interval(time_text, tz, now)
+        messages.append(
+            PrivateMessage(
+                pm_id=int(m.group(1)),
+                sender=sender,
+                sender_id=sender_id,
+                time=start,
+                time_until=until,
+                time_text=time_text,
+                subject=text_of(title),
+                body_html=serialize(body),
+                body_text="\n".join(text_lines(body, skip=is_quote)),
+                url=url,
+                conversation_id=conversation_id,
+            )
+        )
+    if not messages:
+        raise not_a(root, url, "private message page")
+    return ConversationPage(
+        conversation_id=conversation_id,
+        subject=text_of(title),
+        messages=tuple(messages),
+        page=pager.page,
+        page_count=pager.count,
+        next_url=absolute(url, pager.next_href),
+        url=url,
+        viewer_id=viewer_id(root),
+    )
+
+
+def _conversation_id(box: Element) -> int:
+    for a in box.iter("a"):
+        found = query_int(a.get("href"), "topicID")
+        if found is not None:
+            return found
+    return 0
+
+
+def _sent_text(info: Element | None) -> str:
+    """ "Sent 29 November 2026 - 08:31 PM" / "Отправлено Сегодня, 20:31" -> the date part."""
+    text = text_of(info)
+    words = text.split(" ", 1)
+    return words[1] if len(words) == 2 and not words[0][:1].isdigit() else text
