@@ -1,0 +1,226 @@
+"""Reading IPB as it really is: conversations, moderator views, plain author names, the pagination
+each version uses, relative dates as intervals, undeclared charsets, and IPS 4 saved pages.
+
+The pairs beside the pages (`fixtures/ipb3/*.json`, `fixtures/ips4/*.json`) were written by reading
+the pages; `test_parse_pairs.py` checks what every pair shares, this file the IPB-only parts."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forumbot.errors import ParseError
+from forumbot.extract.names import Roster
+from forumbot.extract.votes import extract_votes
+from forumbot.forum import ipb, saved
+from forumbot.forum.dates import parse_forum_interval
+from forumbot.forum.markup import parse_html, text_of
+from forumbot.forum.models import PrivateMessage
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+MSK = timezone(timedelta(hours=3))
+NOW = datetime(2026, 12, 1, 21, 10, tzinfo=MSK)
+PLAYERS = Roster(["Лиса", "Кот Матроскин", "Winnie", "Галчонок", "Шарик", "Печкин", "Мурка", "Дядя Фёдор"])
+
+
+def pair(name: str) -> dict[str, Any]:
+    return dict(json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8")))
+
+
+def page(name: str) -> bytes:
+    return (FIXTURES / f"{name}.html").read_bytes()
+
+
+def _instant(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def _message(pm: PrivateMessage) -> dict[str, Any]:
+    return {
+        "id": pm.pm_id,
+        "sender": pm.sender,
+        "sender_id": pm.sender_id,
+        "time": pm.time,
+        "time_until": pm.time_until,
+        "time_text": pm.time_text,
+        "subject": pm.subject,
+        "body_text": pm.body_text,
+    }
+
+
+# --- conversations and the Messenger folder -------------------------------------------------
+
+
+def test_a_conversation_gives_every_message_under_its_own_id() -> None:
+    case = pair("ipb3/ipb346_pm_conversation")
+    got = ipb.parse_conversation_page(page("ipb3/ipb346_pm_conversation"), case["url"], MSK, now=NOW)
+    want = case["conversation"]
+    head = (got.conversation_id, got.subject, got.page, got.page_count, got.next_url, got.viewer_id)
+    assert head == (want["conversation_id"], want["subject"], want["page"], want["page_count"], None, want["viewer_id"])
+    expected = [m | {"time": _instant(m["time"]), "time_until": _instant(m["time_until"])} for m in want["messages"]]
+    assert [_message(m) for m in got.messages] == expected
+    assert {m.conversation_id for m in got.messages} == {80}
+
+
+def test_the_order_in_a_reply_to_the_hosts_role_pm_is_found() -> None:
+    messages = ipb.parse_conversation(page("ipb3/ipb346_pm_conversation"), tz=MSK, now=NOW)
+    reply = next(m for m in messages if m.sender == "Winnie")
+    assert reply.body_text == "Проверяю — Мурка"  # the quoted role is no line of it
+    assert "комиссар" not in reply.body_text
+
+
+def test_a_folder_row_names_the_last_author_and_the_starter_apart() -> None:
+    case = pair("ipb3/ipb346_pm_folder")
+    rows, _ = ipb.parse_pm_inbox(page("ipb3/ipb346_pm_folder"), case["url"], tz=MSK, now=NOW)
+    got = [
+        {"id": r.pm_id, "conversation_id": r.conversation_id, "starter": r.starter}
+        | {"last_message_id": r.last_message_id, "replies": r.replies}
+        for r in rows
+    ]
+    assert got == case["conversation_rows"]
+    assert rows[0].sender != rows[0].starter  # the host began it, the player wrote last
+
+
+def test_a_saved_conversation_is_the_inbox_of_its_messages(tmp_path: Path) -> None:
+    for name in ("ipb346_pm_folder", "ipb346_pm_conversation"):
+        (tmp_path / f"{name}.html").write_bytes(page(f"ipb3/{name}"))
+    found = saved.load_saved_folder(tmp_path, now=NOW)
+    assert [m.pm_id for m in found.messages] == [301, 305]
+    rows = {row.pm_id: row for row in found.inbox}
+    assert set(rows) == {305, 81}  # the viewer's own 301 is no PM to him; 81 was not saved
+    assert (rows[305].sender, rows[305].time_text) == ("Winnie", "Сегодня, 20:31")
+
+
+# --- topic pages ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["ipb3/ipb346_topic_rel1", "ipb3/ipb346_topic_rel3_noprofiles", "ipb3/ipb333_topic_rel1"]
+)
+def test_each_version_addresses_its_pages_its_own_way(name: str) -> None:
+    case = pair(name)
+    got = ipb.parse_topic_page(page(name), case["url"], tz=MSK, now=NOW)
+    assert (got.page_param, got.per_page) == (case["page_param"], case["per_page"])
+
+
+def test_the_two_skins_read_the_same_topic_alike() -> None:
+    older = ipb.parse_topic_page(page("ipb3/ipb333_topic_rel1"), tz=MSK, now=NOW)
+    newer = ipb.parse_topic_page(page("ipb3/ipb346_topic_rel1"), tz=MSK, now=NOW)
+    assert [(p.post_id, p.author, p.author_id, p.time) for p in older.posts] == [
+        (p.post_id, p.author, p.author_id, p.time) for p in newer.posts
+    ]
+
+
+def test_posts_only_moderators_see_are_audited_never_counted() -> None:
+    posts = ipb.parse_topic_page(page("ipb3/ipb346_topic_modview"), tz=MSK, now=NOW).posts
+    records = extract_votes(posts, PLAYERS)
+    by_post = {r.post_id: r for r in records if r.post_id in (1107, 1108)}
+    assert {pid: (r.target, r.counted, r.reason) for pid, r in by_post.items()} == {
+        1107: ("Мурка", False, "unapproved"),
+        1108: ("Лиса", False, "deleted"),
+    }
+    counted = {r.voter: r.target for r in records if r.counted}
+    assert "Шарик" not in counted and "Печкин" not in counted
+
+
+def test_plain_author_names_still_vote_by_nick() -> None:
+    shown = ipb.parse_topic_page(page("ipb3/ipb346_topic_rel1"), tz=MSK, now=NOW).posts
+    plain = ipb.parse_topic_page(page("ipb3/ipb346_topic_rel3_noprofiles"), tz=MSK, now=NOW).posts
+    assert all(p.author_id is None for p in plain)
+
+    def tally(posts: Any) -> dict[str, str]:
+        return {r.voter: r.target for r in extract_votes(posts, PLAYERS) if r.counted}
+
+    assert tally(plain) == tally(shown)
+    assert tally(plain)["Кот Матроскин"] == "Лиса"
+
+
+def test_an_ipb2_post_waiting_for_approval_is_shaded() -> None:
+    html = page("ipb/topic_page2").decode("utf-8")
+    cell = "class=\"post1\" id='post-main-312'"
+    assert cell in html
+    queued = html.replace(cell, "class=\"post1shaded\" id='post-main-312'")  # what IPB 2 prints for it
+    posts = ipb.parse_topic_page(queued, tz=MSK).posts
+    assert {p.post_id: p.visibility for p in posts if p.visibility != "public"} == {312: "unapproved"}
+    assert all(p.visibility == "public" for p in ipb.parse_topic_page(html, tz=MSK).posts)
+
+
+def test_ips4_saved_topic_page() -> None:
+    case = pair("ips4/ips4_topic_saved")
+    want = case["expect"]
+    got = ipb.parse_topic_page(page("ips4/ips4_topic_saved"))
+    assert saved.detect_page(page("ips4/ips4_topic_saved")) == tuple(case["detect"])
+    head = (got.dialect, got.topic_id, got.title, got.page, got.page_count, got.next_url, got.page_param)
+    assert head == tuple(
+        want[k] for k in ("dialect", "topic_id", "title", "page", "page_count", "next_url", "page_param")
+    )
+    assert [p.post_id for p in got.posts] == want["post_ids"]
+    posts = {p.post_id: p for p in got.posts}
+    for expected in want["posts"]:
+        post = posts[expected["id"]]
+        fields = (post.author, post.author_id, post.time, post.permalink, post.page, post.visibility)
+        assert fields == (
+            expected["author"],
+            expected["author_id"],
+            datetime.fromisoformat(expected["time"]),
+            expected["permalink"],
+            expected["page"],
+            expected["visibility"],
+        )
+        body = text_of(parse_html(post.content_html))
+        assert all(piece in body for piece in expected["content_contains"]), body
+
+
+# --- dates ----------------------------------------------------------------------------------
+
+
+def test_relative_hours_are_an_hour_long_interval() -> None:
+    start, until = parse_forum_interval("3 часов назад", MSK, NOW) or (None, None)
+    assert (start, until) == (NOW - timedelta(hours=4, seconds=-1), NOW - timedelta(hours=3, seconds=-1))
+
+
+def test_yesterday_without_a_time_is_the_whole_day() -> None:
+    start, until = parse_forum_interval("вчера", MSK, NOW) or (None, None)
+    assert (start, until) == (datetime(2026, 11, 30, tzinfo=MSK), datetime(2026, 12, 1, tzinfo=MSK))
+
+
+def test_conversation_times_without_a_fetch_time_stay_unknown() -> None:
+    messages = ipb.parse_conversation(page("ipb3/ipb346_pm_conversation"), tz=MSK)
+    assert [(m.time, m.time_until) for m in messages] == [(None, None), (None, None)]
+
+
+# --- charsets and foreign engines -----------------------------------------------------------
+
+
+def _undeclared(codec: str) -> bytes:
+    text = page("ipb/topic_page1").decode("utf-8")
+    meta = '<meta http-equiv="content-type" content="text/html; charset=utf-8" />'
+    assert meta in text
+    return text.replace(meta, "").encode(codec, errors="xmlcharrefreplace")
+
+
+def test_a_koi8_r_page_without_a_charset_reads_as_russian() -> None:
+    plain = ipb.parse_topic_page(page("ipb/topic_page1"), tz=MSK).posts
+    koi8 = ipb.parse_topic_page(_undeclared("koi8_r"), tz=MSK).posts
+    assert [(p.author, p.content_html) for p in koi8] == [(p.author, p.content_html) for p in plain]
+
+
+def test_a_page_in_no_charset_we_can_tell_is_refused_by_name() -> None:
+    with pytest.raises(ParseError, match="showtopic=15821.*declares no charset"):
+        ipb.parse_topic_page(_undeclared("iso8859_5"), "http://f.example/index.php?showtopic=15821", tz=MSK)
+
+
+def test_a_mybb_page_is_named_unsupported(tmp_path: Path) -> None:
+    (tmp_path / "topic.html").write_text(
+        "<html><head><title>Мафия</title></head><body><div id='pun' class='punbb'>"
+        "<div id='pun-viewtopic' class='punbb'><a href='viewtopic.php?id=5'>Мафия</a></div></div></body></html>",
+        encoding="utf-8",
+    )
+    found = saved.load_saved_folder(tmp_path, now=datetime(2026, 12, 1, tzinfo=UTC))
+    assert [(s.name, s.reason) for s in found.skipped] == [
+        ("topic.html", "a mybb.ru / rusff (PunBB) page: that engine is not supported")
+    ]
