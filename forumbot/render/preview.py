@@ -25,6 +25,7 @@ from markupsafe import Markup, escape
 
 from forumbot.render.bbcode import to_html, unescape
 from forumbot.render.bidi import isolate, isolate_within
+from forumbot.render.nicks import flags
 
 # What each audit reason means, for a moderator who reads Russian.
 VOTE_REASONS: dict[str, str] = {
@@ -273,7 +274,15 @@ def nick_html(value: Any) -> Markup:
     return Markup("<bdi>") + escape("" if value is None else str(value)) + Markup("</bdi>")
 
 
-def _environment(nicks: Iterable[str] = ()) -> jinja2.Environment:
+def flagged_nick_html(value: Any, lookalikes: dict[str, str]) -> Markup:
+    """A nick with its look-alike note (`render.nicks`): "Bepa (лат.)", "Вера (похож на: Bepa)"."""
+    note = lookalikes.get("" if value is None else str(value))
+    if not note:
+        return nick_html(value)
+    return nick_html(value) + Markup(' <span class="lookalike">(') + escape(note) + Markup(")</span>")
+
+
+def _environment(nicks: Iterable[str] = (), lookalikes: dict[str, str] | None = None) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("forumbot.render", "templates"),
         autoescape=True,
@@ -282,7 +291,8 @@ def _environment(nicks: Iterable[str] = ()) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     known = list(nicks)
-    env.filters["nick"] = nick_html
+    notes = lookalikes or {}
+    env.filters["nick"] = lambda value: flagged_nick_html(value, notes)
     env.filters["isolated"] = lambda text: isolate_within(str(text), known) if text is not None else ""
     env.filters["reason"] = _reason
     env.filters["cause"] = lambda c: CAUSES.get(c, c)
@@ -345,7 +355,8 @@ def render_preview_html(
         "zone": getattr(tz, "key", None) if tz is not None else None,
     }
     seen = {str(v.get(k)) for v in votes for k in ("voter", "target") if v.get(k)} | nicks
-    return _environment(seen).get_template("preview.html.j2").render(context)
+    lookalikes = flags(sorted(nicks), sorted(seen))  # every nick shown gets its look-alike note
+    return _environment(seen, lookalikes).get_template("preview.html.j2").render(context)
 
 
 def _title_from(bbcode: str) -> str | None:

@@ -114,7 +114,7 @@ def test_the_preview_page_shows_the_post_the_chart_and_the_audit(demo: dict[str,
     assert sum(m.get("data-counted") == "true" for m in marks) == sum(v["counted"] for v in votes)
     assert chart.xpath('.//*[@class="deadline"]')
     legend = tree.xpath('//ul[@class="chart-legend"]')[0].text_content()
-    assert "Koт_Учёный (0) — не игрок" in legend
+    assert "Koт_Учёный (лат.: K, o; похож на: Кот_Учёный) (0) — не игрок" in legend
     rows = tree.get_element_by_id("audit-votes").xpath(".//tr")[1:]
     assert len(rows) == len(votes)
     links = [a.get("href") for a in tree.get_element_by_id("audit-votes").iter("a")]
