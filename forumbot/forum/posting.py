@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, NoPermission, ParseError
 from forumbot.forum import phpbb
@@ -63,6 +63,9 @@ from forumbot.forum.markup import (
     text_of,
 )
 from forumbot.forum.models import PmSummary, Preferences
+
+if TYPE_CHECKING:
+    from forumbot.forum.ipb_posting import Ipb2Poster
 
 __all__ = [
     "ForumTopicRow",
@@ -658,10 +661,18 @@ class PhpbbPoster:
         return ForumError(f"{url}: unexpected answer ({answer.url}): {text or 'no message'}")
 
 
-def poster_for(client: object, *, flood_interval: float = FLOOD_INTERVAL) -> PhpbbPoster:
-    """The poster for a forum client: phpBB boards only (IPB and saved pages are read, never written)."""
+def poster_for(client: object, *, flood_interval: float = FLOOD_INTERVAL) -> PhpbbPoster | Ipb2Poster:
+    """The poster for a forum client, by its engine: phpBB and IPB 2 boards (saved pages are read, never
+    written)."""
+    from forumbot.forum.client import IpbClient
+    from forumbot.forum.ipb_posting import Ipb2Poster  # noqa: F811 (it builds on this module)
+
     if isinstance(client, PhpbbClient):
         return PhpbbPoster(client, flood_interval=flood_interval)
+    if isinstance(client, IpbClient) and client.dialect == "ipb2":
+        return Ipb2Poster(client, flood_interval=flood_interval)
     forum = getattr(client, "forum", "this forum")
     dialect = getattr(client, "dialect", "?")
-    raise ConfigError(f"{forum}: forumbot posts on phpBB boards only (this forum is read as {dialect})")
+    raise ConfigError(
+        f"{forum}: forumbot posts on IPB 2 boards and phpBB boards only (this forum is read as {dialect})"
+    )

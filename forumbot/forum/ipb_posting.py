@@ -1,0 +1,383 @@
+"""Writing to an Invision Power Board 2.x (2.2 / 2.3): new topics, replies, closing a topic, private
+messages, and finding what was written after a crash (by the marker written into the text).
+
+    poster = Ipb2Poster(client)                        # a logged-in-on-demand IpbClient
+    topic = poster.post_topic(14, "Мафия-7. День 2", body)
+    poster.lock_topic(15821)                           # a LockResult; a refusal is a result, not an error
+    poster.send_pm(["Лиса"], "Мафия-7: ваша роль", text)
+
+It is the `Poster` of `forumbot.forum.posting` for IPB 2 boards. What IPB 2's forms want (its public
+sources: `sources/classes/post/class_post*.php`, `sources/action_public/messenger.php` and `moderate.php`):
+
+- every form carries the member's `auth_key` (the md5 also in `ipb_md5_check`); each is fetched fresh
+  and submitted as served (hidden fields, ticked boxes, the one submit button with its own value), in
+  the board's charset; no word of the board's language is written here;
+- a new topic is `act=Post&CODE=01` (`TopicTitle`, `Post`), a reply `CODE=03`; the board answers with a
+  redirect to the topic (`showtopic=T`, a reply's `gopid=P`), which gives the new id;
+- a second submission within 2 s of the last is dropped without a word, so submissions keep
+  `min_gap` seconds apart; flood control answers with an error page naming the seconds to wait: the
+  poster waits them, looks for the marker (an earlier attempt may have gone through) and submits again;
+- closing is the moderators' form on the topic page (`form[name=modform]`, `act=Mod`, `CODE=00`); the
+  topic says whether it is closed (its reply button becomes `t_closed`), so it is read before and after;
+- a PM is `act=Msg&CODE=04` to one recipient (`entered_name`), with `add_sent=1` so that a copy stays in
+  «Отправленные»: the board never shows the new PM's id, so the id is the sent copy's, found by its
+  marker. IPB 2 cuts a PM's subject to 40 characters; the poster cuts it the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, NoPermission, ParseError
+from forumbot.forum import ipb
+from forumbot.forum.client import IpbClient
+from forumbot.forum.http import Page
+from forumbot.forum.markup import Element, browser_fields, iter_class, parse_html, query_int, submit_buttons, text_of
+from forumbot.forum.models import PmSummary, Preferences
+from forumbot.forum.posting import (
+    FLOOD_INTERVAL,
+    MAX_CANDIDATES,
+    MAX_FLOOD_WAITS,
+    MAX_FOLDER_PAGES,
+    ForumTopicRow,
+    LockResult,
+    TooManyRecipients,
+    UnknownRecipient,
+)
+
+__all__ = [
+    "MIN_GAP",
+    "PM_SUBJECT_MAX",
+    "Ipb2Poster",
+    "ipb2_error",
+    "ipb2_flood_wait",
+    "ipb2_form",
+    "ipb2_forum_topics",
+    "ipb2_topic_closed",
+]
+
+MIN_GAP = 2.1  # seconds between two submissions: IPB 2 drops a second one within 2 s silently
+PM_SUBJECT_MAX = 40  # IPB 2 keeps the first 40 characters of a PM's subject
+Fields = list[tuple[str, str]]
+
+# IPB 2's own messages (lang_error: flood_control, no_to_member / no_such_user), Russian and English.
+_FLOOD = re.compile(r"(?:подождать|wait)\D{0,20}(\d+)\s*(?:секунд|second)", re.I)
+_NO_MEMBER = re.compile(r"не обнаружено|не существует|could not find|no such member|not (?:be )?found", re.I)
+
+
+# --- pages -> data (pure) ---------------------------------------------------------------------------
+
+
+def ipb2_form(html: str | Element, name: str) -> Element | None:
+    """The page's `form[name=<name>]` (IPB 2 names its forms: REPLIER, modform, LOGIN)."""
+    return next((form for form in parse_html(html).iter("form") if form.get("name") == name), None)
+
+
+def ipb2_error(html: str | Element) -> str | None:
+    """The error IPB 2 printed: the error box's reason (`div.errorwrap p`) or the form's error line
+    (`p.errorwrap`); None if the page shows none."""
+    root = parse_html(html)
+    for wrap in list(iter_class(root, "div", "errorwrap")) + list(iter_class(root, "p", "errorwrap")):
+        paragraphs = [text_of(p) for p in wrap.iter("p")] if wrap.tag == "div" else [text_of(wrap)]
+        text = " ".join(t for t in paragraphs if t) or text_of(wrap)
+        if text:
+            return text
+    return None
+
+
+def ipb2_flood_wait(html: str | Element) -> int | None:
+    """The seconds flood control asks to wait, if the page is its error; None otherwise."""
+    error = ipb2_error(html)
+    m = _FLOOD.search(error or "")
+    return int(m.group(1)) if m else None
+
+
+def ipb2_topic_closed(html: str | Element) -> bool:
+    """Whether the topic page shows the topic closed: its reply button is the `t_closed` image."""
+    return any("t_closed" in (img.get("src") or "") for img in parse_html(html).iter("img"))
+
+
+def ipb2_forum_topics(html: str | Element) -> list[ForumTopicRow]:
+    """The topics of a forum page (`showforum=F`), in the page's order: `a#tid-link-N` to the topic, the
+    starter as the row's first member link."""
+    rows: list[ForumTopicRow] = []
+    for link in parse_html(html).iter("a"):
+        m = re.fullmatch(r"tid-link-(\d+)", link.get("id") or "")
+        row = next(link.iterancestors("tr"), None)
+        if m is None or row is None:
+            continue
+        starter = next((a for a in row.iter("a") if "showuser=" in (a.get("href") or "")), None)
+        rows.append(ForumTopicRow(int(m.group(1)), text_of(link), text_of(starter)))
+    return rows
+
+
+def _next_page(html: str | Element) -> str | None:
+    """The link to the next page (IPB 2's `&gt;` page link), if any."""
+    for span in iter_class(parse_html(html), "span", "pagelink"):
+        for a in span.iter("a"):
+            if text_of(a) == ">" and a.get("href"):
+                return str(a.get("href"))
+    return None
+
+
+def _fill(fields: Fields, values: dict[str, str]) -> Fields:
+    filled = [(name, values[name] if name in values else value) for name, value in fields]
+    present = {name for name, _ in fields}
+    return filled + [(name, value) for name, value in values.items() if name not in present]
+
+
+# --- the poster -------------------------------------------------------------------------------------
+
+
+class Ipb2Poster:
+    """Posts, closes and PMs as the client's account on an IPB 2 board. `flood_interval` is the group's
+    flood control (how long to wait when the board says "too soon" without saying how long)."""
+
+    def __init__(
+        self,
+        client: IpbClient,
+        *,
+        flood_interval: float = FLOOD_INTERVAL,
+        max_flood_waits: int = MAX_FLOOD_WAITS,
+        min_gap: float = MIN_GAP,
+    ) -> None:
+        self.client = client
+        self.http = client.http
+        self._username = client._credentials_or_fail()[0]
+        self.flood_interval = flood_interval
+        self.max_flood_waits = max_flood_waits
+        self.min_gap = min_gap
+        self._last_submit: float | None = None
+
+    @property
+    def username(self) -> str:
+        return self._username
+
+    # -- posts ------------------------------------------------------------------------------------
+
+    def post_topic(self, forum_id: int, subject: str, message: str, *, marker: str | None = None) -> int:
+        """A new topic in forum `forum_id`; returns its id."""
+        form_url = self.http.url(f"index.php?act=Post&CODE=00&f={forum_id}")
+        seen = (lambda: self.find_marker_in_forum(forum_id, subject, marker)) if marker else None
+        return self._post(form_url, {"TopicTitle": subject, "Post": message}, "showtopic", seen)
+
+    def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int:
+        """A reply in `topic` (an id or a topic URL); returns the post's id. IPB 2 replies have no subject."""
+        topic_id = self.client.topic_id(topic)
+        forum_id = self._forum_of(topic_id)
+        form_url = self.http.url(f"index.php?act=Post&CODE=02&f={forum_id}&t={topic_id}")
+        seen = (lambda: self.find_marker_in_topic(topic_id, marker)) if marker else None
+        return self._post(form_url, {"Post": message}, "gopid", seen)
+
+    def _forum_of(self, topic_id: int) -> int:
+        """The topic's forum, from its page's quick reply or moderators' form (IPB 2 wants both ids)."""
+        page = self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
+        for name in ("REPLIER", "modform"):
+            form = ipb2_form(page.text, name)
+            found = dict(browser_fields(form)).get("f", "") if form is not None else ""
+            if found.isdigit():
+                return int(found)
+        m = re.search(r'ipb_input_f\s*=\s*"(\d+)"', page.text)
+        if m is None:
+            raise ForumError(f"{page.url}: the topic page names no forum to reply in")
+        return int(m.group(1))
+
+    def _post(self, form_url: str, values: dict[str, str], id_param: str, seen: Callable[[], int | None] | None) -> int:
+        for _ in range(self.max_flood_waits + 1):
+            page = self.http.get(form_url)
+            action, fields = self._served(page, form_url, "REPLIER")
+            answer = self._submit_once(action, _fill(fields, values), page.charset, seen)
+            if isinstance(answer, int):
+                return answer
+            made = query_int(answer.url, id_param)
+            if made is not None:
+                return made
+            found = self._unmade(form_url, answer, seen)
+            if found is not None:
+                return found
+        raise ForumError(f"{form_url}: the forum took none of {self.max_flood_waits + 1} attempts")
+
+    def _unmade(self, url: str, answer: Page, seen: Callable[[], int | None] | None) -> int | None:
+        """An answer that names nothing made: flood control (wait what it asks), an error (raised), or a
+        silent drop (a submission too soon after another one, maybe of an earlier run). Before another
+        attempt, the marker tells whether it was made after all: the id found, or None to try again."""
+        wait = ipb2_flood_wait(answer.text)
+        error = ipb2_error(answer.text) if wait is None else None
+        if error:
+            raise ForumError(f"{url}: the forum refused it: {error}")
+        found = seen() if seen is not None else None
+        if found is None:
+            self.http.clock.sleep(max(float(wait or 0), self.min_gap))
+        return found
+
+    # -- private messages ---------------------------------------------------------------------------
+
+    def send_pm(
+        self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
+    ) -> int | None:
+        """One PM to one recipient; returns the id of its copy in «Отправленные» when a marker finds it
+        (IPB 2 never shows the new PM's id), else None."""
+        names = [name for name in recipients if name.strip()]
+        if len(names) != 1:
+            raise TooManyRecipients(f"IPB 2 PMs go to one recipient each, not {len(names)}; PM not sent", 1)
+        subject = subject[:PM_SUBJECT_MAX]
+        values = {"entered_name": names[0], "msg_title": subject, "Post": message, "add_sent": "1"}
+        compose = self.http.url("index.php?act=Msg&CODE=04")
+        seen = (lambda: self.find_marker_in_sent(marker, subject=subject, recipients=names)) if marker else None
+        for _ in range(self.max_flood_waits + 1):
+            page = self.http.get(compose)
+            action, fields = self._served(page, compose, "REPLIER")
+            answer = self._submit_once(action, _fill(fields, values), page.charset, seen)
+            if isinstance(answer, int):
+                return answer
+            error = ipb2_error(answer.text)
+            if error and _NO_MEMBER.search(error):
+                raise UnknownRecipient(f"no member of the forum is called {names[0]!r}: PM not sent ({error})")
+            if ipb2_flood_wait(answer.text) is None and (error or ipb2_form(answer.text, "REPLIER") is not None):
+                raise ForumError(f"{compose}: the forum did not send the PM: {error or 'the form came back'}")
+            if seen is None:
+                return None  # sent, as far as the answer tells; without a marker there is no copy to find
+            found = self._unmade(compose, answer, seen)
+            if found is not None:
+                return found
+        raise ForumError(f"{compose}: the forum took none of {self.max_flood_waits + 1} attempts")
+
+    # -- closing a topic --------------------------------------------------------------------------
+
+    def topic_locked(self, topic_id: int) -> bool:
+        return ipb2_topic_closed(self.http.get(self.http.url(f"index.php?showtopic={topic_id}")).text)
+
+    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
+        """Close the topic with the moderators' form of its page (`CODE=00`). The topic is read before
+        (closed already: done) and after; a refusal is a result, not an error."""
+        page = self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
+        if ipb2_topic_closed(page.text):
+            return LockResult(locked=True, already=True)
+        said = self._close(page)
+        if self.topic_locked(topic_id):
+            return LockResult(locked=True)
+        return LockResult(locked=False, reason=said or "the board did not close it")
+
+    def _close(self, page: Page) -> str:
+        """Submit the page's moderators' form set to close the topic; what the board said, if anything."""
+        form = ipb2_form(page.text, "modform")
+        if form is None:
+            return "the topic page offers this account no moderators' tools"
+        if not any(o.get("value") == "00" for o in form.iter("option")):
+            return "the moderators' tools offer no way to close the topic"
+        buttons = submit_buttons(form)
+        fields = _fill(browser_fields(form, press=next(iter(buttons), None)), {"CODE": "00"})
+        action = self.http.rebase(form.get("action") or page.url)
+        try:
+            self._wait_gap()
+            answer = self.http.post(action, fields, charset=page.charset, content=True)
+        except (NoPermission, ParseError) as exc:
+            return str(exc)
+        finally:
+            self._last_submit = self.http.clock.time()
+        return ipb2_error(answer.text) or ""
+
+    def set_date_format(self, dateformat: str) -> Preferences:
+        """IPB 2 has no per-member date format (the board's `clock_long` applies to everyone)."""
+        raise ConfigError(f"{self.client.forum}: IPB 2 prints every date in the board's own format; nothing to set")
+
+    # -- finding what was written -----------------------------------------------------------------
+
+    def find_marker_in_forum(self, forum_id: int, subject: str, marker: str) -> int | None:
+        """The topic of this account whose first post holds `marker`, among the forum's topics; those
+        titled `subject` are opened first."""
+        me, wanted = self.username.casefold(), " ".join(subject.split())
+        mine: list[ForumTopicRow] = []
+        for page in self._pages(self.http.url(f"index.php?showforum={forum_id}")):
+            mine += [row for row in ipb2_forum_topics(page.text) if row.author.casefold() == me]
+            if any(" ".join(row.title.split()) == wanted for row in mine):
+                break
+        mine.sort(key=lambda row: " ".join(row.title.split()) != wanted)
+        for row in mine[:MAX_CANDIDATES]:
+            first = next(iter(self.client.fetch_topic(row.topic_id)), None)
+            post = first.posts[0] if first is not None and first.posts and first.page == 1 else None
+            if post is not None and post.author.casefold() == me and marker in post.content_html:
+                return row.topic_id
+        return None
+
+    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
+        """The last post of this account in the topic holding `marker` (quotes by others do not count)."""
+        me, found = self.username.casefold(), None
+        for page in self.client.fetch_topic(topic_id):
+            for post in page.posts:
+                if post.author.casefold() == me and marker in post.content_html:
+                    found = post.post_id
+        return found
+
+    def find_marker_in_sent(
+        self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
+    ) -> int | None:
+        """A PM of this account in «Отправленные» holding `marker`, addressed to one of `recipients`
+        (when given); the ones with that subject are opened first."""
+        names = {name.casefold() for name in recipients}
+        rows = [row for row in self._sent() if not names or row.sender.casefold() in names]
+        wanted = " ".join((subject or "")[:PM_SUBJECT_MAX].split())
+        rows.sort(key=lambda row: not wanted or " ".join(row.subject.split()) != wanted)
+        for row in rows[:MAX_CANDIDATES]:
+            page = self.http.get(self.http.url(f"index.php?act=Msg&CODE=03&VID=sent&MSID={row.pm_id}"))
+            if marker in ipb.parse_pm(page.text, url=page.url).body_html:
+                return row.pm_id
+        return None
+
+    def _sent(self) -> Iterator[PmSummary]:
+        """The rows of «Отправленные» (the member column names the recipient)."""
+        for page in self._pages(self.http.url("index.php?act=Msg&CODE=01&VID=sent")):
+            try:
+                rows, _ = ipb.parse_pm_inbox(page.text, url=page.url)
+            except ParseError:
+                return
+            yield from rows
+
+    def _pages(self, url: str) -> Iterator[Page]:
+        visited: set[str] = set()
+        following: str | None = url
+        while following is not None and following not in visited and len(visited) < MAX_FOLDER_PAGES:
+            visited.add(following)
+            page = self.http.get(following)
+            yield page
+            link = _next_page(page.text)
+            following = self.http.rebase(link) if link else None
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _served(self, page: Page, url: str, name: str) -> tuple[str, Fields]:
+        """The page's form `name` as a browser submits it with its first submit button; an error page
+        instead is the forum's refusal."""
+        form = ipb2_form(page.text, name)
+        if form is not None:
+            press = next(iter(submit_buttons(form)), None)
+            return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
+        error = ipb2_error(page.text)
+        if error:
+            raise NoPermission(f"{url}: {error}")
+        raise ForumError(f"{url}: no form to fill in: unexpected page")
+
+    def _wait_gap(self) -> None:
+        clock = self.http.clock
+        if self._last_submit is not None:
+            clock.sleep(max(0.0, self._last_submit + self.min_gap - clock.time()))
+
+    def _submit_once(
+        self, action: str, fields: Fields, charset: str, seen: Callable[[], int | None] | None
+    ) -> Page | int:
+        """POST the form once, `min_gap` after the last submission; when the board may have acted without
+        saying so (`MaybeSent`), what it made, found by its marker, else the doubt stands."""
+        self._wait_gap()
+        try:
+            return self.http.post(action, fields, charset=charset, content=True, idempotent=False)
+        except MaybeSent as exc:
+            try:
+                found = seen() if seen is not None else None
+            except ForumbotError as lookup:
+                raise MaybeSent(f"{exc}; looking for its marker failed ({lookup}): nothing was sent again") from exc
+            if found is not None:
+                return found
+            raise MaybeSent(f"{exc}: nothing was sent again") from exc
+        finally:
+            self._last_submit = self.http.clock.time()
