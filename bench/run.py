@@ -1,23 +1,12 @@
-"""forumbot's benchmark suite (`make bench`): every figure of issue 6 with its target, PASS or FAIL.
+"""forumbot's benchmark suite (`make bench`): every figure of the performance targets, PASS or FAIL.
 
-    .venv/bin/python bench/run.py [--only simulate,parse,http] [--seconds 2]
+    .venv/bin/python bench/run.py [--only simulate,parse,days,endday] [--seconds 3] [--quick]
 
-Figures, all measured in this one run:
-
-- simulate: twelve-player gameru-3.3 games per second on one core (`forumbot.simulate.simulate`);
-- parse + extraction: posts per second of `phpbb.parse_topic_page` + `extract_votes` (with the players'
-  roster, as `tally.py` calls it) over the captured phpBB topic pages, side by side with a bare
-  `lxml.html.fromstring` of the same bytes (the floor), and the ratio of the two;
-- HTTP: a synthetic day of 3,500 posts (140 pages of 25: votes, quotes and edits mixed in by
-  `fakeboard.populate_day`) served by the fake phpBB board on 127.0.0.1 with 50 ms added to every
-  response. A child process that runs nothing but the tally (open_client + read_topic with a page cache
-  + tally_posts) is timed for the full tally against the bound ceil(pages / concurrency) x 50 ms; then 25
-  posts are added and a second child re-tallies with the same cache (pages fetched, wall time); the peak
-  memory is each child's own ru_maxrss, so the harness and the board do not count. The login (phpBB's
-  form wants a second between fetching and posting it) is timed apart: it is per process, not per page.
-
-Timings are the best of a few repetitions (other processes on the machine only ever slow a run down).
-Exit status 1 when a figure misses its target, 0 otherwise. Nothing here runs in `make test`.
+Every figure is printed with its target. The exit status gates only on ratios of two things measured in
+this one run, side by side (interleaved rounds, so that a load that comes and goes weighs on both): they
+hold whether the machine is busy or not. Absolute figures (games per second, seconds, megabytes, the
+ratio to a latency bound that assumes an idle machine) are printed with their target and the machine's
+load average, and do not set the exit status. See docs/performance.md.
 """
 
 from __future__ import annotations
@@ -25,15 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
+import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,21 +32,10 @@ import lxml.html
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the fake board (`fakeboard`) is test support beside the package, not in it
-FIXTURES = ROOT / "fixtures" / "phpbb"
+sys.path.insert(0, str(ROOT / "bench"))
 
-# The players named in the captured day's opening post (fixtures/phpbb/*viewtopic_page1.html).
-FIXTURE_PLAYERS = (
-    "Alice",
-    "Bob Smith",
-    "Пётр",
-    "Кот_Матроскин",
-    "Дядя Фёдор",
-    "Шарик",
-    "Mr. Pink",
-    "Charlie",
-    "Ёжик в тумане",
-    "Dana_99",
-)
+from finder import red_bold_texts  # noqa: E402  (bench/ is not a package)
+
 # The synthetic day's players: Latin and Cyrillic nicks, spaces, digits, underscores.
 DAY_PLAYERS = (
     "Alice",
@@ -75,7 +55,12 @@ DAY_PLAYERS = (
     "Вера",
 )
 HOST, HOST_PASSWORD = "host_bot", "bench-secret"
-DAY_POSTS, PER_PAGE, LATENCY, NEW_POSTS = 3500, 25, 0.05, 25
+PER_PAGE, LATENCY, NEW_POSTS, DAY_PMS = 25, 0.05, 25, 200
+DAY_START = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
+WORDS = (
+    "утро ночь шериф мафия голос город подозрение алиби тишина вчера завтра список версия ход ошибка "
+    "reason vote quiet lynch claim town scum read tell slip pressure case wagon hammer logic"
+).split()
 
 
 @dataclass(frozen=True)
@@ -83,201 +68,356 @@ class Figure:
     name: str
     measured: float
     unit: str
-    target: str  # as printed, e.g. ">= 2,000"
+    target: str  # as printed, e.g. "<= 1.3"
     passed: bool | None  # None: shown for context, no target
     digits: int = 0
+    gated: bool = False  # a ratio of two figures of this run: it sets the exit status
 
     def shown(self) -> str:
         return f"{self.measured:,.{self.digits}f} {self.unit}".strip()
 
     @property
     def verdict(self) -> str:
-        return "" if self.passed is None else ("PASS" if self.passed else "FAIL")
+        if self.passed is None:
+            return ""
+        return ("PASS" if self.passed else "FAIL") + ("" if self.gated else " (not gated)")
 
 
-def best_rate(work: Callable[[], object], seconds: float, repeats: int = 3) -> float:
-    """Calls per second of `work`: the best of `repeats` runs of about `seconds / repeats` each."""
-    work()  # warm-up: imports, caches
-    best = 0.0
-    for _ in range(repeats):
-        calls, start = 0, time.perf_counter()
-        while True:
-            work()
-            calls += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds / repeats:
-                break
-        best = max(best, calls / elapsed)
-    return best
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.2f}/{five:.2f}"
 
 
 # --- simulate --------------------------------------------------------------------------------------
 
 
-def bench_simulate(seconds: float) -> list[Figure]:
+def bench_simulate(args: argparse.Namespace) -> list[Figure]:
+    """Games per CPU second of one core (process time: other processes do not count)."""
     from forumbot.simulate import simulate
 
-    games, best, seed = 500, 0.0, 0
-    simulate("gameru-3.3", 12, games=50, seed=seed)  # warm-up
-    deadline = time.perf_counter() + seconds
-    while True:
-        seed += 1
-        start = time.perf_counter()
-        simulate("gameru-3.3", 12, games=games, seed=seed)
-        best = max(best, games / (time.perf_counter() - start))
-        if time.perf_counter() >= deadline and seed >= 3:
-            break
-    return [Figure("simulate: 12-player gameru-3.3 games", best, "games/s", ">= 2,000", best >= 2000)]
+    figures = []
+    for players, target in ((12, 2000), (23, 1000)):
+        simulate("gameru-3.3", players, games=50, seed=0)  # warm-up
+        rates = []
+        for seed in range(1, 4):
+            games = max(100, int(target * args.seconds / 6))
+            began = time.process_time()
+            simulate("gameru-3.3", players, games=games, seed=seed)
+            rates.append(games / (time.process_time() - began))
+        best = max(rates)
+        figures.append(
+            Figure(f"simulate: {players}-player gameru-3.3 games per CPU second ({load()})", best, "games/s",
+                   f">= {target:,}", best >= target)
+        )
+    return figures
 
 
 # --- parse + extraction ----------------------------------------------------------------------------
 
 
-def bench_parse(seconds: float) -> list[Figure]:
+def bench_parse(args: argparse.Namespace) -> list[Figure]:
+    """Interleaved rounds over the same pages (a day whose bodies are all distinct): a bare lxml parse,
+    forumbot's parse + vote extraction from a cold fragment cache, and the naive red bold finder."""
     from forumbot.extract import Roster, extract_votes
     from forumbot.extract.votes import forget_fragments
     from forumbot.forum.phpbb import parse_topic_page
 
-    paths = sorted(FIXTURES.glob("viewtopic_page*.html")) + sorted(FIXTURES.glob("ru_viewtopic_page*.html"))
-    pages = [path.read_bytes() for path in paths]
-    roster = Roster(FIXTURE_PLAYERS)
-    posts_per_round = sum(len(parse_topic_page(page).posts) for page in pages)
-    records = sum(len(extract_votes(parse_topic_page(page).posts, roster)) for page in pages)
-    assert records > 0, "the captured pages hold votes: extraction found none"
+    posts = 3500 if not args.quick else 1000
+    pages = day_pages(posts)
+    roster = Roster(DAY_PLAYERS)
 
     def bare() -> None:
         for page in pages:
             lxml.html.fromstring(page)
 
     def full() -> None:
-        # Every round reads the bodies afresh: the process-wide fragment cache must not flatter the figure.
-        forget_fragments()
+        forget_fragments()  # a cold read: nothing of an earlier round may flatter the figure
         for page in pages:
             extract_votes(parse_topic_page(page).posts, roster)
 
-    bare_rate = posts_per_round * best_rate(bare, seconds / 2)
-    full_rate = posts_per_round * best_rate(full, seconds / 2)
-    ratio = bare_rate / full_rate
-    where = f"{len(pages)} captured phpBB pages, {posts_per_round} posts"
+    def naive() -> None:
+        for page in pages:
+            red_bold_texts(page)
+
+    found = sum(len(extract_votes(parse_topic_page(page).posts, roster)) for page in pages)
+    assert found > 0, "the bench day holds votes: extraction found none"
+    times = interleaved({"bare": bare, "full": full, "finder": naive}, args.seconds)
+    per_post = {name: min(seconds) / posts * 1e6 for name, seconds in times.items()}
+    ratio = statistics.median(f / b for f, b in zip(times["full"], times["bare"], strict=True))
+    finder = statistics.median(f / b for f, b in zip(times["finder"], times["bare"], strict=True))
+    versus = statistics.median(f / n for f, n in zip(times["full"], times["finder"], strict=True))
+    where = f"{posts:,} distinct posts, {len(pages)} pages, {len(times['bare'])} interleaved rounds"
     return [
-        Figure(f"bare lxml parse ({where})", bare_rate, "posts/s", "(floor)", None),
-        Figure("parse + vote extraction", full_rate, "posts/s", ">= 4,000", full_rate >= 4000),
-        Figure("parse + extraction vs bare lxml", ratio, "x slower", "<= 2.5", ratio <= 2.5, 2),
+        Figure(f"bare lxml parse ({where}; {load()})", per_post["bare"], "µs/post", "(floor)", None, 1),
+        Figure("parse + vote extraction, cold", per_post["full"], "µs/post", "", None, 1),
+        Figure("naive red bold finder (lxml + XPath)", per_post["finder"], "µs/post", "", None, 1),
+        Figure("parse + extraction vs bare lxml", ratio, "x", "<= 2.0", ratio <= 2.0, 2, True),
+        Figure("  the naive finder vs bare lxml", finder, "x", "", None, 2),
+        Figure("  parse + extraction vs the naive finder", versus, "x", "<= 1.0", versus <= 1.0, 2, True),
     ]
 
 
-# --- HTTP: the fake board and a tally in a child process -------------------------------------------
+def interleaved(work: dict[str, Callable[[], None]], seconds: float) -> dict[str, list[float]]:
+    """CPU seconds of each job in rounds (each job once per round, in turn) for about `seconds`."""
+    for job in work.values():
+        job()  # warm-up: imports, caches
+    times: dict[str, list[float]] = {name: [] for name in work}
+    deadline = time.perf_counter() + seconds
+    while len(times[next(iter(work))]) < 3 or time.perf_counter() < deadline:
+        for name, job in work.items():
+            began = time.process_time()
+            job()
+            times[name].append(time.process_time() - began)
+    return times
 
 
-def bench_http(runs: int = 3) -> list[Figure]:
-    from fakeboard import Board, BoardServer, populate_day
-    from forumbot.forum.http import HttpSettings
+def day_pages(posts: int) -> list[bytes]:
+    """The pages of a synthetic day as the fake board serves them to the host's account."""
+    from forumbot.forum.client import ClientSettings, open_client
+
+    board, topic = make_board({"day": posts})
+    with serve(board, 0.0) as server:
+        client = open_client(ClientSettings(forum=server.url, username=HOST, password=HOST_PASSWORD, dialect="phpbb"))
+        try:
+            client.login()
+            http = client.http  # type: ignore[attr-defined]
+            return [
+                http.get(http.url(f"viewtopic.php?t={topic['day']}&start={n * PER_PAGE}")).content
+                for n in range(math.ceil(posts / PER_PAGE))
+            ]
+        finally:
+            client.close()
+
+
+# --- the fake board --------------------------------------------------------------------------------
+
+
+def make_board(days: dict[str, int], pms: int = 0) -> tuple[Any, dict[str, int]]:
+    """A board with one day topic per entry (name -> posts), every post body distinct, and `pms` PMs
+    to the host's account within the first day."""
+    from fakeboard import Board
 
     board = Board()
     board.add_user(HOST, HOST_PASSWORD, moderator=True)
     forum = board.add_forum("Mafia")
-    start = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
+    topics = {name: add_day(board, forum, name, posts, seed) for seed, (name, posts) in enumerate(days.items(), 1)}
+    for n in range(pms):
+        sender = DAY_PLAYERS[n % len(DAY_PLAYERS)]
+        target = DAY_PLAYERS[(n * 7 + 3) % len(DAY_PLAYERS)]
+        body = f"Проверяю {target}. {distinct_words(n)}"
+        board.send_pm(sender, HOST, f"Ход {n + 1}", body, DAY_START + timedelta(minutes=1 + n))
+    return board, topics
+
+
+def add_day(board: Any, forum: int, name: str, posts: int, seed: int) -> int:
+    from fakeboard import populate_day
+
     opening = "[b]День 1.[/b] Игроки: " + ", ".join(DAY_PLAYERS)
-    topic = board.add_topic(forum, "Mafia-7. День 1", HOST, opening, start)
-    populate_day(board, topic, DAY_POSTS - 1, DAY_PLAYERS, seed=1, start=start, moderator="Moderator")
-    pages = math.ceil(DAY_POSTS / PER_PAGE)
-    concurrency = HttpSettings().concurrency
-    bound = math.ceil(pages / concurrency) * LATENCY
-    with tempfile.TemporaryDirectory(prefix="forumbot-bench-") as tmp, BoardServer(
-        board, latency=LATENCY, posts_per_page=PER_PAGE
-    ) as server:
-        # Warm the fake board's own cache of rendered BBCode, so that no run pays for it: the board
-        # stands for a forum that answers in 50 ms.
-        warm = run_child("tally", server.url, topic, Path(tmp) / "warm.db")
-        assert warm["posts"] == DAY_POSTS, warm
-        floor = run_child("floor", server.url, topic, Path(tmp) / "unused.db")
-        fulls: list[dict[str, Any]] = []
-        for k in range(runs):  # each with an empty page cache
+    topic: int = board.add_topic(forum, f"Mafia {name}. День 1", HOST, opening, DAY_START)
+    populate_day(board, topic, posts - 1, DAY_PLAYERS, seed=seed, start=DAY_START, moderator="Moderator")
+    make_distinct(board, topic)
+    return topic
+
+
+def grow_day(board: Any, topic: int, posts: int) -> None:
+    from fakeboard import populate_day
+
+    last = board.posts_of(topic)[-1].time
+    populate_day(board, topic, posts, DAY_PLAYERS, seed=99, start=last, moderator="Moderator")
+    make_distinct(board, topic)
+
+
+def make_distinct(board: Any, topic: int) -> None:
+    """Give every post a sentence of its own: generated days reuse a few templates, and a cache keyed by
+    the body would look better on them than on a real day."""
+    for post in board.posts_of(topic)[1:]:
+        if "\u2063" not in post.body:
+            post.body += f"\n\n{distinct_words(post.post_id)}\u2063"
+
+
+def distinct_words(n: int) -> str:
+    picked = [WORDS[(n // len(WORDS) ** k) % len(WORDS)] for k in range(3)]
+    return f"({n}: {' '.join(picked)})"
+
+
+@contextmanager
+def serve(board: Any, latency: float) -> Iterator[Any]:
+    """The fake board on 127.0.0.1, `latency` seconds added to every answer."""
+    from fakeboard import BoardServer
+
+    with BoardServer(board, latency=latency, posts_per_page=PER_PAGE) as server:
+        yield server
+
+
+# --- HTTP: days read by a child process ------------------------------------------------------------
+
+
+def bench_days(args: argparse.Namespace) -> list[Figure]:
+    """Full reads of a 3,500, 10,000 and 35,000-post day at 50 ms latency, each interleaved with bare
+    httpx GETs of the same pages; a re-tally after 25 new posts on the smallest and the largest."""
+    from forumbot.forum.http import HttpSettings
+
+    sizes = {"3.5k": 3500, "10k": 10_000, "35k": 35_000} if not args.quick else {"3.5k": 3500, "10k": 10_000}
+    runs = {"3.5k": 3, "10k": 2, "35k": 1}
+    board, topics = make_board(sizes)
+    settings = HttpSettings()
+    figures: list[Figure] = []
+    retallies: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="forumbot-bench-") as tmp, serve(board, LATENCY) as server:
+        url = server.url
+        for name, posts in sizes.items():
+            topic = topics[name]
+            run_child({"mode": "floor", "url": url, "topic": topic, "posts": posts})  # warms the board's render
+            floors, fulls = [], []
+            for k in range(runs[name]):
+                floors.append(run_child({"mode": "floor", "url": url, "topic": topic, "posts": posts}))
+                cache = str(Path(tmp) / f"{name}-{k}.db")
+                fulls.append(run_child({"mode": "tally", "url": url, "topic": topic, "cache": cache}))
+                assert fulls[-1]["posts"] == posts, fulls[-1]
+            figures += day_figures(name, posts, floors, fulls, settings)
+            if name in ("3.5k", "35k") or (args.quick and name == "10k"):
+                grow_day(board, topic, NEW_POSTS)
+                server.reset_log()
+                again = run_child({"mode": "tally", "url": url, "topic": topic, "cache": cache, "incremental": True})
+                again["pages"] = server.count("viewtopic.php")
+                assert again["posts"] == posts + NEW_POSTS, again
+                retallies[name] = again
+    figures += retally_figures(retallies)
+    return figures
+
+
+def day_figures(
+    name: str, posts: int, floors: list[dict[str, Any]], fulls: list[dict[str, Any]], settings: Any
+) -> list[Figure]:
+    pages = math.ceil(posts / PER_PAGE)
+    bound = math.ceil(pages / settings.concurrency) * LATENCY
+    wall = min(r["read_s"] for r in fulls)
+    floor = min(r["get_s"] for r in floors)
+    peak = max(r["maxrss_kb"] for r in fulls) / 1024
+    figures = [
+        Figure(f"{posts:,}-post day ({pages} pages): full tally, best of {len(fulls)} ({load()})",
+               min(r["tally_s"] for r in fulls), "s", "", None, 2),
+        Figure(f"  full read vs ceil({pages}/{settings.concurrency}) x {LATENCY * 1000:.0f} ms = {bound:.2f} s",
+               wall / bound, "x", "<= 1.3", wall / bound <= 1.3, 2),
+        Figure("  full read vs bare httpx GETs of the same pages", wall / floor, "x", "<= 1.2",
+               wall / floor <= 1.2, 2, True),
+        Figure("  peak memory of the tally process", peak, "MB", "< 150", peak < 150, 0),
+    ]
+    if name == "10k":
+        figures.insert(1, Figure(
+            f"  the same under the default budget ({settings.requests_per_minute}/min, burst {settings.burst})",
+            wall, "s", "", None, 2))
+    return figures
+
+
+def retally_figures(retallies: dict[str, dict[str, Any]]) -> list[Figure]:
+    figures = []
+    for name, again in retallies.items():
+        figures += [
+            Figure(f"re-tally of the {name} day after {NEW_POSTS} new posts: pages fetched", again["pages"],
+                   "pages", "<= 2", again["pages"] <= 2),
+            Figure("  its read + tally time, peak memory", again["tally_s"], "s", "", None, 3),
+            Figure("  its peak memory", again["maxrss_kb"] / 1024, "MB", "", None, 0),
+        ]
+    if {"3.5k", "35k"} <= retallies.keys():
+        small, big = retallies["3.5k"], retallies["35k"]
+        grow = big["tally_s"] / small["tally_s"]
+        figures.append(Figure("re-tally time, 35k day vs 3.5k day (O(new pages): about 1)", grow, "x", "<= 2.0",
+                              grow <= 2.0, 2, True))
+        memory = (big["maxrss_kb"] - big["base_kb"]) / max(1, small["maxrss_kb"] - small["base_kb"])
+        figures.append(Figure("re-tally memory above the interpreter's, 35k vs 3.5k", memory, "x", "<= 2.0",
+                              memory <= 2.0, 2, True))
+    return figures
+
+
+# --- end-day's reads with 200 PMs ------------------------------------------------------------------
+
+
+def bench_endday(args: argparse.Namespace) -> list[Figure]:
+    """What end-day reads of the forum: every page of a 3,500-post day and 200 PMs of its window."""
+    from forumbot.forum.http import HttpSettings
+
+    board, topics = make_board({"3.5k": 3500}, pms=DAY_PMS)
+    settings = HttpSettings()
+    with tempfile.TemporaryDirectory(prefix="forumbot-bench-") as tmp, serve(board, LATENCY) as server:
+        job = {"mode": "endday", "url": server.url, "topic": topics["3.5k"]}
+        run_child({**job, "cache": str(Path(tmp) / "warm.db")})
+        reports = []
+        for k in range(2):
             server.reset_log()
-            fulls.append(run_child("tally", server.url, topic, Path(tmp) / f"pages{k}.db"))
-            fulls[-1]["pages"] = server.count("viewtopic.php")
-        last = board.posts_of(topic)[-1].time
-        populate_day(board, topic, NEW_POSTS, DAY_PLAYERS, seed=2, start=last, moderator="Moderator")
-        server.reset_log()
-        # the incremental read of a quick look (the decisive read of a day reads every page, as above)
-        again = run_child("tally", server.url, topic, Path(tmp) / f"pages{runs - 1}.db", incremental=True)
-        again_pages = server.count("viewtopic.php")
-    full = min(fulls, key=lambda report: report["tally_s"])
-    assert all(r["posts"] == DAY_POSTS for r in fulls) and again["posts"] == DAY_POSTS + NEW_POSTS, (fulls, again)
-    wall, peak_mb = full["tally_s"], max(r["maxrss_kb"] for r in [*fulls, again]) / 1024
+            reports.append(run_child({**job, "cache": str(Path(tmp) / f"{k}.db")}))
+            reports[-1]["requests"] = server.count("viewtopic.php") + server.count("ucp.php")
+    best = min(reports, key=lambda r: r["read_s"])
+    assert best["pms"] == DAY_PMS, best
+    pages = math.ceil(3500 / PER_PAGE)
+    bound = (pages + DAY_PMS) / settings.concurrency * LATENCY
     return [
-        Figure(f"full tally: {DAY_POSTS:,} posts, {full['pages']} pages, best of {runs}", wall, "s", "", None, 2),
-        Figure("  of which reading the topic (fetch, parse, cache)", full["read_s"], "s", "", None, 2),
-        Figure(f"  vs bound ceil({pages}/{concurrency}) x {LATENCY * 1000:.0f} ms = {bound:.2f} s", wall / bound,
-               "x", "<= 1.3", wall / bound <= 1.3, 2),
-        Figure("  (floor: the same GETs, bare httpx, no parsing)", floor["get_s"] / bound, "x", "", None, 2),
-        Figure(f"incremental re-tally after {NEW_POSTS} new posts: pages fetched", again_pages, "pages", "<= 2",
-               again_pages <= 2),
-        Figure("  re-tally wall time", again["tally_s"], "s", "", None, 2),
-        Figure("login (once per process, phpBB's 1 s form rule)", full["login_s"], "s", "", None, 2),
-        Figure("peak memory of the tally process", peak_mb, "MB", "< 150", peak_mb < 150),
+        Figure(f"end-day's reads: {pages} pages + {DAY_PMS} PMs ({best['requests']} requests; {load()})",
+               best["read_s"], "s", "", None, 2),
+        Figure(f"  vs ({pages} + {DAY_PMS}) / {settings.concurrency} x {LATENCY * 1000:.0f} ms = {bound:.2f} s",
+               best["read_s"] / bound, "x", "<= 1.5", best["read_s"] / bound <= 1.5, 2),
+        Figure("  of which the PMs (inbox, then each PM)", best["pms_s"], "s", "", None, 2),
     ]
 
 
-def run_child(mode: str, url: str, topic: int, cache: Path, *, incremental: bool = False) -> dict[str, Any]:
-    """Run `tally_child` or `floor_child` in a fresh interpreter; its JSON report."""
-    job = json.dumps({"mode": mode, "url": url, "topic": topic, "cache": str(cache), "incremental": incremental})
+# --- the children ----------------------------------------------------------------------------------
+
+
+def run_child(job: dict[str, Any]) -> dict[str, Any]:
+    """Run one job in a fresh interpreter (its memory and its imports are its own); its JSON report."""
     done = subprocess.run(
-        [sys.executable, __file__, "--child", job], capture_output=True, text=True, timeout=300, cwd=ROOT
+        [sys.executable, __file__, "--child", json.dumps(job)], capture_output=True, text=True, timeout=900, cwd=ROOT
     )
     if done.returncode != 0:
-        raise RuntimeError(f"the {mode} child failed:\n{done.stderr}")
+        raise RuntimeError(f"the {job['mode']} child failed:\n{done.stderr}")
     report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return report
 
 
-def tally_child(job: dict[str, Any]) -> dict[str, Any]:
-    """The tally and nothing else, as `forumbot tally URL` does it: log in, read the topic through the page
-    cache, count the votes. Reports timings, counts and this process's peak memory."""
-    from forumbot.forum.cache import PageCache, read_topic
+def logged_in_client(url: str) -> Any:
     from forumbot.forum.client import ClientSettings, open_client
-    from forumbot.host.tally import read_votes_of, tally_posts
 
-    began = time.perf_counter()
-    client = open_client(ClientSettings(forum=job["url"], username=HOST, password=HOST_PASSWORD, dialect="phpbb"))
+    client = open_client(ClientSettings(forum=url, username=HOST, password=HOST_PASSWORD, dialect="phpbb"))
     client.login()
-    logged_in = time.perf_counter()
+    return client
+
+
+def tally_child(job: dict[str, Any]) -> dict[str, Any]:
+    """The tally and nothing else, as `forumbot tally` does it: read the topic through the page cache,
+    count the votes. The login (phpBB's form wants a second) is per process, not per page: not counted."""
+    from forumbot.forum.cache import PageCache, read_topic
+    from forumbot.host.tally import read_votes_of, tally_posts
     from forumbot.store import Store
 
+    base_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    client = logged_in_client(job["url"])
     cache = PageCache(Store(job["cache"]))
+    began = time.perf_counter()
     try:
         read = read_topic(client, cache, job["topic"], on_page=read_votes_of, incremental=bool(job.get("incremental")))
         was_read = time.perf_counter()
-        result = tally_posts(read.posts, list(DAY_PLAYERS))
+        tally_posts(read.posts, list(DAY_PLAYERS))
     finally:
         cache.close()
         client.close()
-    done = time.perf_counter()
     return {
-        "login_s": logged_in - began,
-        "read_s": was_read - logged_in,
-        "tally_s": done - logged_in,
+        "read_s": was_read - began,
+        "tally_s": time.perf_counter() - began,
         "posts": len(read.posts),
-        "records": len(result.records),
-        "problems": len(read.problems),
+        "base_kb": base_kb,
         "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     }
 
 
 def floor_child(job: dict[str, Any]) -> dict[str, Any]:
-    """The same page requests as a full read, in the same order and concurrency, with a bare httpx client
-    and no processing at all: what the fake board and the HTTP stack alone cost."""
+    """The same page requests as a full read, in the same order and concurrency, with the logged-in
+    httpx session and no processing at all: what the fake board and the HTTP stack alone cost."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from forumbot.forum.client import ClientSettings, open_client
-    from forumbot.forum.http import ForumHttp
-
-    client = open_client(ClientSettings(forum=job["url"], username=HOST, password=HOST_PASSWORD, dialect="phpbb"))
-    client.login()
+    client = logged_in_client(job["url"])
     http = client.http
-    assert isinstance(http, ForumHttp)
     bare = http._client  # the logged-in session, without the choke point's checks and parsing
-    urls = [http.url(f"viewtopic.php?t={job['topic']}&start={n * PER_PAGE}") for n in range(DAY_POSTS // PER_PAGE)]
+    urls = [http.url(f"viewtopic.php?t={job['topic']}&start={n * PER_PAGE}") for n in range(job["posts"] // PER_PAGE)]
     began = time.perf_counter()
     with ThreadPoolExecutor(http.settings.concurrency) as pool:
         bare.get(urls[0])  # the first page alone, as a read does: it tells the page count
@@ -285,6 +425,31 @@ def floor_child(job: dict[str, Any]) -> dict[str, Any]:
     elapsed = time.perf_counter() - began
     client.close()
     return {"get_s": elapsed, "pages": 1 + len(sizes)}
+
+
+def endday_child(job: dict[str, Any]) -> dict[str, Any]:
+    """What end-day reads: every page of the day (through the page cache) and the PMs of its window."""
+    from forumbot.forum.cache import PageCache, read_topic
+    from forumbot.host.daywindow import read_day_pms
+    from forumbot.host.tally import read_votes_of
+    from forumbot.store import Store
+
+    client = logged_in_client(job["url"])
+    cache = PageCache(Store(job["cache"]))
+    began = time.perf_counter()
+    try:
+        read = read_topic(client, cache, job["topic"], on_page=read_votes_of)
+        topic_done = time.perf_counter()
+        window = read_day_pms(client, DAY_START, DAY_START + timedelta(days=1))
+    finally:
+        cache.close()
+        client.close()
+    done = time.perf_counter()
+    pms = len(window.inside) + len(window.late) + len(window.uncertain)
+    return {"read_s": done - began, "pms_s": done - topic_done, "posts": len(read.posts), "pms": pms}
+
+
+CHILDREN = {"tally": tally_child, "floor": floor_child, "endday": endday_child}
 
 
 # --- the table -------------------------------------------------------------------------------------
@@ -300,9 +465,10 @@ def print_table(figures: list[Figure]) -> None:
 
 
 SUITES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
-    "simulate": lambda args: bench_simulate(args.seconds),
-    "parse": lambda args: bench_parse(args.seconds),
-    "http": lambda args: bench_http(),
+    "simulate": bench_simulate,
+    "parse": bench_parse,
+    "days": bench_days,
+    "endday": bench_endday,
 }
 
 
@@ -310,13 +476,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(SUITES), help=f"comma-separated: {', '.join(SUITES)}")
     parser.add_argument("--seconds", type=float, default=3.0, help="time spent on each throughput figure")
+    parser.add_argument("--quick", action="store_true", help="smaller days (no 35,000-post day): a smoke run")
     parser.add_argument("--child", metavar="JSON", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
         job = json.loads(args.child)
-        print(json.dumps((tally_child if job["mode"] == "tally" else floor_child)(job)))
+        print(json.dumps(CHILDREN[job["mode"]](job)))
         return 0
-    random.seed(0)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in SUITES]
     if unknown:
@@ -325,10 +491,13 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     for name in chosen:
         figures += SUITES[name](args)
+        print(f"[{name} done, {time.perf_counter() - began:.0f} s]", file=sys.stderr)
     print_table(figures)
-    failed = [f for f in figures if f.passed is False]
-    print(f"\n{len(figures) - len(failed)} of {len(figures)} figures pass or have no target; "
-          f"{len(failed)} FAIL ({time.perf_counter() - began:.0f} s)")
+    gated = [f for f in figures if f.gated]
+    failed = [f for f in gated if not f.passed]
+    missed = [f for f in figures if f.passed is False and not f.gated]
+    print(f"\n{len(gated) - len(failed)} of {len(gated)} gated ratios pass; {len(missed)} absolute figure(s) off "
+          f"target, not gated ({load()}; {time.perf_counter() - began:.0f} s)")
     return 1 if failed else 0
 
 

@@ -39,11 +39,13 @@ all read ``edited`` (none of them is ``superseded``: none of them would have cou
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from lxml import etree
@@ -309,14 +311,47 @@ def find_fragments(content: etree._Element | str) -> list[Fragment]:
     return _fragments(content)
 
 
-@lru_cache(maxsize=16384)
+class _FragmentCache:
+    """The fragments of the bodies read lately, least recently used first out.
+
+    Keyed by a digest of the body, not the body itself: an entry costs about 200 bytes whatever the
+    post's length, so the cache can hold several of the biggest days (35,000 posts read twice, once as
+    the pages arrive and once by the tally) without keeping their bodies alive after the day."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[bytes, tuple[Fragment, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, html: str) -> tuple[Fragment, ...]:
+        key = hashlib.blake2b(html.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        found = tuple(_fragments(html))
+        with self._lock:
+            self._entries[key] = found
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_FRAGMENT_CACHE = _FragmentCache(131_072)
+
+
 def _fragments_of_html(html: str) -> tuple[Fragment, ...]:
-    return tuple(_fragments(html))
+    return _FRAGMENT_CACHE.get(html)
 
 
 def forget_fragments() -> None:
     """Drop the bodies read so far (benchmarks measure a cold read)."""
-    _fragments_of_html.cache_clear()
+    _FRAGMENT_CACHE.clear()
 
 
 def _fragments(content: etree._Element | str) -> list[Fragment]:

@@ -24,9 +24,11 @@ usable without an event loop leaking into every caller.
 from __future__ import annotations
 
 import email.utils
+import itertools
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -49,6 +51,7 @@ DEFAULT_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 F
 # at once, which covers reading a 35,000-post day of 25-post pages with its 200 PMs without a pause.
 DEFAULT_REQUESTS_PER_MINUTE = 120
 BURST_MINUTES = 15
+READ_AHEAD = 3  # requests in flight or answered ahead of the consumer, per unit of concurrency
 
 _IANA = {"cp1251": "windows-1251"}  # codec names as boards write them
 
@@ -358,12 +361,21 @@ class ForumHttp:
         if self.settings.concurrency == 1 or len(urls) <= 1:
             yield from (partial(self.get, url) for url in urls)
             return
-        futures = [self._executor().submit(self._send, "GET", url, None, None, True) for url in urls]
+        # A window of requests ahead of the consumer, not all at once: the answers wait in memory only
+        # until their turn, and a page consumed releases its bytes (a 35,000-post day is 1,400 pages).
+        pending: deque[tuple[str, Future[httpx.Response]]] = deque()
+        ahead = iter(urls)
         try:
-            for url, future in zip(urls, futures, strict=True):
+            for url in itertools.islice(ahead, READ_AHEAD * self.settings.concurrency):
+                pending.append((url, self._executor().submit(self._send, "GET", url, None, None, True)))
+            while pending:
+                url, future = pending.popleft()
+                for more in itertools.islice(ahead, 1):
+                    pending.append((more, self._executor().submit(self._send, "GET", more, None, None, True)))
                 yield partial(self._received, url, future, generation)
+                del future  # the answer goes with the page that was made of it
         finally:
-            for future in futures:
+            for _, future in pending:
                 future.cancel()
 
     def _received(self, url: str, future: Future[httpx.Response], generation: int) -> Page:
