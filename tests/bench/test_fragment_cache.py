@@ -25,7 +25,8 @@ def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def body(n: int) -> str:
-    return f'<div class="content">Голосую: <span style="color:red"><strong class="text-strong">Игрок {n}</strong></span></div>'
+    vote = f'<span style="color:red"><strong class="text-strong">Игрок {n}</strong></span>'
+    return f'<div class="content">Голосую: {vote}</div>'
 
 
 def test_a_35000_post_day_read_twice_is_walked_once(walks: list[str]) -> None:
