@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from types import TracebackType
-from typing import ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
@@ -31,7 +31,7 @@ from forumbot.errors import ConfigError, ForumbotError, ForumError, LoginFailed,
 from forumbot.forum import ipb, phpbb, saved
 from forumbot.forum.http import DEFAULT_REQUESTS_PER_MINUTE, DEFAULT_USER_AGENT, Clock, ForumHttp, HttpSettings, Page
 from forumbot.forum.markup import Element, browser_fields, find_form, has_class, parse_html, submit_buttons, text_of
-from forumbot.forum.models import PmSummary, Preferences, PrivateMessage, TopicPage
+from forumbot.forum.models import ConversationPage, PmSummary, Preferences, PrivateMessage, TopicPage
 
 Progress = Callable[[int, int], None]  # (pages fetched so far, pages in the topic as known now)
 DialectChoice = Literal["auto", "phpbb", "ipb2", "ipb3", "saved"]
@@ -565,6 +565,159 @@ class IpbClient(HttpForumClient):
             raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
 
 
+class Ipb3Client(HttpForumClient):
+    """Invision Power Board 3.x (3.3 and 3.4 skins, UTF-8 as a rule).
+
+    Pages are addressed as the board's own links address them: 3.4 by page number (`page=N`), 3.3 by
+    offset (`st=N`); until a page has said which, a later page is asked for both ways, which either
+    version reads. The Messenger keeps conversations: the inbox is every message of every conversation
+    in the folder that the account did not write itself, each under its own id, all pages read; a
+    conversation is read again only when its row names a newer last message."""
+
+    dialect = "ipb3"
+    urls = UrlTable(
+        login_form="index.php?app=core&module=global&section=login",
+        login="index.php?app=core&module=global&section=login&do=process",
+        topic="index.php?showtopic={topic}",
+        page_param="page",
+        inbox="index.php?app=members&module=messaging&section=view&do=showFolder&folderID=myconvo",
+        pm="index.php?app=members&module=messaging&section=view&do=showConversation&topicID={pm}",
+        topic_params=("showtopic", "t"),
+    )
+
+    def __init__(self, base_url: str, **options: Any) -> None:
+        super().__init__(base_url, **options)
+        self._viewer_id: int | None = None  # the account's member id, as the conversation pages say
+        self._page_param: str | None = None  # learned from the first topic page's links
+        self._conversations: dict[int, tuple[int | None, list[PrivateMessage]]] = {}
+        self._messages: dict[int, PrivateMessage] = {}
+        self._read_lock = threading.Lock()
+
+    def is_login_wall(self, html: str) -> bool:
+        return ipb.is_login_wall(self._tree(html))
+
+    def is_no_permission(self, html: str) -> bool:
+        return ipb.is_no_permission(self._tree(html))
+
+    def _parse_topic(self, page: Page) -> TopicPage:
+        parsed = ipb.parse_topic_page(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
+        self._page_param = self._page_param or parsed.page_param
+        return parsed
+
+    def _topic_url(self, topic: int, number: int, size: int) -> str:
+        base = self.urls.topic.format(topic=topic)
+        if number > 1:
+            offset = f"st={(number - 1) * size}"
+            by = {"page": f"page={number}", "st": offset}.get(self._page_param or "", f"page={number}&{offset}")
+            base = f"{base}&{by}"
+        return self.http.url(base)
+
+    def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
+        return ipb.parse_pm_inbox(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
+
+    def _parse_pm(self, page: Page) -> PrivateMessage:
+        return ipb.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
+
+    def _parse_login_form(self, page: Page) -> dict[str, str]:
+        return ipb.parse_login_form(page.text)
+
+    def _authenticate(self, http: ForumHttp) -> None:
+        """The login form as served (`auth_key`, `referer`, remember me), with the account's name and password."""
+        username, password = self._credentials_or_fail()
+        form_page = http.get(http.url(self.urls.login_form), content=False)
+        if not ipb.is_login_wall(form_page.text):
+            return
+        form = find_form(self._tree(form_page.text, last_use=True), "login")
+        if form is None:
+            raise LoginFailed(f"{self.forum}: the login page has no login form (form#login)")
+        given = {"ips_username": username, "ips_password": password, "rememberMe": "1"}
+        served = browser_fields(form)
+        fields = [(name, given.pop(name)) if name in given else (name, value) for name, value in served]
+        answer = http.post(http.rebase(form.get("action") or self.urls.login), fields + list(given.items()))
+        if ipb.is_login_wall(answer.text):
+            raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
+
+    # -- the Messenger ----------------------------------------------------------------------------
+
+    def fetch_inbox(self) -> list[PmSummary]:
+        """Every message written to the account in the folder's conversations, oldest first by id."""
+        rows = super().fetch_inbox()
+        changed = [row for row in rows if self._stale(row)]
+        unread: list[PmSummary] = []  # a conversation that would not open stays a row: its error is reported
+        for row, messages in zip(changed, self._read_conversations(changed), strict=True):
+            if isinstance(messages, ForumbotError):
+                unread.append(row)
+            else:
+                self._remember(row, messages)
+        found = [
+            saved.message_row(message)
+            for row in rows
+            for message in self._conversations.get(_conversation_of(row), (None, []))[1]
+            if not self._written_by_us(message)
+        ]
+        return sorted(found, key=lambda m: m.pm_id) + unread
+
+    def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage:
+        """One message, by its id or its inbox row (a conversation's row reads the whole conversation)."""
+        pm_id = pm.pm_id if isinstance(pm, PmSummary) else int(pm)
+        if pm_id not in self._messages and isinstance(pm, PmSummary) and pm.conversation_id is not None:
+            self._remember(pm, self._read_conversation(pm.conversation_id))
+        if pm_id not in self._messages:  # an id of no message read so far, or a conversation's that opened late
+            raise ParseError(f"{self.forum}: no message {pm_id} in the conversations read: the next inbox reads it")
+        return self._messages[pm_id]
+
+    def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
+        return (_or_error(self.fetch_pm, pm) for pm in pms)
+
+    def _written_by_us(self, message: PrivateMessage) -> bool:
+        if self._viewer_id is not None and message.sender_id is not None:
+            return message.sender_id == self._viewer_id
+        return bool(self.account) and message.sender.casefold() == (self.account or "").casefold()
+
+    def _stale(self, row: PmSummary) -> bool:
+        held = self._conversations.get(_conversation_of(row))
+        return held is None or row.last_message_id is None or held[0] != row.last_message_id
+
+    def _remember(self, row: PmSummary, messages: list[PrivateMessage]) -> None:
+        with self._read_lock:
+            last = row.last_message_id or max((m.pm_id for m in messages), default=None)
+            self._conversations[_conversation_of(row)] = (last, messages)
+            self._messages.update((m.pm_id, m) for m in messages)
+
+    def _read_conversations(self, rows: Sequence[PmSummary]) -> Iterator[list[PrivateMessage] | ForumbotError]:
+        """The conversations' first pages `concurrency` at a time, then each one's further pages."""
+        urls = [self._conversation_url(_conversation_of(row)) for row in rows]
+        for fetched in self.http.get_each(urls):
+            try:
+                yield self._rest_of(self._conversation_page(fetched()))
+            except (ParseError, ForumError) as exc:
+                yield exc
+
+    def _read_conversation(self, conversation_id: int) -> list[PrivateMessage]:
+        return self._rest_of(self._conversation_page(self.http.get(self._conversation_url(conversation_id))))
+
+    def _rest_of(self, first: ConversationPage) -> list[PrivateMessage]:
+        """Every message of the conversation: its pages followed by their own next links."""
+        messages, page, visited = list(first.messages), first, {first.url}
+        while page.next_url and page.next_url not in visited and len(visited) < MAX_INBOX_PAGES:
+            visited.add(page.next_url)
+            page = self._conversation_page(self.http.get(self.http.rebase(page.next_url)))
+            messages += [m for m in page.messages if m.pm_id not in {held.pm_id for held in messages}]
+        return messages
+
+    def _conversation_page(self, page: Page) -> ConversationPage:
+        parsed = ipb.parse_conversation_page(self._tree(page.text, last_use=True), page.url, self.tz, now=self._now())
+        self._viewer_id = self._viewer_id or parsed.viewer_id
+        return parsed
+
+    def _conversation_url(self, conversation_id: int) -> str:
+        return self.http.url(self.urls.pm.format(pm=conversation_id))
+
+
+def _conversation_of(row: PmSummary) -> int:
+    return row.conversation_id if row.conversation_id is not None else row.pm_id
+
+
 # -- saved pages --------------------------------------------------------------------------------------
 
 
@@ -659,9 +812,10 @@ class SavedPagesClient:
 
 # -- choosing a client ------------------------------------------------------------------------------
 
-_DIALECTS: dict[str, type[HttpForumClient]] = {"phpbb": PhpbbClient, "ipb2": IpbClient}
-_PAGE_PARAMS = {"phpbb": PhpbbClient.urls.page_param, "ipb2": IpbClient.urls.page_param, "ipb3": "st"}
+_DIALECTS: dict[str, type[HttpForumClient]] = {"phpbb": PhpbbClient, "ipb2": IpbClient, "ipb3": Ipb3Client}
+_PAGE_PARAMS = {"phpbb": PhpbbClient.urls.page_param, "ipb2": IpbClient.urls.page_param, "ipb3": "st", "ips4": "page"}
 _PHPBB_HINT = re.compile(r"(viewtopic|viewforum|ucp|posting|memberlist)\.php", re.IGNORECASE)
+_PUNBB_URL = re.compile(r"view(?:topic|forum)\.php\?(?:[^#]*&)?id=\d", re.IGNORECASE)
 _IPB_HINT = re.compile(r"showtopic=|showforum=|[?&]act=|ipb_var_|Invision Power Board", re.IGNORECASE)
 
 
@@ -680,8 +834,6 @@ def open_client(
     if settings.dialect == "saved" or scheme not in ("http", "https"):
         return SavedPagesClient(settings.forum, now=settings.now, tz=settings.tz)
     dialect = settings.dialect
-    if dialect == "ipb3":
-        raise ConfigError("IPB 3.x boards can be read from saved pages only: the network client speaks IPB 2.x")
     if dialect == "auto":
         dialect = guess_dialect(settings.forum) or _probe_dialect(settings, clock, transport)
     return _DIALECTS[dialect](
@@ -696,7 +848,11 @@ def open_client(
 
 
 def guess_dialect(text: str) -> Literal["phpbb", "ipb2"] | None:
-    """The dialect a URL or a page names by its script links (`viewtopic.php`, `showtopic=`), if any."""
+    """The dialect a URL or a page names by its script links (`viewtopic.php`, `showtopic=`), if any.
+    PunBB's descendants (mybb.ru, rusff) have `viewtopic.php?id=N` too: such a URL names nothing, the
+    board's own markup decides (`_probe_dialect`)."""
+    if _PUNBB_URL.search(text):
+        return None
     if _PHPBB_HINT.search(text):
         return "phpbb"
     if _IPB_HINT.search(text):
@@ -706,12 +862,17 @@ def guess_dialect(text: str) -> Literal["phpbb", "ipb2"] | None:
 
 def _probe_dialect(
     settings: ClientSettings, clock: Clock | None, transport: httpx.BaseTransport | None
-) -> Literal["phpbb", "ipb2"]:
+) -> Literal["phpbb", "ipb2", "ipb3"]:
     probe = ForumHttp(settings.forum, _NoRules(), settings=settings.http, clock=clock, transport=transport)
     try:
         page = probe.get(probe.base_url, content=False)
     finally:
         probe.close()
+    foreign = saved.unsupported_engine(page.text)
+    if foreign is not None:
+        raise ConfigError(f"{settings.forum}: a {foreign} board, which forumbot does not support")
+    if ipb.dialect_of(page.text) == "ipb3":
+        return "ipb3"
     dialect = guess_dialect(page.text)
     if dialect is None:
         raise ConfigError(f"{settings.forum}: neither phpBB nor IPB; set the forum dialect explicitly")
@@ -731,6 +892,8 @@ class _NoRules:
 
 def page_size_of(page: TopicPage) -> int | None:
     """Posts per page, from the offsets in the page's own links (`start=10` on page 1 -> 10)."""
+    if page.per_page:  # the page said it itself (IPB 3's page-jump script)
+        return page.per_page
     param = _PAGE_PARAMS[page.dialect]
     for link, number in ((page.next_url, page.page + 1), (page.url, page.page)):
         if link and number > 1:
@@ -799,6 +962,7 @@ __all__ = [
     "ForumSource",
     "ForumClient",
     "HttpForumClient",
+    "Ipb3Client",
     "IpbClient",
     "PhpbbClient",
     "Progress",

@@ -13,6 +13,7 @@ from forumbot.config import ForumConfig, Settings
 from forumbot.errors import ConfigError, ParseError
 from forumbot.forum.client import (
     ClientSettings,
+    Ipb3Client,
     IpbClient,
     PhpbbClient,
     SavedPagesClient,
@@ -66,8 +67,7 @@ def test_the_dialect_comes_from_the_url_or_the_setting():
     ipb = open_client(ClientSettings(forum="https://f.example/forum/", dialect="ipb2"))
     assert isinstance(phpbb, PhpbbClient) and phpbb.forum == "https://f.example/board/"
     assert isinstance(ipb, IpbClient)
-    with pytest.raises(ConfigError, match="IPB 3"):
-        open_client(ClientSettings(forum="https://f.example/forum/", dialect="ipb3"))
+    assert isinstance(open_client(ClientSettings(forum="https://f.example/forum/", dialect="ipb3")), Ipb3Client)
 
 
 def test_auto_dialect_probes_the_index_page_once():
