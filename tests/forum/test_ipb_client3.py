@@ -15,7 +15,8 @@ import httpx
 import pytest
 import respx
 
-from forumbot.forum.client import Ipb3Client
+from forumbot.errors import ConfigError
+from forumbot.forum.client import ClientSettings, Ipb3Client, open_client
 from forumbot.forum.http import HttpSettings
 from forumbot.host.daywindow import read_day_pms
 
@@ -179,3 +180,14 @@ def test_the_days_orders_include_a_reply_to_the_hosts_role_pm(clock) -> None:
         client.close()
     assert [(t.pm.pm_id, t.pm.body_text, t.side) for t in window.inside] == [(305, "Проверяю — Мурка", "inside")]
     assert window.unread == []  # conversation 81's row is dated 29 November: an earlier day's, not opened
+
+
+def test_a_mybb_url_is_decided_by_the_boards_markup_and_refused(clock) -> None:
+    def index(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, html="<html><body><div id='pun' class='punbb'><div id='pun-index'></div></div></body></html>"
+        )
+
+    settings = ClientSettings(forum="https://mafia.rusff.me/viewtopic.php?id=5", http=HttpSettings(min_interval=0))
+    with pytest.raises(ConfigError, match="mybb.ru / rusff .* not support"):
+        open_client(settings, clock=clock, transport=httpx.MockTransport(index))
