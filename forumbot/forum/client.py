@@ -600,9 +600,18 @@ class Ipb3Client(HttpForumClient):
         return ipb.is_no_permission(self._tree(html))
 
     def _parse_topic(self, page: Page) -> TopicPage:
-        parsed = ipb.parse_topic_page(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
+        root = self._learn_zone_from(self._tree(page.text, last_use=True))
+        parsed = ipb.parse_topic_page(root, url=page.url, tz=self.tz, now=self._now())
         self._page_param = self._page_param or parsed.page_param
         return parsed
+
+    def _learn_zone_from(self, root: Element) -> Element:
+        """IPB 3 prints no "now" and no zone: unless one is configured, the viewer's offset is what a page
+        prints for a post or message whose exact instant it also gives (see `ipb.printed_offset`)."""
+        if self.tz is None:
+            offset = ipb.printed_offset(root)
+            self.tz = timezone(offset) if offset is not None else None
+        return root
 
     def _topic_url(self, topic: int, number: int, size: int) -> str:
         base = self.urls.topic.format(topic=topic)
@@ -706,7 +715,8 @@ class Ipb3Client(HttpForumClient):
         return messages
 
     def _conversation_page(self, page: Page) -> ConversationPage:
-        parsed = ipb.parse_conversation_page(self._tree(page.text, last_use=True), page.url, self.tz, now=self._now())
+        root = self._learn_zone_from(self._tree(page.text, last_use=True))
+        parsed = ipb.parse_conversation_page(root, page.url, self.tz, now=self._now())
         self._viewer_id = self._viewer_id or parsed.viewer_id
         return parsed
 

@@ -191,3 +191,14 @@ def test_a_mybb_url_is_decided_by_the_boards_markup_and_refused(clock) -> None:
     settings = ClientSettings(forum="https://mafia.rusff.me/viewtopic.php?id=5", http=HttpSettings(min_interval=0))
     with pytest.raises(ConfigError, match="mybb.ru / rusff .* not support"):
         open_client(settings, clock=clock, transport=httpx.MockTransport(index))
+
+
+def test_without_a_configured_zone_the_pages_show_the_viewers_offset(clock) -> None:
+    board = topic_board(real("ipb346_topic_rel1"), "showtopic=16002&page=2")
+    router = respx.mock(assert_all_called=False)
+    router.route(host="forum.nightcity.example").mock(side_effect=board.respond)
+    with router:
+        client = Ipb3Client(BASE, settings=HttpSettings(min_interval=0), clock=clock)
+        rows = client.fetch_inbox()  # the conversation quotes message 301 with its exact time
+    assert client.tz is not None and client.tz.utcoffset(None) == timedelta(hours=3)
+    assert rows[0].time == datetime(2026, 12, 1, 17, 31, tzinfo=UTC)  # "Сегодня, 20:31" in Moscow

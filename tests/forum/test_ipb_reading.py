@@ -224,3 +224,17 @@ def test_a_mybb_page_is_named_unsupported(tmp_path: Path) -> None:
     assert [(s.name, s.reason) for s in found.skipped] == [
         ("topic.html", "a mybb.ru / rusff (PunBB) page: that engine is not supported")
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "offset"),
+    [
+        ("ipb3/ipb346_topic_rel1", timedelta(hours=3)),  # "Сегодня, 10:00" for 07:00 UTC
+        ("ipb3/ipb333_topic_rel1", timedelta(hours=3)),  # "Today, 10:00"
+        ("ipb3/ipb346_pm_conversation", timedelta(hours=3)),  # message 301 "Вчера, 12:00", quoted with its unix time
+        ("ipb3/ipb346_topic_rel3_noprofiles", None),  # only "N часов назад": no clock time to compare
+        ("ipb3/ipb346_pm_folder", None),
+    ],
+)
+def test_the_viewers_offset_from_printed_and_exact_times(name: str, offset: timedelta | None) -> None:
+    assert ipb.printed_offset(page(name)) == offset

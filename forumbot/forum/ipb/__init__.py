@@ -11,7 +11,7 @@ printed; IPB 3 and IPS 4 exact, from the markup).
 
 from __future__ import annotations
 
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 
 from forumbot.errors import ParseError
 from forumbot.forum.ipb import ips4, v2, v3
@@ -43,6 +43,7 @@ __all__ = [
     "parse_pm_inbox",
     "parse_posting_form",
     "parse_topic_page",
+    "printed_offset",
     "viewer_id",
 ]
 
@@ -71,6 +72,13 @@ def page_now(html: Page, tz: tzinfo | None = None) -> datetime | None:
     """The page's own "now": IPB 2.x prints it in the footer (`Сейчас: 29.11.2026, 21:10`,
     `Time is now: ...`) in the viewer's offset. None when the page has none (IPB 3.x)."""
     return v2.footer_now(parse_html(html), zone(tz, None))
+
+
+def printed_offset(html: Page) -> timedelta | None:
+    """The viewer's offset from UTC as an IPB 3 topic page shows it (printed clock times against the
+    exact ones); None for other pages and dialects."""
+    root = parse_html(html)
+    return v3.printed_offset(root) if dialect_of(root) == "ipb3" else None
 
 
 def viewer_id(html: Page) -> int | None:

@@ -19,7 +19,8 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, tzinfo
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from forumbot.forum.ipb.common import (
     PostError,
@@ -50,6 +51,7 @@ _POST_BLOCK_ID = re.compile(r"post_id_(\d+)")
 _OF_PAGES = re.compile(r"(\d+)\D+(\d+)")
 _TOPIC_ID = re.compile(r"ipb\.topic\.topic_id\s*=\s*(\d+)")
 _VIEWER_ID = re.compile(r"ipb\.vars\['member_id'\]\s*=\s*parseInt\(\s*(\d+)\s*\)")
+_CLOCK = re.compile(r"(?<!\d)(\d{1,2}):(\d{2})(?:\s*([AaPp])\.?[Mm])?")
 _PAGE_JUMP = re.compile(r"stKey:\s*'(\w+)',\s*perPage:\s*(\d+)")
 _EDITS = (
     re.compile(r"Edited by (?P<who>.+?), (?P<when>.+?)\.?$"),
@@ -98,6 +100,41 @@ class Pager:
                 self.param = self.param or m.group(1)
                 self.per_page = int(m.group(2))
                 return
+
+
+def printed_offset(root: Element) -> timedelta | None:
+    """The viewer's offset from UTC as the page shows it: a clock time printed for a post or message
+    ("Сегодня, 20:55") against the exact instant the page also gives for it (`abbr.published[title]`,
+    or a quote's `data-time` of a message on the page): +3 h, to the quarter hour. None when no pair
+    with a clock time is on the page ("15 минут назад" has none)."""
+    for printed, instant in _printed_and_exact(root):
+        m = _CLOCK.search(printed)
+        if m is None:
+            continue
+        at = instant.astimezone(UTC)
+        minutes = (_minute_of_day(int(m.group(1)), int(m.group(2)), m.group(3)) - at.hour * 60 - at.minute) % 1440
+        return timedelta(minutes=round((minutes - 1440 if minutes > 14 * 60 else minutes) / 15) * 15)
+    return None
+
+
+def _printed_and_exact(root: Element) -> Iterator[tuple[str, datetime]]:
+    for stamp in iter_class(root, "abbr", "published"):
+        if stamp.get("title"):
+            yield text_of(stamp), datetime.fromisoformat(stamp.get("title"))
+    blocks = {div.get("id"): div for div in iter_class(root, "div", "post_block")}
+    for quote in root.iter("blockquote"):
+        cid, seconds = quote.get("data-cid") or "", quote.get("data-time") or ""
+        block = blocks.get(f"post_id_{cid}")
+        info = first_class(block, "p", "posted_info") if block is not None else None
+        if info is not None and seconds.isdigit():
+            yield _sent_text(info), datetime.fromtimestamp(int(seconds), UTC)
+
+
+def _minute_of_day(hour: int, minute: int, half: str | None) -> int:
+    """Minutes since midnight of a printed clock time, 12-hour ones ("08:31 PM") included."""
+    if half:
+        hour = hour % 12 + (12 if half.lower() == "p" else 0)
+    return hour * 60 + minute
 
 
 def viewer_id(root: Element) -> int | None:
