@@ -63,6 +63,10 @@ class PageCache:
     def pages(self, forum: str, topic: str | int) -> list[CachedPage]:
         return [_cached(row[1:]) for row in self._rows.page_rows(forum, str(topic))]
 
+    def rows(self, forum: str, topic: str | int) -> list[tuple[int, str, str, str]]:
+        """(page, json, fetched_at, edit_state) of every cached page, not decoded."""
+        return self._rows.page_rows(forum, str(topic))
+
     def put(self, forum: str, topic: str | int, page: TopicPage, *, fetched_at: datetime | None = None) -> None:
         stamp = (fetched_at or datetime.now(UTC)).isoformat()
         post_ids = json.dumps([post.post_id for post in page.posts])
@@ -146,32 +150,71 @@ def _read_pages(
     changed).
     """
     forum, key = client.forum, str(client.topic_id(topic))
-    cached = {entry.page.page: entry for entry in cache.pages(forum, key)}
-    last = max(cached, default=None)
-    known = incremental and last is not None and all(n in cached for n in range(1, last))
+    before = _Before(cache, forum, key)
+    last = max(before.pages, default=None)
+    known = incremental and last is not None and all(n in before.pages for n in range(1, last))
     pages: Iterator[TopicPage] | None = None
     first: TopicPage | None = None
     if known and last is not None:
-        size = _known_page_size(cached.values())
+        size = _known_page_size(before.entries([last]))
         pages = client.fetch_topic(key, from_page=last, page_size=size, progress=progress)
         first = next(pages)
-        if _shifted(cached.get(first.page), first):
+        if _shifted(next(iter(before.entries([first.page])), None), first):
             pages = first = None
     if pages is None or first is None:
         pages = client.fetch_topic(key, progress=progress)
         first = next(pages)
-    old_posts = {post.post_id: post for entry in cached.values() for post in entry.page.posts}
     # Each page is stored as it comes in, while the later ones are still being fetched.
     fresh: list[TopicPage] = []
     for page in itertools.chain([first], pages):
-        page = _carry_edits(page, old_posts)
+        page = _carry_edits(page, before.changed_posts(page))
         cache.put(forum, key, page)
         fresh.append(page)
         if on_page is not None:
             on_page(page)
     cache.drop_after(forum, key, fresh[-1].page)
-    kept = [cached[n].page for n in range(1, fresh[0].page)]
+    kept = [entry.page for entry in before.entries(range(1, fresh[0].page))]
     return [*kept, *fresh], not kept
+
+
+class _Before:
+    """What the cache held before this read, opened only as far as the read needs it.
+
+    A read compares each fresh post with its cached copy by the fingerprint kept beside it (`edit_state`);
+    only a post whose fingerprint differs (an edit, or a mark carried from an earlier read) needs its
+    cached copy, and only the pages holding such posts are decoded. So a full read of an unchanged day
+    decodes none of the cached pages, and holds one copy of the day in memory, not two."""
+
+    def __init__(self, cache: PageCache, forum: str, topic: str) -> None:
+        self._cache, self._forum, self._topic = cache, forum, topic
+        # The pages' JSON kept as UTF-8 bytes until needed: half the memory of text with Cyrillic in it.
+        self._rows = {row[0]: (row[1].encode(), row[2], row[3]) for row in cache.rows(forum, topic)}
+        self.pages = frozenset(self._rows)
+        self._where: dict[int, tuple[int, str]] = {}  # post id -> (cached page, fingerprint)
+        for number, (_, _, edit_state) in self._rows.items():
+            for post_id, print_ in json.loads(edit_state).items():
+                self._where[int(post_id)] = (number, print_)
+        self._decoded: dict[int, CachedPage] = {}
+
+    def entries(self, numbers: Iterable[int]) -> list[CachedPage]:
+        """The cached pages `numbers` (those the cache holds), decoded once each."""
+        found = []
+        for number in numbers:
+            if number not in self._decoded and number in self._rows:
+                self._decoded[number] = _cached(self._rows[number])
+            if number in self._decoded:
+                found.append(self._decoded[number])
+        return found
+
+    def changed_posts(self, page: TopicPage) -> dict[int, Post]:
+        """The cached copies of the page's posts whose fingerprint is not the one cached."""
+        stale = {
+            post.post_id: self._where[post.post_id][0]
+            for post in page.posts
+            if post.post_id in self._where and self._where[post.post_id][1] != fingerprint(post)
+        }
+        copies = {post.post_id: post for entry in self.entries(set(stale.values())) for post in entry.page.posts}
+        return {post_id: copies[post_id] for post_id in stale if post_id in copies}
 
 
 # What changes in a body between two reads without an edit: the date of a quote's citation, printed for
@@ -238,7 +281,7 @@ def _unique_posts(pages: list[TopicPage]) -> list[Post]:
     return list(by_id.values())
 
 
-def _cached(row: tuple[str, str, str]) -> CachedPage:
+def _cached(row: tuple[str | bytes, str, str]) -> CachedPage:
     text, stamp, edit_state = row
     return CachedPage(
         page=TopicPage.model_validate_json(text),

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import respx
 
-from forumbot.forum.cache import PageCache, fetch_topic_incremental
+from forumbot.forum.cache import PageCache, fetch_topic_incremental, read_topic
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.models import Post, TopicPage
@@ -150,3 +150,27 @@ def test_retally_over_http_requests_one_page(fake_boards, clock, tmp_path):
         second = fetch_topic_incremental(client, cache, "2")
     assert ids(first) == ids(second) == list(range(2, 18)) and first == second
     assert board.count("viewtopic.php?t=2") == 1 and board.count("viewtopic.php?t=2&start=10") == 2
+
+
+def test_a_full_read_of_an_unchanged_topic_decodes_no_cached_page(cache, monkeypatch):
+    from forumbot.forum import cache as module
+
+    client = SyntheticTopic([make_post(n) for n in range(1, 27)])
+    read_topic(client, cache, 2)
+    decoded: list[int] = []
+    real = module._cached
+
+    def counting(row):
+        entry = real(row)
+        decoded.append(entry.page.page)
+        return entry
+
+    monkeypatch.setattr(module, "_cached", counting)
+    assert ids(read_topic(client, cache, 2).posts) == list(range(1, 27))
+    assert decoded == []  # every fingerprint matched: no cached copy was needed
+    client.posts[14] = make_post(15, "changed vote")
+    posts = read_topic(client, cache, 2).posts
+    assert decoded == [2] and posts[14].edited and posts[14].changed_since_read  # only the edited post's page
+    decoded.clear()
+    assert read_topic(client, cache, 2).posts[14].edited  # the mark is carried from the cached copy
+    assert decoded == [2]
