@@ -242,3 +242,54 @@ def _ago(text: str, words: list[str], now: datetime | None) -> datetime | None:
     m = re.search(r"\d+", text)
     count = int(m.group(0)) if m else 1
     return now - count * unit
+
+
+# IPB 3's fully relative dates (`class_localization::getDate`, `time_use_relative = 3`): the age, in whole
+# seconds, that each form stands for. A form without a number is its own band: "минуту назад" is any age under
+# 2 minutes, "час назад" 1 to 2 hours, "вчера" alone 24 to 48 hours (not the calendar day), "неделю назад" 1 to
+# 2 weeks; a number counts whole units of the age (weeks of 604,900 s, as IPB divides).
+_IPB_BANDS = {"min": (0, 120), "hour": (3600, 7200), "day": (86400, 172800), "week": (604800, 1209600)}
+_IPB_UNITS = (
+    ("sec", "sec", 1),
+    ("сек", "sec", 1),
+    ("min", "min", 60),
+    ("мин", "min", 60),
+    ("hour", "hour", 3600),
+    ("час", "hour", 3600),
+    ("day", "day", 86400),
+    ("дн", "day", 86400),
+    ("ден", "day", 86400),
+    ("week", "week", 604900),
+    ("нед", "week", 604900),
+)
+_YESTERDAY = frozenset({"yesterday", "вчера"})
+
+
+def parse_ipb_interval(text: str, tz: tzinfo, now: datetime | None = None) -> tuple[datetime, datetime] | None:
+    """`parse_forum_interval` for IPB: its fully relative forms ("3 часов назад", "минуту назад", "вчера"
+    with no time) are read by IPB's own bands (above), against `now`, the fetch time; every other text
+    as `parse_forum_interval` reads it."""
+    cleaned = " ".join(text.split())
+    words = [w.lower() for w in _WORD.findall(cleaned)]
+    if now is not None and words and not any(c.isdigit() for c in cleaned) and set(words) <= _YESTERDAY:
+        return _age_interval(_IPB_BANDS["day"], tz, now)
+    if now is None or not _AGO_WORDS.intersection(words):
+        return parse_forum_interval(text, tz, now)
+    unit = next(((name, size) for w in words for stem, name, size in _IPB_UNITS if w.startswith(stem)), None)
+    if unit is None:
+        return None
+    number = re.search(r"\d+", cleaned)
+    if number is None:
+        band = _IPB_BANDS.get(unit[0])
+        return _age_interval(band, tz, now) if band is not None else None
+    count = int(number.group(0))
+    return _age_interval((count * unit[1], (count + 1) * unit[1]), tz, now)
+
+
+def _age_interval(age: tuple[int, int], tz: tzinfo, now: datetime) -> tuple[datetime, datetime]:
+    """The instants whose whole-second age at `now` is in [age[0], age[1]) seconds, half-open."""
+    clock = now.astimezone(UTC).replace(microsecond=0)
+    second = timedelta(seconds=1)
+    earliest = clock - timedelta(seconds=age[1]) + second
+    until = clock - timedelta(seconds=age[0]) + second
+    return earliest.astimezone(tz), until.astimezone(tz)

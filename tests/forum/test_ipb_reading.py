@@ -17,7 +17,7 @@ from forumbot.errors import ParseError
 from forumbot.extract.names import Roster
 from forumbot.extract.votes import extract_votes
 from forumbot.forum import ipb, saved
-from forumbot.forum.dates import parse_forum_interval
+from forumbot.forum.dates import parse_forum_interval, parse_ipb_interval
 from forumbot.forum.markup import parse_html, text_of
 from forumbot.forum.models import PrivateMessage
 
@@ -178,14 +178,44 @@ def test_ips4_saved_topic_page() -> None:
 # --- dates ----------------------------------------------------------------------------------
 
 
-def test_relative_hours_are_an_hour_long_interval() -> None:
-    start, until = parse_forum_interval("3 часов назад", MSK, NOW) or (None, None)
-    assert (start, until) == (NOW - timedelta(hours=4, seconds=-1), NOW - timedelta(hours=3, seconds=-1))
+SECOND = timedelta(seconds=1)
 
 
-def test_yesterday_without_a_time_is_the_whole_day() -> None:
-    start, until = parse_forum_interval("вчера", MSK, NOW) or (None, None)
-    assert (start, until) == (datetime(2026, 11, 30, tzinfo=MSK), datetime(2026, 12, 1, tzinfo=MSK))
+@pytest.mark.parametrize(
+    ("text", "oldest", "youngest"),
+    [
+        # IPB's own bands of age: [youngest, oldest) before the fetch, in whole seconds
+        ("3 часов назад", timedelta(hours=4), timedelta(hours=3)),
+        ("15 минут назад", timedelta(minutes=16), timedelta(minutes=15)),
+        ("минуту назад", timedelta(minutes=2), timedelta(0)),  # any age under 2 minutes
+        ("час назад", timedelta(hours=2), timedelta(hours=1)),
+        ("вчера", timedelta(hours=48), timedelta(hours=24)),  # alone: 24 to 48 hours, not the calendar day
+        ("3 дней назад", timedelta(days=4), timedelta(days=3)),
+        ("неделю назад", timedelta(days=14), timedelta(days=7)),
+        ("2 hours ago", timedelta(hours=3), timedelta(hours=2)),
+    ],
+)
+def test_ipb_relative_forms_are_the_ages_ipb_prints_them_for(text: str, oldest: timedelta, youngest: timedelta) -> None:
+    assert parse_ipb_interval(text, MSK, NOW) == (NOW - oldest + SECOND, NOW - youngest + SECOND)
+
+
+def test_ipb_dates_with_a_clock_time_are_that_minute() -> None:
+    for text, start in [
+        ("Сегодня, 20:31", datetime(2026, 12, 1, 20, 31, tzinfo=MSK)),
+        ("Вчера, 12:00", datetime(2026, 11, 30, 12, 0, tzinfo=MSK)),
+    ]:
+        assert parse_ipb_interval(text, MSK, NOW) == (start, start + timedelta(minutes=1))
+    assert parse_ipb_interval("29 Nov 2026", MSK, NOW) == (
+        datetime(2026, 11, 29, tzinfo=MSK),
+        datetime(2026, 11, 30, tzinfo=MSK),
+    )
+
+
+def test_phpbb_keeps_its_own_reading_of_yesterday() -> None:
+    assert parse_forum_interval("вчера", MSK, NOW) == (
+        datetime(2026, 11, 30, tzinfo=MSK),
+        datetime(2026, 12, 1, tzinfo=MSK),
+    )
 
 
 def test_conversation_times_without_a_fetch_time_stay_unknown() -> None:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Literal
 
 from forumbot.errors import ParseError
-from forumbot.forum.dates import is_relative, parse_forum_date, parse_forum_interval
+from forumbot.forum.dates import is_relative, parse_forum_date, parse_ipb_interval
 from forumbot.forum.markup import (
     Element,
     Page,
@@ -174,8 +174,9 @@ def when(text: str, tz: tzinfo, now: datetime | None, what: str) -> datetime:
 
 def interval(text: str, tz: tzinfo, now: datetime | None) -> tuple[datetime | None, datetime | None]:
     """(time, time_until) of a printed PM or folder date: the interval it allows ("Сегодня, 20:31"
-    a minute, "Вчера" a day, "3 часов назад" an hour), `time_until` None when exact to the second."""
-    span = parse_forum_interval(text, tz, now)
+    a minute, "3 часов назад" an hour, "вчера" alone 24 to 48 hours ago), `time_until` None when exact
+    to the second."""
+    span = parse_ipb_interval(text, tz, now)
     if span is None:
         return None, None
     start, until = span
