@@ -189,7 +189,8 @@ def _topic_id(root: Element) -> int | None:
 def _post(block: Element, topic_id: int | None, base: str | None, page: int) -> Post:
     post_id = int(block.get("id")[8:])
     visibility = _visibility(block, post_id)
-    shown = _deleted_original(block, post_id) if visibility == "deleted" else block
+    hidden_copy = _deleted_original(block, post_id) if visibility == "deleted" else None
+    shown = hidden_copy if hidden_copy is not None else block  # a notice alone when no copy is shown
     stamp = first_class(shown, "abbr", "published")
     body = _body(shown)
     if stamp is None or body is None or not stamp.get("title"):
@@ -214,10 +215,12 @@ def _post(block: Element, topic_id: int | None, base: str | None, page: int) -> 
 
 
 def _visibility(block: Element, post_id: int) -> Visibility:
-    """`moderated` marks both kinds a moderator alone sees; the soft-deleted one has its hidden twin."""
+    """`moderated` marks both kinds a moderator alone sees; the soft-deleted one shows its notice in
+    `div#postsDelete_N` (and its hidden twin, when the viewer may see it, in `div#postsDeleteShow_N`)."""
     if not has_class(block, "moderated"):
         return "public"
-    return "deleted" if _deleted_original(block, post_id) is not None else "unapproved"
+    marks = {f"postsDelete_{post_id}", f"postsDeleteShow_{post_id}"}
+    return "deleted" if any(div.get("id") in marks for div in block.iter("div")) else "unapproved"
 
 
 def _deleted_original(block: Element, post_id: int) -> Element | None:
