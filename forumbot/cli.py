@@ -27,6 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from forumbot.config import GameConfig, load_game_config, load_settings
+from forumbot.draft import DayDraft, Early
 from forumbot.engine.deal import deal as deal_game
 from forumbot.engine.variants import DEFAULT_VARIANT, VARIANTS, find_variant
 from forumbot.errors import ConfigError, ForumbotError, ScenarioError, StateError
@@ -643,15 +644,14 @@ def end_day_command(
                     f"{game}: day {row.state.day if row.state else '?'} ends at {local:%d.%m.%Y %H:%M} "
                     f"({config.game.timezone}); to end it now, give --early REASON"
                 )
+        before = early and day is not None and moment < day["deadline"]
+        told = Early(reason=(early or "").strip(), at=moment.isoformat()) if before else None
         with game_client(config) as client:
-            payload = games.end_day(store, game, client)
-        if early and day is not None and moment < day["deadline"]:
-            payload["early"] = {"reason": early.strip(), "at": moment.isoformat()}
-            store.save_draft(row.id, payload["day"], payload)
+            draft = games.end_day(store, game, client, early=told)
     if as_json:
-        print_json({k: payload[k] for k in ("day", "deaths", "checks", "winner", "votes", "orders")})
+        print_json(draft.summary())
         return
-    show_draft(game, payload, approved_by=None)
+    show_draft(game, draft, approved_by=None)
 
 
 draft_app = typer.Typer(help="The day's draft: show it, write it as HTML, approve it.", no_args_is_help=True)
@@ -673,9 +673,9 @@ def draft_show_command(
         draft = store.draft(row.id, row.state.day) if row.state is not None else None
         if draft is None:
             fail(f"{game}: no draft for the current day (forumbot end-day {game})")
-    show_draft(game, draft["payload"], approved_by=draft["approved_by"])
+    show_draft(game, draft.draft, approved_by=draft.approved_by)
     out.print("")
-    out.print(draft["payload"]["bbcode"], markup=False)
+    out.print(draft.draft.bbcode, markup=False)
     if to_moderators:
         send_draft(game, state)
 
@@ -700,16 +700,16 @@ def draft_html_command(
         day = store.day(row.id, row.state.day)
         page = render_preview_html(
             game,
-            draft["payload"],
+            draft.draft,
             tz=config.game.zone,
             deadline=day["deadline"] if day is not None else None,
-            approved_by=draft["approved_by"],
+            approved_by=draft.approved_by,
         )
     try:
         write_private(out_file, page)
     except OSError as exc:
         fail(f"cannot write {out_file}: {exc}")
-    out.print(f"{game}: preview of day {draft['payload']['day']} written to {out_file}", markup=False)
+    out.print(f"{game}: preview of day {draft.draft.day} written to {out_file}", markup=False)
     if to_moderators:
         send_draft(game, state)
 
@@ -775,7 +775,7 @@ def override_command(
         draft = store.draft(row.id, row.state.day)
         unchecked = post is not None and draft is None
         if post is not None and draft is not None:
-            seen = {str(v.get("post_id")) for v in draft["payload"].get("votes", []) if v.get("post_id") is not None}
+            seen = {str(v.post_id) for v in draft.draft.votes if v.post_id is not None}
             if str(post) not in seen:
                 listed = ", ".join(sorted(seen, key=lambda x: (len(x), x))[:12]) or "none"
                 fail(f"post {post} is not in day {row.state.day}'s audit (posts with votes: {listed})")
@@ -869,10 +869,10 @@ def status_command(
         return
     draft = store.draft(row.id, gs.day)
     if draft is not None:
-        counted = [v for v in draft["payload"]["votes"] if v["counted"]]
+        so_far = [v for v in draft.draft.votes if v.counted]
         out.print(
-            f"votes so far (draft of {draft['created_at']}): "
-            + (", ".join(f"{isolate(v['voter'])} → {isolate(v['target'])}" for v in counted) or "none"),
+            f"votes so far (draft of {draft.created_at}): "
+            + (", ".join(f"{isolate(v.voter)} → {isolate(v.target or '')}" for v in so_far) or "none"),
             markup=False,
         )
 
@@ -970,62 +970,52 @@ def relays_command(game: Annotated[str, typer.Argument(help="The game.")], state
     out.print(table if found else f"{game}: no relayed letters")
 
 
-def show_draft(game: str, payload: dict[str, Any], approved_by: str | None) -> None:
+def show_draft(game: str, draft: DayDraft, approved_by: str | None) -> None:
     status = f"approved by {approved_by}" if approved_by else "NOT approved"
-    out.print(f"{game}, day {payload['day']} — draft, {status}", markup=False)
-    everyone = [str(p.get("nick")) for p in (payload.get("state") or {}).get("players") or []]
-    deaths = ", ".join(f"{isolate(n)} ({c})" for n, c in payload["deaths"].items()) or "nobody"
-    out.print(f"deaths: {deaths}; winner: {payload['winner']}", markup=False)
-    if payload["checks"]:
-        checks = ", ".join(f"{isolate(n)}: {isolate_within(str(r), everyone)}" for n, r in payload["checks"].items())
+    out.print(f"{game}, day {draft.day} — draft, {status}", markup=False)
+    if draft.early is not None:
+        out.print(f"made before the deadline (at {draft.early.at}): {draft.early.reason}", markup=False)
+    everyone = list(draft.state.nicks())
+    deaths = ", ".join(f"{isolate(n)} ({c})" for n, c in draft.deaths.items()) or "nobody"
+    out.print(f"deaths: {deaths}; winner: {draft.winner}", markup=False)
+    if draft.checks:
+        checks = ", ".join(f"{isolate(n)}: {isolate_within(str(r), everyone)}" for n, r in draft.checks.items())
         out.print("checks (private): " + checks, markup=False)
     votes = Table(title="votes")
     for column in ("voter", "target", "time", "counted", "why not", "link"):
         votes.add_column(column)
-    for v in payload["votes"]:
-        why = (v.get("reason") or "") + (f" (nearest: {v['nearest']})" if v.get("nearest") else "")
+    for v in draft.votes:
+        why = (v.reason or "") + (f" (nearest: {v.nearest})" if v.nearest else "")
         votes.add_row(
-            *plain(
-                v["voter"],
-                v["target"],
-                (v.get("time") or "")[:16],
-                "yes" if v["counted"] else "",
-                why,
-                v.get("link") or "",
-            )
+            *plain(v.voter, v.target or "", (v.time or "")[:16], "yes" if v.counted else "", why, v.link or "")
         )
     out.print(votes)
     orders = Table(title="orders")
     for column in ("actor", "action", "targets", "valid", "why not", "link"):
         orders.add_column(column)
-    for o in payload["orders"]:
+    for o in draft.orders:
+        why = (o.reason or "") + (f" (nearest: {o.nearest})" if o.nearest else "")
         orders.add_row(
-            *plain(
-                o["actor"],
-                o["action"] or "",
-                names(o["targets"]),
-                "yes" if o["valid"] else "",
-                (o.get("reason") or "") + (f" (nearest: {o['nearest']})" if o.get("nearest") else ""),
-                o.get("link") or "",
-            )
+            *plain(o.actor, o.action or "", names(o.targets), "yes" if o.valid else "", why, o.link or "")
         )
-    for v in payload["void"]:
-        orders.add_row(*plain(v["actor"], v["action"], names(v["targets"]), "", v["reason"], v.get("ref") or ""))
+    for x in draft.void:
+        orders.add_row(*plain(x.actor, x.action, names(x.targets), "", x.reason, x.ref or ""))
     out.print(orders)
-    activity = ", ".join(f"{isolate(n)}: {a['posts']} posts, {a['orders']} PMs" for n, a in payload["activity"].items())
+    activity = ", ".join(f"{isolate(n)}: {a.posts} posts, {a.orders} PMs" for n, a in draft.activity.items())
     out.print(f"activity: {activity}", markup=False)
-    for problem in payload.get("page_problems", []):
-        out.print(f"UNREADABLE POST {isolate_within(problem, everyone)}", markup=False)
-    for pm in payload.get("unread_pms", []):
-        sender, subject = isolate(pm["sender"]), isolate(pm["subject"])
-        out.print(f"UNREAD PM {pm['pm_id']} from {sender} ({subject}): {pm['reason']}", markup=False)
-    for note in [isolate_within(n, everyone) for n in payload["inactivity"]] + [
-        f"override by {isolate(o['by'])}: {o['kind']} {isolate(o['subject'])} — {o['reason']}"
-        for o in payload["overrides"]
+    for problem in draft.page_problems:
+        out.print(f"UNREADABLE POST {isolate_within(str(problem), everyone)}", markup=False)
+    for pm in draft.unread_pms:
+        sender, subject = isolate(str(pm.get("sender"))), isolate(str(pm.get("subject")))
+        out.print(f"UNREAD PM {pm.get('pm_id')} from {sender} ({subject}): {pm.get('reason')}", markup=False)
+    for warning in draft.warnings:
+        out.print(f"WARNING {isolate_within(warning, everyone)}", markup=False)
+    for note in [isolate_within(n, everyone) for n in draft.inactivity] + [
+        f"override by {isolate(o.by)}: {o.kind} {isolate(o.subject)} — {o.reason}" for o in draft.overrides
     ]:
         out.print(f"note: {note}", markup=False)
-    for e in payload["events"]:
-        parts = [e["kind"], isolate(e.get("actor") or ""), "→", isolate(e.get("target") or ""), e.get("detail") or ""]
+    for e in draft.events:
+        parts = [e.kind, isolate(e.actor or ""), "→", isolate(e.target or ""), e.detail]
         out.print("event: " + " ".join(p for p in parts if p), markup=False)
 
 

@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
+from forumbot.draft import DayDraft, StoredDraft
 from forumbot.engine.model import GameState
 from forumbot.errors import StateError
 
@@ -533,28 +534,23 @@ class Store:
             db.execute("UPDATE days SET topic = ? WHERE game_id = ? AND day = ?", (topic, game_id, day))
 
     # --- drafts --------------------------------------------------------------------------------
-    def save_draft(self, game_id: int, day: int, payload: dict[str, Any]) -> None:
+    def save_draft(self, game_id: int, day: int, draft: DayDraft) -> None:
         """Replace the day's draft (and its approval: a new draft needs a new approval)."""
         with self.transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO drafts (game_id, day, payload_json, created_at) VALUES (?, ?, ?, ?)",
-                (game_id, day, json.dumps(payload, ensure_ascii=False), now_utc()),
+                (game_id, day, json.dumps(draft.to_json(), ensure_ascii=False), now_utc()),
             )
             db.execute("UPDATE days SET status = 'drafted' WHERE game_id = ? AND day = ?", (game_id, day))
 
-    def draft(self, game_id: int, day: int) -> dict[str, Any] | None:
+    def draft(self, game_id: int, day: int) -> StoredDraft | None:
         row = self.db.execute(
             "SELECT payload_json, created_at, approved_by, approved_at FROM drafts WHERE game_id = ? AND day = ?",
             (game_id, day),
         ).fetchone()
         if row is None:
             return None
-        return {
-            "payload": json.loads(row[0]),
-            "created_at": row[1],
-            "approved_by": row[2],
-            "approved_at": row[3],
-        }
+        return StoredDraft(DayDraft.model_validate_json(row[0]), row[1], row[2], row[3])
 
     def approve_draft(self, game_id: int, day: int, by: str) -> None:
         with self.transaction() as db:

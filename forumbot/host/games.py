@@ -20,6 +20,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from forumbot.config import GameConfig
+from forumbot.draft import DayDraft, Early
 from forumbot.engine import (
     DayInput,
     DayOutcome,
@@ -179,8 +180,16 @@ class DayReading:
     orders: list[dict[str, Any]] = field(default_factory=list)
 
 
-def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpoint = _no_checkpoint) -> dict[str, Any]:
-    """Read the day, resolve it, store the draft (replacing any earlier one) and return it.
+def end_day(
+    store: Store,
+    name: str,
+    client: ForumClient,
+    *,
+    early: Early | None = None,
+    checkpoint: Checkpoint = _no_checkpoint,
+) -> DayDraft:
+    """Read the day, resolve it, store the draft (replacing any earlier one) and return it. `early`: the
+    host ends the day before its deadline, and why (kept in the draft).
 
     The whole topic is read now (every page, so every edit made before the read is seen), and every PM
     of the day window: the day's, in the forum's order; the late ones and those whose side of the
@@ -234,12 +243,18 @@ def end_day(store: Store, name: str, client: ForumClient, *, checkpoint: Checkpo
     payload = _draft_payload(
         config, row, state, outcome, vote_audit, order_audit, override_audit, activity, rules, store.genders(row.id)
     )
-    payload["unread_pms"] = window.unread
-    payload["page_problems"] = topic.problems
-    payload["warnings"] = uncertain_warnings(window, deadline, start)
-    store.save_draft(row.id, state.day, payload)
+    draft = DayDraft.model_validate(
+        payload
+        | {
+            "unread_pms": window.unread,
+            "page_problems": topic.problems,
+            "warnings": uncertain_warnings(window, deadline, start),
+            "early": early,
+        }
+    )
+    store.save_draft(row.id, state.day, draft)
     checkpoint("draft stored")
-    return payload
+    return draft
 
 
 def uncertain_warnings(window: DayPms, deadline: datetime, start: datetime) -> list[str]:
@@ -728,11 +743,11 @@ def advance(store: Store, name: str, now: datetime, *, topic: str | None = None)
     draft = store.draft(row.id, state.day)
     if draft is None:
         raise StateError(f"{name}: day {state.day} has no draft (forumbot end-day {name})")
-    if not draft["approved_by"]:
+    if not draft.approved_by:
         raise StateError(f"{name}: the draft of day {state.day} is not approved (forumbot draft approve {name})")
-    payload = draft["payload"]
-    new_state = GameState.model_validate(payload["state"])
-    result = {k: payload[k] for k in ("day", "deaths", "checks", "winner", "executed", "tally")}
+    new_state = draft.draft.state
+    data = draft.draft.to_json()
+    result = {k: data[k] for k in ("day", "deaths", "checks", "winner", "executed", "tally")}
     next_day = None
     if new_state.winner == "none":
         next_day = (now, day_deadline(now, config.game.deadline, config.game.zone), topic)

@@ -33,7 +33,6 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
 
 from forumbot.config import GameConfig
 from forumbot.engine.model import DayOutcome, GameState
@@ -46,10 +45,12 @@ from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day_title
 from forumbot.render.messages import (
     Message,
+    render_best_player_message,
     render_check_messages,
     render_role_change_messages,
     render_role_messages,
 )
+from forumbot.render.report import render_reports, told_so_far
 from forumbot.store import GameRow, Letter, Store
 
 __all__ = [
@@ -209,12 +210,11 @@ def _publish(
         if state.day != 1:
             raise StateError(f"{name}: day {state.day} has no draft to publish (forumbot end-day {name})")
         return _opening(store, row, config, state, client, marks, run, roles, report)
-    if not draft["approved_by"]:
+    if not draft.approved_by:
         raise StateError(
             f"{name}: the draft of day {state.day} is not approved by a moderator (forumbot draft approve {name})"
         )
-    payload: dict[str, Any] = draft["payload"]
-    outcome = outcome_of(payload)
+    outcome = draft.draft.outcome()
     forum_id = _forum_id(config)
     steps: list[_Step] = []
     if roles:  # the day's players, and a slot's new account (a replacement) from the day's end on
@@ -223,8 +223,8 @@ def _publish(
         steps += [s for s in _role_steps(marks, config, outcome.state) if s.letter.recipients[0] not in known]
     # The post as the moderators approved it: subject and body made once, at end-day (drafts of earlier
     # versions hold only the BBCode: their subject and closing lines are made as they were then).
-    subject = payload.get("subject") or render_day_title(config, state, outcome)
-    body = payload.get("post") or games.post_text(config, row, state, outcome, payload["bbcode"])
+    subject = draft.draft.subject or render_day_title(config, state, outcome)
+    body = draft.draft.post or games.post_text(config, row, state, outcome, draft.draft.bbcode)
     topic_step = _topic_step(marks, forum_id, state.day, "topic", subject, body)
     steps.append(topic_step)
     for step in steps:
@@ -238,6 +238,8 @@ def _publish(
         _lock(run, marks, poster, config, state.day, client.topic_id(old_topic), report)
     muted = frozenset(nick for nick in state.nicks() if store.setting(row.id, nick)["afterlife"] == "off")
     for step in _due_pms(marks, config, row, state, outcome, muted):
+        run(step)
+    for step in _report_steps(marks, state.day, store, row, config, outcome):
         run(step)
     checkpoint("before advance")
     new_state = games.advance(store, name, now, topic=str(report.topic_id))
@@ -378,14 +380,15 @@ def draft_steps(store: Store, name: str) -> list[_Step]:
     moderators = tuple(config.game.moderators)
     if not moderators:
         raise ConfigError(f"{name}: the config names no moderators ([game] moderators = [...])")
-    payload = draft["payload"]
-    version = hashlib.sha256(f"{draft['created_at']}\n{payload['bbcode']}".encode()).hexdigest()[:16]
+    day = draft.draft
+    version = hashlib.sha256(f"{draft.created_at}\n{day.bbcode}".encode()).hexdigest()[:16]
     message = Message(
         to=None,
         subject=f"{config.game.name}: черновик итогов дня {state.day}",
         body=draft_text(
-            config, state.day, payload.get("post") or payload["bbcode"], draft["approved_by"], payload.get("subject")
-        ),
+            config, state.day, day.post or day.bbcode, draft.approved_by, day.subject
+        )
+        + reports_note(store, row, config, day.outcome()),
     )
     marks = _Marks(store, row)
     # one PM per moderator: never more recipients than the board takes in one PM
@@ -448,13 +451,56 @@ def draft_text(
     )
 
 
+# --- the morning reports and the best player ---------------------------------------------------------
+
+
+def report_messages(store: Store, row: GameRow, config: GameConfig, outcome: DayOutcome) -> list[Message]:
+    """The personal morning reports a day's publication sends, one per living player: none unless the
+    game turns them on (`[game] morning_reports`), none once the game is over (the reveal tells all)."""
+    if not config.game.morning_reports or outcome.winner != "none":
+        return []
+    return render_reports(config, outcome, told_so_far([*past_outcomes(store, row, outcome.day), outcome]))
+
+
+def past_outcomes(store: Store, row: GameRow, day: int) -> list[DayOutcome]:
+    """The outcomes of the days before `day`, as their drafts hold them (each checker's results come from
+    them)."""
+    drafts = (store.draft(row.id, d) for d in range(1, day))
+    return [found.draft.outcome() for found in drafts if found is not None]
+
+
+def _report_steps(
+    marks: _Marks, day: int, store: Store, row: GameRow, config: GameConfig, outcome: DayOutcome
+) -> list[_Step]:
+    reports = report_messages(store, row, config, outcome)
+    steps = [_pm_step(marks, day, "report", m.to, m, [m.to]) for m in reports if m.to]
+    best = render_best_player_message(config, outcome)
+    if best is not None and best.to:
+        steps.append(_pm_step(marks, day, "best-player", best.to, best, [best.to]))
+    return steps
+
+
+def reports_note(store: Store, row: GameRow, config: GameConfig, outcome: DayOutcome) -> str:
+    """What the moderators' draft says of the personal PMs the publication sends besides the usual ones:
+    the morning reports (how many, and one as a sample) and the best player's letter."""
+    lines: list[str] = []
+    reports = report_messages(store, row, config, outcome)
+    if reports:
+        sample = reports[0]
+        lines += [
+            f"С публикацией уйдут личные утренние газеты: {len(reports)} ЛС, по одному каждому живому игроку.",
+            f"Пример — газета для {escape(sample.to or '')}:",
+            "——————————",
+            sample.body.rstrip(),
+            "——————————",
+        ]
+    best = render_best_player_message(config, outcome)
+    if best is not None:
+        lines.append(f"Лучшему игроку ({escape(best.to or '')}) уйдёт ЛС: он ведёт следующую игру.")
+    return "".join(f"{line}\n" for line in lines)
+
+
 # --- helpers -----------------------------------------------------------------------------------------
-
-
-def outcome_of(payload: dict[str, Any]) -> DayOutcome:
-    """The day's outcome as the draft stored it (enough for the titles and the private messages)."""
-    keys = ("day", "deaths", "checks", "winner", "executed", "tally", "events", "state")
-    return DayOutcome.model_validate({key: payload[key] for key in keys if key in payload})
 
 
 def _running(row: GameRow) -> GameState:

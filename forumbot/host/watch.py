@@ -27,8 +27,9 @@ from functools import partial
 from typing import Any
 
 from forumbot.config import GameConfig
+from forumbot.draft import Early
 from forumbot.engine.day import check_order, ruleset_for
-from forumbot.engine.model import GameState
+from forumbot.engine.model import Action, GameState
 from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError, RulesError, StateError
 from forumbot.extract import Roster, orders_from_pm
 from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
@@ -38,10 +39,11 @@ from forumbot.forum.models import PrivateMessage
 from forumbot.host import games
 from forumbot.host.daywindow import place, shown_time
 from forumbot.host.outbox import Outbox, Writer, markers_for, strip_markers, with_marker
-from forumbot.host.publish import draft_letters
+from forumbot.host.publish import draft_letters, past_outcomes
 from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.render.bbcode import escape
 from forumbot.render.messages import render_role_message, render_role_messages
+from forumbot.render.report import render_report, told_so_far
 from forumbot.store import (
     Change,
     GameRow,
@@ -128,6 +130,7 @@ def _pass(
         _signups(store, row, config, client, now, report, publish)
     else:
         _messages(store, row, config, client, now, report)
+        _duel(store, row, config, client, now, report)
         _interim_count(store, row, config, client, now, report)
         _unfinished_publication(store, row, report, publish)
         _deadline(store, row, config, client, now, report, publish)
@@ -283,7 +286,10 @@ def _order_receipts(
             lines.append(f"Не принято: {said}: {refusal}.")
             continue
         if order.action == "vote":
-            lines.append(_vote_receipt(state, sender, order.targets, said))
+            receipt = _vote_receipt(state, sender, order.targets, said)
+            if receipt.startswith("Принято"):
+                counted["vote"] = counted.get("vote", 0) + 1  # the duel counts who has voted
+            lines.append(receipt)
             continue
         try:
             earlier = store.order_count(game_id, state.day, sender, order.action) + counted.get(order.action, 0)
@@ -414,7 +420,14 @@ def _commands(
 
 
 def latest_report(store: Store, row: GameRow, config: GameConfig, state: GameState, nick: str) -> str:
-    """`Z`: the player's role message and the latest result of his own checks."""
+    """`Z`: the player's latest morning report where the game sends them (the very text the last
+    publication sent him); else his role message and the latest result of his own checks."""
+    if config.game.morning_reports and state.day > 1:
+        last = store.draft(row.id, state.day - 1)
+        if last is not None:
+            outcome = last.draft.outcome()
+            told = told_so_far([*past_outcomes(store, row, outcome.day), outcome])
+            return render_report(config, outcome, nick, told).body
     text = render_role_message(config, state, nick).body
     for day in range(state.day - 1, 0, -1):
         found = store.day(row.id, day)
@@ -537,6 +550,48 @@ def _interim_count(
     report.interim_count = True
 
 
+DUEL_REASON = "duel: all players moved"
+
+
+def _duel(
+    store: Store, row: GameRow, config: GameConfig, client: ForumClient, now: datetime, report: PassReport
+) -> None:
+    """seed 000's `duel` schedule: the turn is made as soon as every living player has moved (his vote and
+    whatever order his role owes, as the engine says). The day ends early, as `end-day --early` does, with
+    the reason in the draft's audit, and the draft goes to the moderators, who still approve it."""
+    state = row.state
+    assert state is not None
+    day = store.day(row.id, state.day)
+    if config.watch.schedule != "duel" or day is None or not day["topic"] or now >= day["deadline"]:
+        return
+    if state.winner != "none" or store.draft(row.id, state.day) is not None:
+        return
+    rules = ruleset_for(state)
+    if rules.missing_moves(state, _voted_so_far(store, row, state, client), _acted_so_far(store, row.id, state)):
+        return
+    games.end_day(store, row.name, client, early=Early(reason=DUEL_REASON, at=now.isoformat()))
+    report.drafted = True
+    if config.game.moderators:
+        store.queue(row.id, draft_letters(store, row.name))
+
+
+def _voted_so_far(store: Store, row: GameRow, state: GameState, client: ForumClient) -> set[str]:
+    """Who has a valid vote today: in the day thread (counted as end-day counts it) or by PM (accepted)."""
+    voted = {entry["voter"] for entry in games.votes_so_far(store, row.name, client)}
+    return voted | {p.nick for p in state.living() if store.order_count(row.id, state.day, p.nick, "vote")}
+
+
+def _acted_so_far(store: Store, game_id: int, state: GameState) -> list[tuple[str, Action]]:
+    """(player, action as sent) of each order accepted today, as the receipts counted them."""
+    actions = ruleset_for(state).actions - {"vote"}
+    return [
+        (p.nick, action)
+        for p in state.living()
+        for action in sorted(actions)
+        if store.order_count(game_id, state.day, p.nick, action)
+    ]
+
+
 def _deadline(
     store: Store,
     row: GameRow,
@@ -549,10 +604,12 @@ def _deadline(
     state = row.state
     assert state is not None
     day = store.day(row.id, state.day)
-    if day is None or now < day["deadline"] or state.winner != "none":
-        return
     draft = store.draft(row.id, state.day)
-    early = draft is not None and not draft["approved_by"] and bool(draft["payload"].get("early"))
+    duel = draft is not None and draft.draft.early is not None and draft.draft.early.reason == DUEL_REASON
+    # the duel's turn was made when all had moved: its draft stands, and may be published before the deadline
+    if day is None or (now < day["deadline"] and not duel) or state.winner != "none":
+        return
+    early = draft is not None and not draft.approved_by and draft.draft.early is not None and not duel
     if draft is None or early:  # a draft made before the deadline gives way to one read after it
         games.end_day(store, row.name, client)
         report.drafted = True
@@ -562,7 +619,7 @@ def _deadline(
             )
         if config.game.moderators:
             store.queue(row.id, draft_letters(store, row.name))  # the same PMs as `forumbot draft send`
-    elif draft["approved_by"] and config.watch.auto_publish and publish is not None:
+    elif draft.approved_by and config.watch.auto_publish and publish is not None:
         publish()
         report.published = True
 

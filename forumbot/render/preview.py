@@ -23,6 +23,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from forumbot.draft import DayDraft
 from forumbot.render.bbcode import to_html, unescape
 from forumbot.render.bidi import isolate, isolate_within
 from forumbot.render.nicks import flags
@@ -307,16 +308,18 @@ def _fmt_time(text: Any, tz: tzinfo | None) -> str:
 
 def render_preview_html(
     game_name: str,
-    payload: dict[str, Any],
+    draft: DayDraft,
     *,
     tz: tzinfo | None = None,
     deadline: datetime | None = None,
     approved_by: str | None = None,
     subject: str | None = None,
 ) -> str:
-    """The draft of a day as one self-contained HTML page for the moderators."""
-    bbcode = str(payload.get("bbcode") or "")
-    title = subject or payload.get("title") or _title_from(bbcode) or f"{game_name}. День {payload.get('day', 0) + 1}"
+    """The draft of a day as one self-contained HTML page for the moderators: the post as it will be
+    published (subject and body as end-day made them), the chart and the audit."""
+    payload = draft.to_json()
+    bbcode = draft.post or draft.bbcode
+    title = subject or draft.subject or _title_from(bbcode) or f"{game_name}. День {payload.get('day', 0) + 1}"
     chart, colors = render_chart_svg(payload.get("votes") or [], tz=tz, deadline=deadline)
     votes = payload.get("votes") or []
     players = (payload.get("state") or {}).get("players") or []

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from forumbot import cli
 from forumbot.cli import app
+from forumbot.draft import DayDraft
 
 RLO = "\u202e"
 EVIL = f"{RLO}xoB"
@@ -39,9 +40,13 @@ def test_the_draft_lines_isolate_it(capsys: pytest.CaptureFixture[str]) -> None:
         "inactivity": [f"{EVIL}: no post and no order today"],
         "overrides": [],
         "events": [{"kind": "executed", "target": EVIL}],
-        "state": {"players": [{"nick": EVIL}, {"nick": "Пётр"}]},
+        "state": {
+            "variant": "gameru-3.3",
+            "seed": 1,
+            "players": [{"nick": EVIL, "role": "civilian"}, {"nick": "Пётр", "role": "civilian"}],
+        },
     }
-    cli.show_draft("Игра", payload, approved_by=None)
+    cli.show_draft("Игра", DayDraft.model_validate(payload), approved_by=None)
     shown = capsys.readouterr().out
     isolated = f"{FSI}{EVIL}{PDI}"
     assert f"deaths: {isolated} (executed)" in shown

@@ -108,7 +108,7 @@ class Table:
         self.board.send_pm(sender, "host_bot", "Игра-мафия", body, self.now + timedelta(minutes=minutes))
 
     def end_day(self) -> dict[str, object]:
-        draft = games.end_day(self.store, self.name, self.client)
+        draft = games.end_day(self.store, self.name, self.client).to_json()
         games.approve(self.store, self.name, "Модератор")
         day = self.store.day(self.store.game(self.name).id, self.state().day)
         assert day is not None

@@ -112,7 +112,7 @@ def test_end_day_again_replaces_the_draft_and_changes_nothing_else(game: Path) -
     assert first == second
     after = store.game("Mafia-1")
     assert after.state == before.state
-    assert store.draft(after.id, 1)["approved_by"] is None  # a new draft needs a new approval
+    assert store.draft(after.id, 1).approved_by is None  # a new draft needs a new approval
 
 
 @pytest.mark.parametrize("step", ["posts read", "messages read", "votes and orders extracted", "day resolved"])
@@ -120,7 +120,7 @@ def test_a_crash_at_any_step_loses_nothing_and_a_rerun_gives_the_same_draft(game
     ok("deal", "Mafia-1", "--topic", "2", "--now", "2026-11-29T10:00:00+00:00")
     store = Store(game / "state.db")
     config = load_game_config(game / "game.toml")
-    clean = games.end_day(store, "Mafia-1", client_for(config))
+    clean = games.end_day(store, "Mafia-1", client_for(config)).to_json()
 
     def crash(at: str) -> None:
         if at == step:
@@ -131,9 +131,9 @@ def test_a_crash_at_any_step_loses_nothing_and_a_rerun_gives_the_same_draft(game
         games.end_day(store, "Mafia-1", client_for(config), checkpoint=crash)
     game_row = store.game("Mafia-1")
     assert game_row.state is not None and game_row.state.day == 1
-    again = games.end_day(store, "Mafia-1", client_for(config))
+    again = games.end_day(store, "Mafia-1", client_for(config)).to_json()
     assert strip_overrides(again) == strip_overrides(clean)
-    assert store.draft(game_row.id, 1)["payload"] == again
+    assert store.draft(game_row.id, 1).draft.to_json() == again
 
 
 def client_for(config: GameConfig) -> ForumClient:
@@ -256,4 +256,4 @@ def test_end_day_before_the_deadline_refuses_unless_early_with_a_reason(game: Pa
     early = runner.invoke(app, ["end-day", "Mafia-1", "--now", before, "--early", "все проголосовали"])
     assert early.exit_code == 0, early.output
     draft = store.draft(store.game("Mafia-1").id, 1)
-    assert draft is not None and draft["payload"]["early"]["reason"] == "все проголосовали"
+    assert draft is not None and draft.draft.to_json()["early"]["reason"] == "все проголосовали"

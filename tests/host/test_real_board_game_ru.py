@@ -112,7 +112,7 @@ class Host:
         self.clock.at(self.day()["deadline"] + after)
         client = self.client()
         try:
-            return games.end_day(self.store, GAME, client)
+            return games.end_day(self.store, GAME, client).to_json()
         finally:
             client.close()
 

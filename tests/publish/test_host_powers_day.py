@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from publish_support import BOSS, GAME, NOW, PLAYERS, ROLE, START, play_day1, played_day
 
+from forumbot.draft import DayDraft
 from forumbot.errors import RulesError, StateError
 from forumbot.host import games
 
@@ -26,7 +27,7 @@ def test_a_replacement_and_a_removal_through_end_day(tmp_path: Path) -> None:
         day.board.add_post(
             day.day1_topic, "Новый игрок", f"[color=red][b]{BOSS}[/b][/color]", at + timedelta(minutes=1)
         )
-        draft = games.end_day(day.store, GAME, day.client())
+        draft = games.end_day(day.store, GAME, day.client()).to_json()
         votes = {(v["voter"], v["counted"], v["reason"]) for v in draft["votes"] if v["target"] == BOSS}
         assert ("Новый игрок", True, None) in votes and (old, False, "not_player") in votes
         slot = next(p for p in draft["state"]["players"] if p["nick"] == "Новый игрок")
@@ -65,7 +66,7 @@ def test_the_power_command_records_a_replacement_for_end_day(tmp_path: Path) -> 
         assert refused.exit_code == 2 and "not a moderator" in refused.output
         day.board.add_user("Новый игрок", "pw")
         play_day1(day.board, day.day1_topic)
-        draft = games.end_day(day.store, GAME, day.client())
+        draft = games.end_day(day.store, GAME, day.client()).to_json()
         assert any(p["nick"] == "Новый игрок" and old in p["replaced"] for p in draft["state"]["players"])
 
 
@@ -96,8 +97,9 @@ def test_the_deadline_pass_replaces_a_draft_made_before_the_deadline(tmp_path: P
         row = day.store.game(GAME)
         draft = day.store.draft(row.id, 1)
         assert draft is not None
-        day.store.save_draft(row.id, 1, draft["payload"] | {"early": {"reason": "все проголосовали", "at": "x"}})
+        early = {"early": {"reason": "все проголосовали", "at": "x"}}
+        day.store.save_draft(row.id, 1, DayDraft.model_validate(draft.draft.to_json() | early))
         client = day.client()
         report = watch_once(day.store, GAME, client, PhpbbPoster(client), NOW)
         assert report.drafted and any("before the deadline is replaced" in p for p in report.problems)
-        assert "early" not in day.store.draft(row.id, 1)["payload"]  # type: ignore[index]
+        assert day.store.draft(row.id, 1).draft.early is None  # type: ignore[union-attr]

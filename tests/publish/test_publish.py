@@ -30,6 +30,7 @@ from publish_support import (
     played_day,
 )
 
+from forumbot.draft import DayDraft
 from forumbot.errors import ForumUnavailable, StateError
 from forumbot.forum.posting import PhpbbPoster
 from forumbot.host import games
@@ -49,7 +50,7 @@ def assert_published_once(day: Played) -> None:
     assert topic.forum_id == FORUM and [p.author for p in topic.posts] == [BOT]
     row = day.store.game(GAME)
     draft = day.store.draft(row.id, 1)
-    assert draft is not None and topic.posts[0].body.startswith(draft["payload"]["bbcode"].rstrip())
+    assert draft is not None and topic.posts[0].body.startswith(draft.draft.to_json()["bbcode"].rstrip())
     assert day.board.topic(day.day1_topic).locked
     for nick in PLAYERS:
         assert len(day.pms(nick, ROLE_SUBJECT)) == (1 if nick in WRITTEN else 0), nick
@@ -237,14 +238,15 @@ def test_the_draft_goes_to_the_moderators_once_per_version(tmp_path: Path) -> No
         [pm] = day.board.pms_to("admin")
         row = day.store.game(GAME)
         draft = day.store.draft(row.id, 1)
-        assert draft is not None and draft["payload"]["bbcode"].rstrip() in pm.body
+        assert draft is not None and draft.draft.to_json()["bbcode"].rstrip() in pm.body
         assert "ещё не одобрен" in pm.body and f"forumbot draft approve {GAME}" in pm.body
         again = send_draft_to_moderators(day.store, GAME, client, poster=PhpbbPoster(client))
         assert again.already and len(day.board.pms_to("admin")) == 1
-        assert draft["payload"]["post"].rstrip() in pm.body  # the post as it will be published
-        assert f"Тема: [b]{draft['payload']['subject']}[/b]" in pm.body and draft["payload"]["subject"] == DAY2_TITLE
+        assert draft.draft.post is not None and draft.draft.post.rstrip() in pm.body  # the post as it will be published
+        assert f"Тема: [b]{draft.draft.subject}[/b]" in pm.body and draft.draft.subject == DAY2_TITLE
         other = "[b]Другой черновик[/b]"
-        day.store.save_draft(row.id, 1, draft["payload"] | {"bbcode": other, "post": other})
+        other_draft = DayDraft.model_validate(draft.draft.to_json() | {"bbcode": other, "post": other})
+        day.store.save_draft(row.id, 1, other_draft)
         send_draft_to_moderators(day.store, GAME, client, poster=PhpbbPoster(client))
         assert len(day.board.pms_to("admin")) == 2 and "Другой черновик" in day.board.pms_to("admin")[0].body
 
@@ -264,9 +266,10 @@ def test_the_post_goes_out_exactly_as_the_moderators_approved_it(tmp_path: Path)
         row = day.store.game(GAME)
         draft = day.store.draft(row.id, 1)
         assert draft is not None
-        payload = draft["payload"]
+        payload = draft.draft.to_json()
         assert payload["post"].startswith(payload["bbcode"].rstrip()) and row.commitment in payload["post"]
-        day.store.save_draft(row.id, 1, payload | {"subject": "Как одобрено", "post": "Текст как одобрен"})
+        approved = {"subject": "Как одобрено", "post": "Текст как одобрен"}
+        day.store.save_draft(row.id, 1, DayDraft.model_validate(payload | approved))
         games.approve(day.store, GAME, "admin")
         run_publish(day)
         [topic] = day.topics_titled("Как одобрено")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from lxml import html as lxml_html
 
+from forumbot.draft import DayDraft
 from forumbot.render.bbcode import escape, unescape
 from forumbot.render.bidi import FSI, PDI, isolate, isolate_within, needs_isolation
 from forumbot.render.preview import render_preview_html
@@ -44,13 +45,17 @@ def payload() -> dict[str, object]:
         "orders": [{"actor": EVIL, "action": "kill", "targets": ["Пётр"], "valid": True}],
         "activity": {EVIL: {"posts": 1, "orders": 0}},
         "inactivity": [f"{EVIL}: no post and no order today"],
-        "state": {"players": [{"nick": EVIL}, {"nick": "Пётр"}]},
+        "state": {
+            "variant": "gameru-3.3",
+            "seed": 1,
+            "players": [{"nick": EVIL, "role": "civilian"}, {"nick": "Пётр", "role": "civilian"}],
+        },
         "bbcode": "[b]День 2[/b]",
     }
 
 
 def test_the_preview_isolates_every_nick_it_shows() -> None:
-    page = render_preview_html("Игра", payload())
+    page = render_preview_html("Игра", DayDraft.model_validate(payload()))
     tree = lxml_html.document_fromstring(page)
     for code in tree.xpath('//code[@class="nick"]'):
         nick = [child.tag for child in code if child.get("class") != "lookalike"]  # a look-alike note may follow
@@ -65,7 +70,7 @@ def test_the_preview_isolates_every_nick_it_shows() -> None:
 
 
 def test_an_ordinary_nick_reads_the_same_in_the_preview() -> None:
-    page = render_preview_html("Игра", payload())
+    page = render_preview_html("Игра", DayDraft.model_validate(payload()))
     tree = lxml_html.document_fromstring(page)
     assert "Пётр" in [c.text_content() for c in tree.xpath('//code[@class="nick"]')]
     assert FSI + "Пётр" not in page

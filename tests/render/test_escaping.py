@@ -11,6 +11,7 @@ import pytest
 from lxml import html as lxml_html
 from render_support import HOSTILE, Day, config, gameru_days, kozanostra_days, salon_days
 
+from forumbot.draft import DayDraft
 from forumbot.engine import DayInput, GameState, Vote, deal, resolve_day
 from forumbot.host import games
 from forumbot.render.bbcode import escape, to_html, unescape
@@ -221,7 +222,7 @@ def hostile_payload() -> dict[str, object]:
 
 
 def test_hostile_text_is_inert_in_the_preview_page() -> None:
-    page = render_preview_html(HOSTILE[2], hostile_payload(), approved_by=HOSTILE[0])
+    page = render_preview_html(HOSTILE[2], DayDraft.model_validate(hostile_payload()), approved_by=HOSTILE[0])
     assert "<script" not in page.lower()
     tree = lxml_html.document_fromstring(page)
     assert not tree.xpath("//script | //iframe | //img | //object | //embed | //link")

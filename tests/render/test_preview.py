@@ -11,6 +11,8 @@ from lxml import html as lxml_html
 from typer.testing import CliRunner
 
 from forumbot.cli import app
+from forumbot.draft import DayDraft
+from forumbot.engine.model import GameState, Player
 from forumbot.render.preview import render_chart_svg, render_preview_html, safe_link
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,5 +150,6 @@ def test_a_chart_without_votes_and_links_that_are_not_for_an_href() -> None:
     assert 'id="vote-chart"' in svg and colors == {}
     assert safe_link("javascript:alert(1)") is None and safe_link("pm:3") is None and safe_link("//evil") is None
     assert safe_link("./viewtopic.php?p=3#p3") == "./viewtopic.php?p=3#p3"
-    page = render_preview_html("G", {"day": 2, "bbcode": "[b]G. День 3[/b]\nТекст"})
+    state = GameState(variant="salon", seed=1, players=(Player(nick="A", role="civilian"),))
+    page = render_preview_html("G", DayDraft(day=2, bbcode="[b]G. День 3[/b]\nТекст", state=state))
     assert "G. День 3" in lxml_html.document_fromstring(page).get_element_by_id("post").text_content()

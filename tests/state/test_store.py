@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from forumbot.draft import DayDraft
 from forumbot.engine import deal
 from forumbot.errors import StateError
 from forumbot.store import MIGRATIONS, Store
@@ -53,11 +54,13 @@ def test_draft_approval_and_advance(tmp_path: Path) -> None:
     store.open_day(game_id, 1, now, now, "2")
     with pytest.raises(StateError, match="no draft"):
         store.approve_draft(game_id, 2, "mod")
-    store.save_draft(game_id, 1, {"outcome": 1})
+    store.save_draft(game_id, 1, DayDraft(day=1, state=state, bbcode="one"))
     store.approve_draft(game_id, 1, "Модератор")
-    assert store.draft(game_id, 1)["approved_by"] == "Модератор"
-    store.save_draft(game_id, 1, {"outcome": 2})  # a new draft needs a new approval
-    assert store.draft(game_id, 1)["approved_by"] is None
+    stored = store.draft(game_id, 1)
+    assert stored is not None and stored.approved_by == "Модератор" and stored.draft.bbcode == "one"
+    store.save_draft(game_id, 1, DayDraft(day=1, state=state, bbcode="two"))  # a new draft needs a new approval
+    stored = store.draft(game_id, 1)
+    assert stored is not None and stored.approved_by is None and stored.draft.bbcode == "two"
     store.advance(game_id, 1, state.model_copy(update={"day": 2}), {"deaths": {}})
     assert store.game("g").state.day == 2
     assert store.day(game_id, 1)["status"] == "done"

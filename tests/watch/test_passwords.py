@@ -115,7 +115,7 @@ def test_no_form_of_a_password_is_stored_or_echoed(tmp_path: Path, served: tuple
 
     assert "Борис, ты мафия?" in "".join(messenger.to("Boris"))  # the letters still go out...
     assert any("Всем привет!" in body for body in messenger.to("Alice"))
-    pm_votes = [v for v in draft["payload"]["votes"] if v["channel"] == "pm" and v["counted"]]
+    pm_votes = [v for v in draft.draft.to_json()["votes"] if v["channel"] == "pm" and v["counted"]]
     voters = {sender_of[k] for k in FORMS if k.startswith("order-")}
     assert sorted(v["voter"] for v in pm_votes) == sorted(voters)  # ...and the orders after the headers count
     saved = state_bytes(path)

@@ -88,7 +88,7 @@ def play(
     games.end_day(store, "Игра", client)
     draft = store.draft(store.game("Игра").id, 1)
     assert draft is not None
-    return messenger, draft["payload"]
+    return messenger, draft.draft.to_json()
 
 
 def counted_pm_votes(payload: dict[str, object]) -> dict[str, str]:

@@ -228,7 +228,7 @@ def test_settings_report_and_quit(game: Game) -> None:
     game.run(35)
     game.run(13 * 60 + 5)
     draft = store.draft(game_id, 1)
-    assert draft is not None and draft["payload"]["deaths"].get(nick) == "inactive"
+    assert draft is not None and draft.draft.to_json()["deaths"].get(nick) == "inactive"
 
 
 def test_relays_are_off_unless_the_game_allows_them(game: Game) -> None:
