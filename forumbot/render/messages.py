@@ -243,3 +243,18 @@ def render_reveal(
         "commitment": commitment,
     }
     return _render(None, REVEAL_TEMPLATE, context, None)
+
+
+# --- the best player --------------------------------------------------------------------------------
+
+BEST_PLAYER_TEMPLATE = "report/best_player.bbcode.j2"
+
+
+def render_best_player_message(config: GameConfig, outcome: DayOutcome) -> Message | None:
+    """The PM telling the player the host named best that he hosts the next game (seed 000), on the day
+    that ends the game; None when nobody was named."""
+    named = next((e.target or e.actor for e in outcome.events if e.kind == "best_player"), None)
+    if named is None or outcome.winner == "none":
+        return None
+    context = {"game": config.game.name, "nick": named, "winner_text": WINNER_TEXT.get(outcome.winner, "")}
+    return _render(None, BEST_PLAYER_TEMPLATE, context, named)
