@@ -218,9 +218,13 @@ def test_phpbb_keeps_its_own_reading_of_yesterday() -> None:
     )
 
 
-def test_conversation_times_without_a_fetch_time_stay_unknown() -> None:
+def test_without_a_fetch_time_only_a_quoted_message_has_a_time() -> None:
     messages = ipb.parse_conversation(page("ipb3/ipb346_pm_conversation"), tz=MSK)
-    assert [(m.time, m.time_until) for m in messages] == [(None, None), (None, None)]
+    # 305 quotes 301 with its unix time; 305's own "Сегодня, 20:31" needs the fetch time
+    assert [(m.pm_id, m.time, m.time_until) for m in messages] == [
+        (301, datetime(2026, 11, 30, 9, 0, tzinfo=UTC), None),
+        (305, None, None),
+    ]
 
 
 # --- charsets and foreign engines -----------------------------------------------------------

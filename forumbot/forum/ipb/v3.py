@@ -333,6 +333,7 @@ def conversation(root: Element, url: str | None, tz: tzinfo, now: datetime | Non
     title = first_class(box, "h2", "maintitle")
     conversation_id = query_int(url, "topicID") or _conversation_id(box)
     pager = Pager(root)
+    quoted = _quoted_times(box)
     messages = []
     for block in iter_class(box, "div", "post_block"):
         m = _POST_BLOCK_ID.fullmatch(block.get("id") or "")
@@ -341,7 +342,8 @@ def conversation(root: Element, url: str | None, tz: tzinfo, now: datetime | Non
             continue
         sender, sender_id = author_of(block)
         time_text = _sent_text(first_class(block, "p", "posted_info"))
-        start, until = interval(time_text, tz, now)
+        exact = quoted.get(int(m.group(1)))
+        start, until = (exact.astimezone(tz), None) if exact is not None else interval(time_text, tz, now)
         messages.append(
             PrivateMessage(
                 pm_id=int(m.group(1)),
@@ -369,6 +371,18 @@ def conversation(root: Element, url: str | None, tz: tzinfo, now: datetime | Non
         url=url,
         viewer_id=viewer_id(root),
     )
+
+
+def _quoted_times(box: Element) -> dict[int, datetime]:
+    """Exact send times of the messages a reply on the page quotes: IPB's quote keeps the quoted
+    message's id and unix time (`blockquote[data-cid][data-time]`), where the message itself prints
+    only "Вчера, 12:00"."""
+    found: dict[int, datetime] = {}
+    for quote in box.iter("blockquote"):
+        cid, seconds = quote.get("data-cid") or "", quote.get("data-time") or ""
+        if cid.isdigit() and seconds.isdigit():
+            found.setdefault(int(cid), datetime.fromtimestamp(int(seconds), UTC))
+    return found
 
 
 def _conversation_id(box: Element) -> int:
