@@ -230,9 +230,11 @@ def grow_day(board: Any, topic: int, posts: int) -> None:
 def make_distinct(board: Any, topic: int) -> None:
     """Give every post a sentence of its own: generated days reuse a few templates, and a cache keyed by
     the body would look better on them than on a real day."""
-    for post in board.posts_of(topic)[1:]:
-        if "\u2063" not in post.body:
-            post.body += f"\n\n{distinct_words(post.post_id)}\u2063"
+    with board.lock:
+        for copy in board.posts_of(topic)[1:]:
+            post = board._post(copy.post_id)  # the board's own record: `posts_of` hands out copies
+            if "\u2063" not in post.body:
+                post.body += f"\n\n{distinct_words(post.post_id)}\u2063"
 
 
 def distinct_words(n: int) -> str:
@@ -317,7 +319,7 @@ def retally_figures(retallies: dict[str, dict[str, Any]]) -> list[Figure]:
         figures += [
             Figure(f"re-tally of the {name} day after {NEW_POSTS} new posts: pages fetched", again["pages"],
                    "pages", "<= 2", again["pages"] <= 2),
-            Figure("  its read + tally time, peak memory", again["tally_s"], "s", "", None, 3),
+            Figure("  its read + tally time", again["tally_s"], "s", "", None, 3),
             Figure("  its peak memory", again["maxrss_kb"] / 1024, "MB", "", None, 0),
         ]
     if {"3.5k", "35k"} <= retallies.keys():
@@ -361,6 +363,48 @@ def bench_endday(args: argparse.Namespace) -> list[Figure]:
     ]
 
 
+# --- sending PMs -----------------------------------------------------------------------------------
+
+
+def bench_send(args: argparse.Namespace) -> list[Figure]:
+    """What one PM costs to send at 50 ms latency, one after another as the outbox sends them, on a board
+    without flood control (with phpBB's default of 15 s between two PMs, that interval is the cost)."""
+    board, _ = make_board({"day": 2})
+    letters = 10 if not args.quick else 4
+    with serve(board, LATENCY) as server:
+        server.flood_interval = 0
+        report = run_child({"mode": "send", "url": server.url, "letters": letters})
+    per = report["send_s"] / letters
+    return [
+        Figure(f"sending {letters} PMs one after another: per PM ({load()})", per, "s", "", None, 2),
+        Figure("  of which phpBB's 1 s form rule (the wait between step one and the send)", report["wait_s"] / letters,
+               "s", "", None, 2),
+    ]
+
+
+def send_child(job: dict[str, Any]) -> dict[str, Any]:
+    from forumbot.forum.posting import poster_for
+
+    client = logged_in_client(job["url"])
+    clock = client.http.clock
+    waited = [0.0]
+    real_sleep = clock.sleep
+
+    def sleep(seconds: float) -> None:  # counts the form rule's waits, and waits them
+        waited[0] += max(0.0, seconds)
+        real_sleep(seconds)
+
+    clock.sleep = sleep  # type: ignore[method-assign]
+    poster = poster_for(client, flood_interval=0.0)
+    began = time.perf_counter()
+    for n in range(job["letters"]):
+        target = DAY_PLAYERS[n % len(DAY_PLAYERS)]
+        poster.send_pm([target], f"Роль {n + 1}", f"Ваша роль: мирный житель. {distinct_words(n)}")
+    elapsed = time.perf_counter() - began
+    client.close()
+    return {"send_s": elapsed, "wait_s": waited[0]}
+
+
 # --- the children ----------------------------------------------------------------------------------
 
 
@@ -378,6 +422,15 @@ def run_child(job: dict[str, Any]) -> dict[str, Any]:
 def resident_kb() -> int:
     """This process's resident memory now (Linux), in KB."""
     return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def peak_kb() -> int:
+    """This process's peak resident memory (Linux's VmHWM), in KB. Not `ru_maxrss`: a child started by
+    a big parent inherits the parent's size in it, and the harness holds the whole fake board."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def logged_in_client(url: str) -> Any:
@@ -411,7 +464,7 @@ def tally_child(job: dict[str, Any]) -> dict[str, Any]:
         "tally_s": time.perf_counter() - began,
         "posts": len(read.posts),
         "base_kb": base_kb,
-        "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "maxrss_kb": peak_kb(),
     }
 
 
@@ -455,7 +508,7 @@ def endday_child(job: dict[str, Any]) -> dict[str, Any]:
     return {"read_s": done - began, "pms_s": done - topic_done, "posts": len(read.posts), "pms": pms}
 
 
-CHILDREN = {"tally": tally_child, "floor": floor_child, "endday": endday_child}
+CHILDREN = {"tally": tally_child, "floor": floor_child, "endday": endday_child, "send": send_child}
 
 
 # --- the table -------------------------------------------------------------------------------------
@@ -475,6 +528,7 @@ SUITES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
     "parse": bench_parse,
     "days": bench_days,
     "endday": bench_endday,
+    "send": bench_send,
 }
 
 

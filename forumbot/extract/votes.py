@@ -330,7 +330,7 @@ class _FragmentCache:
             if found is not None:
                 self._entries.move_to_end(key)
                 return found
-        found = tuple(_fragments(html))
+        found = tuple(_fragments(_body_tree(html))) if _MAY_BE_MARKED.search(html) else ()
         with self._lock:
             self._entries[key] = found
             while len(self._entries) > self.size:
@@ -343,6 +343,33 @@ class _FragmentCache:
 
 
 _FRAGMENT_CACHE = _FragmentCache(131_072)
+# Markup that can make text red or bold (`_enter`: a bold tag, a colour, a weight; `&#` in case an
+# attribute spells one with character references): a body with none of it has no fragment.
+_MAY_BE_MARKED = re.compile(r"<(?:b|strong)[\s/>]|color|font-weight|&#", re.IGNORECASE)
+# lxml's plain HTML parser: the same tree as `lxml.html`'s, without its Python lookup of an element
+# class for every node the walk touches.
+_PLAIN_HTML = etree.HTMLParser()
+_FULL_DOCUMENT = re.compile(r"^\s*<(?:html|!doctype)", re.IGNORECASE)
+
+
+def _body_tree(html: str) -> etree._Element | str:
+    """A body string as `_as_element` reads it (a `div` around the fragment), parsed by the plain parser;
+    the string itself, for `_as_element`, where that could differ (a whole document, an odd parse)."""
+    if not html.strip() or _FULL_DOCUMENT.match(html):
+        return html
+    try:
+        document = etree.fromstring(f"<html><body>{html}</body></html>", _PLAIN_HTML)
+    except (etree.ParserError, ValueError):
+        return html
+    bodies = [el for el in document if el.tag == "body"] if document is not None else []
+    if document is None or document.tag != "html" or len(bodies) != 1:
+        return html
+    root = _PLAIN_HTML.makeelement("div")
+    leading = bodies[0].text
+    if leading and leading.strip():  # as lxml.html keeps it: leading whitespace alone is dropped
+        root.text = leading
+    root.extend(bodies[0])
+    return root
 
 
 def _fragments_of_html(html: str) -> tuple[Fragment, ...]:
