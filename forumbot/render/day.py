@@ -112,7 +112,7 @@ class NoExecution:
 
 
 def phrasebook(before: GameState, day: int) -> Phrasebook:
-    return Phrasebook(random.Random(f"{before.seed}:{day}:render"))
+    return Phrasebook(random.Random(f"{before.seed}:{day}:render"), nights=ruleset_for(before).has_nights)
 
 
 def day_context(
@@ -169,6 +169,7 @@ def day_context(
     return {
         "game": config.game.name,
         "variant": variant,
+        "has_nights": rules.has_nights,
         "default": variant_template(DAY_TEMPLATE, variant),
         "day": outcome.day,
         "next_day": outcome.day + 1,
@@ -227,17 +228,28 @@ def _visitors(events: Iterable[Event], nick: str) -> tuple[str, ...]:
 
 
 def _no_execution(events: Iterable[Event]) -> NoExecution | None:
+    """Why nobody was executed, from the engine's typed event (an event stored by an earlier version
+    carries only its English detail: "3 votes, 2.5 needed", "the leader died in the night")."""
     for e in events:
         if e.kind != "no_execution":
             continue
-        if e.detail.endswith("needed"):
-            got, _, rest = e.detail.partition(" votes, ")
-            needed = rest.removesuffix(" needed")
-            return NoExecution("threshold", e.target, int(got), float(needed))
-        if "died" in e.detail:
+        reason = e.reason or _legacy_reason(e.detail)
+        if reason == "threshold":
+            votes, needed = e.votes, e.needed
+            if votes is None or needed is None:
+                got, _, rest = e.detail.partition(" votes, ")
+                votes, needed = int(got), float(rest.removesuffix(" needed"))
+            return NoExecution("threshold", e.target, votes, needed)
+        if reason == "leader_dead":
             return NoExecution("leader_dead", e.target)
         return NoExecution("no_votes")
     return None
+
+
+def _legacy_reason(detail: str) -> str:
+    if detail.endswith("needed"):
+        return "threshold"
+    return "leader_dead" if "died" in detail else "no_votes"
 
 
 def _misses(rules: Ruleset, events: Iterable[Event], phrase: Phrasebook) -> list[Safe]:

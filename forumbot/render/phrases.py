@@ -1,14 +1,16 @@
 """The words of the published texts: role titles, win headings, and the narrative phrases of the day post.
 
 Several phrasings per kind of event; a post draws them from the game's RNG (`Phrasebook`), so days don't read
-alike and a re-render of the same day is the same post. A nick is always the object of its phrase or stands
-after a colon, where Russian needs no case ending on it; phrases where the nick is the subject agree with the
-player's gender (`O GENDER`), else take the masculine, as forums write.
+alike and a re-render of the same day is the same post. A nick cannot be declined, so it stands only where
+Russian wants the nominative: after a colon or a dash, beside a declined «игрок», or first in its sentence as
+the subject, whose words then agree with the player's gender (`O GENDER`; unknown: the masculine, as forums
+write).
 """
 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 from forumbot.engine.variants import Ruleset
@@ -38,64 +40,66 @@ WINNER_TEXT: dict[str, str] = {
 }
 
 # Several phrasings per kind of event; `{nick}` is the player (escaped before it is put in).
-# The nick is always the object or stands after a colon: Russian verbs would otherwise need his gender.
+# A nick takes no Russian case ending, so it stands only where the nominative is right: after a colon or a
+# dash, or beside a declined «игрок» («тело игрока {nick}»). Phrases that name the night are left out
+# where the game has none (`Phrasebook.nights`); each kind keeps a phrasing without it.
 PHRASES: dict[str, tuple[str, ...]] = {
     "executed": (
-        "Разъярённая толпа выволокла {nick} на площадь и вздёрнула на ближайшем фонаре.",
-        "Горожане вынесли приговор, палач сделал своё дело: на виселице {nick}.",
-        "Под барабанную дробь на эшафот повели {nick}. Город сделал свой выбор.",
-        "Верёвка затянулась на шее {nick} под одобрительный гул толпы.",
+        "Разъярённая толпа выволокла на площадь и вздёрнула на ближайшем фонаре игрока {nick}.",
+        "Горожане вынесли приговор, палач сделал своё дело. На виселице — {nick}.",
+        "Под барабанную дробь на эшафот повели игрока {nick}. Город сделал свой выбор.",
+        "Верёвка затянулась на шее игрока {nick} под одобрительный гул толпы.",
     ),
     "shot_by_town": (
-        "На рассвете у стены прогремел залп: горожане расстреляли {nick}.",
-        "Приговор приведён в исполнение — к стенке поставили {nick}.",
-        "Город проголосовал, и расстрельная команда увела {nick} на задний двор.",
+        "На рассвете у стены прогремел залп: горожане расстреляли игрока {nick}.",
+        "Приговор приведён в исполнение — к стенке поставили игрока {nick}.",
+        "Город проголосовал, и расстрельная команда увела на задний двор игрока {nick}.",
     ),
     "jailed": (
-        "{nick} посажен за решётку.",
-        "Двери тюрьмы с лязгом захлопнулись: за решёткой теперь {nick}.",
-        "Горожане упекли за решётку {nick}.",
+        "Двери тюрьмы с лязгом захлопнулись. За решёткой — {nick}.",
+        "Горожане упекли за решётку игрока {nick}.",
     ),
     "mafia": (
-        "Этой ночью мафиози зверски убили {nick}.",
-        "Утром в переулке нашли {nick} с простреленной головой — почерк мафии не спутать.",
-        "Ночью в дверь постучали. Больше никто не видел {nick} живым: мафия своё дело знает.",
-        "Мафия не знает пощады: тело {nick} выловили из реки с камнем на шее.",
+        "Этой ночью мафиози зверски убили игрока {nick}.",
+        "Утром в переулке нашли тело игрока {nick} с простреленной головой — почерк мафии не спутать.",
+        "В дверь постучали. Больше никто не видел живым игрока {nick}: мафия своё дело знает.",
+        "Мафия не знает пощады: из реки выловили тело игрока {nick} с камнем на шее.",
     ),
     "yakuza": (
-        "Якудза бесшумно расправилась с {nick}.",
-        "На пороге дома {nick} нашли только катану и лужу крови: работа якудзы.",
-        "Тень скользнула по крыше — к утру в доме {nick} нашли лишь тишину и кровь. Якудза не оставляет следов.",
+        "Якудза бесшумно расправилась с игроком {nick}.",
+        "На пороге дома игрока {nick} нашли только катану и лужу крови: работа якудзы.",
+        "Тень скользнула по крыше — к утру в доме игрока {nick} нашли лишь тишину и кровь. Якудза не оставляет следов.",
     ),
     "maniac": (
-        "Маньяк добрался до {nick}: изуродованное тело нашли у старой мельницы.",
+        "Маньяк добрался до игрока {nick}: изуродованное тело нашли у старой мельницы.",
         "Город содрогнулся: маньяк снова вышел на охоту, и его жертва — {nick}.",
-        "Истошный крик в ночи — и к утру от {nick} осталось то, что не показывают детям. Маньяк на свободе.",
+        "Истошный крик в ночи — и к утру от игрока {nick} осталось то, что не показывают детям. Маньяк на свободе.",
     ),
     "sheriff": (
-        "Шериф выследил {nick} и пристрелил без лишних слов.",
-        "Пуля шерифа настигла {nick} в тёмной подворотне.",
-        "Шериф не стал ждать суда: свинцовая пилюля для {nick}.",
+        "Шериф выследил игрока {nick} и пристрелил без лишних слов.",
+        "Пуля шерифа настигла игрока {nick} в тёмной подворотне.",
+        "Шериф не стал ждать суда: свинцовая пилюля досталась игроку {nick}.",
     ),
     "inactive": (
-        "Эпидемия одиночества унесла {nick}.",
-        "В пустом доме нашли {nick}: эпидемия одиночества не щадит молчунов.",
-        "Молчание убивает: эпидемия одиночества забрала {nick}.",
+        "Эпидемия одиночества унесла игрока {nick}.",
+        "В пустом доме нашли тело игрока {nick}: эпидемия одиночества не щадит молчунов.",
+        "Молчание убивает: эпидемия одиночества забрала игрока {nick}.",
     ),
     "autokill": (
         "Автокилл забрал уснувшего игрока: {nick}.",
-        "Уснувшего {nick} унёс автокилл.",
-        "Сон оказался вечным: автокилл забрал {nick}.",
+        "Уснувшего игрока {nick} унёс автокилл.",
+        "Сон оказался вечным: автокилл забрал игрока {nick}.",
     ),
     "suicide": (
-        "Не прислал свой голос и покончил с собой: {nick}.",
-        "Утром в петле нашли {nick}: самоубийство — голос так и не был отправлен.",
-        "Голос от {nick} так и не пришёл — самоубийство.",
+        "Голос так и не пришёл — самоубийство: {nick}.",
+        "Утром в петле нашли игрока {nick}: самоубийство — голос так и не был отправлен.",
+        "Голос игрока {nick} так и не пришёл — самоубийство.",
     ),
     "quiet_night": (
         "Ночь прошла на удивление тихо: никто не погиб.",
         "Город проснулся, пересчитал себя — и все оказались живы.",
         "Этой ночью смерть обошла город стороной.",
+        "Смерть обошла город стороной: все живы.",
     ),
     "dawn": (
         "Над городом встаёт кровавый рассвет.",
@@ -112,7 +116,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "miss_commissar": ("Комиссар промахнулся.", "Комиссар этой ночью промахнулся."),
     "miss_hetaera": ("Гетера промахнулась.", "Гетера этой ночью промахнулась."),
     "saved_from_maniac": (
-        "К игроку {nick} приходил маньяк, но доктор вовремя вылечил: голос на казни учитывается.",
+        "К игроку {nick} приходил маньяк, но доктор успел вовремя: голос на казни учитывается.",
         "Маньяк побывал у игрока {nick}, однако доктор успел раньше беды: голос учитывается.",
     ),
     "silenced": (
@@ -123,13 +127,13 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "В городе назначен новый шериф.",
         "Звезда шерифа нашла нового хозяина — в городе снова есть шериф.",
     ),
-    "new_maniac": ("В городе объявился новый маньяк.", "По ночным улицам снова бродит маньяк."),
+    "new_maniac": ("В городе объявился новый маньяк.", "По улицам снова бродит маньяк."),
     "inherited": (
         "Роль покойного ({role}) перешла к одному из живых жителей.",
         "Дело покойного живёт: роль «{role}» досталась одному из горожан.",
     ),
     # The host's powers: told once, naming nobody's role.
-    "replaced": ("Замена: {nick} (заменил {old}).", "В игре замена: {nick} (заменил {old})."),
+    "replaced": ("Замена: {nick} — вместо игрока {old}.", "В игре замена: {nick} играет вместо игрока {old}."),
     "removed_by_host": (
         "Ведущий удалил из игры игрока {nick}.",
         "Решением ведущего игрок {nick} выбывает из игры.",
@@ -140,7 +144,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     ),
     "best_player": (
         "Лучший игрок этой партии — {nick}. Следующая игра — за лучшим игроком.",
-        "Ведущий назвал лучшего игрока партии: {nick}. Следующая игра — за ним.",
+        "Ведущий назвал лучшего игрока партии: {nick}. Следующую игру ведёт лучший игрок.",
     ),
 }
 
@@ -155,19 +159,23 @@ GENDER_FORMS: dict[str, tuple[str, str, str, str]] = {
     "застрелен": ("застрелен", "застрелена", "застрелено", "застрелены"),
     "покончил": ("покончил", "покончила", "покончило", "покончили"),
     "угас": ("угас", "угасла", "угасло", "угасли"),
+    "жив": ("жив", "жива", "живо", "живы"),
+    "мёртв": ("мёртв", "мертва", "мертво", "мертвы"),
 }
 GENDER_INDEX = {"male": 0, "female": 1, "neuter": 2, "plural": 3}
 
 
 def agree(word: str, gender: str | None) -> str:
-    """`word` in the form for `gender` (male, female, neuter, plural; unknown: male)."""
-    return GENDER_FORMS[word][GENDER_INDEX.get(gender or "male", 0)]
+    """`word` in the form for `gender` (male, female, neuter, plural; unknown: male); a word that does not
+    change with gender («за решёткой») as it is."""
+    forms = GENDER_FORMS.get(word)
+    return forms[GENDER_INDEX.get(gender or "male", 0)] if forms else word
 
 
-# Phrases in which the nick is the subject: the verb agrees with the player's gender.
+# Phrases in which the nick is the subject, first in its sentence: the verb agrees with the player's gender.
 PHRASES_AGREEING: dict[str, tuple[str, ...]] = {
-    "executed": ("По решению горожан {nick} {казнён}.",),
-    "mafia": ("Этой ночью {nick} {был} зверски {убит} мафией.",),
+    "executed": ("{nick} {казнён} по решению горожан.",),
+    "mafia": ("{nick} {был} зверски {убит} мафией.",),
     "maniac": ("{nick} {был} {найден} у реки: {убит} маньяком.",),
     "sheriff": ("{nick} {застрелен} шерифом при попытке к бегству.",),
     "jailed": ("{nick} {посажен} за решётку.",),
@@ -175,17 +183,30 @@ PHRASES_AGREEING: dict[str, tuple[str, ...]] = {
     "suicide": ("{nick} не {был} на голосовании и {покончил} с собой.",),
 }
 
+# A phrase that speaks of the night («ночью», «в ночи», «ночные»): not for a game without nights.
+_NIGHT = re.compile(r"(?<![а-яё])ноч", re.IGNORECASE)
+
+
+def speaks_of_night(text: str) -> bool:
+    return _NIGHT.search(text) is not None
+
+
 @dataclass
 class Phrasebook:
     """Phrases drawn from the game's RNG: within one post a kind repeats only after all its phrasings."""
 
     rng: random.Random
+    nights: bool = True  # False: the game has no nights (gameru-3.3), and no phrase may speak of one
     decks: dict[str, list[str]] = field(default_factory=dict)
+
+    def phrasings(self, kind: str) -> list[str]:
+        every = [*PHRASES[kind], *PHRASES_AGREEING.get(kind, ())]
+        return every if self.nights else [p for p in every if not speaks_of_night(p)]
 
     def __call__(self, kind: str, gender: str | None = None, **values: object) -> Safe:
         deck = self.decks.get(kind)
         if not deck:
-            deck = self.decks[kind] = list(PHRASES[kind]) + list(PHRASES_AGREEING.get(kind, ()))
+            deck = self.decks[kind] = self.phrasings(kind)
             self.rng.shuffle(deck)
         text = deck.pop()
         forms = {word: agree(word, gender) for word in GENDER_FORMS}

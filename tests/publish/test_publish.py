@@ -206,7 +206,7 @@ def test_the_last_day_reveals_the_roles_and_the_salt_to_everyone(tmp_path: Path)
         row, _ = last_day(day)
         report = approve_and_publish(day)
         assert report.winner == "town" and report.new_day is None
-        [topic] = day.topics_titled(f"{GAME}. День 3")
+        [topic] = day.topics_titled(f"{GAME}. День 2: итоги игры")  # titled for the day the game ended
         body = topic.posts[0].body
         assert row.salt is not None and row.salt in body and row.commitment in body  # type: ignore[operator]
         reveals = [m for m in day.board.pms_from(BOT) if row.salt in m.body]

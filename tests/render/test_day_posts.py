@@ -74,8 +74,8 @@ def test_gameru_day_with_execution_every_killer_and_the_epidemic() -> None:
     assert "Роль: [b]мафиози[/b]" in phrased(body, "sheriff", "Фредо")
     assert "Роль: [b]мирный житель[/b]" in phrased(body, "maniac", "Вера")
     assert "Роль: [b]мирный житель[/b]" in phrased(body, "inactive", "Дина")
-    assert "[*][b]Дон[/b] — 3 голоса: Анна, Борис, Вера — [b]казнь![/b]" in body
-    assert "[*][b]Анна[/b] — 1 голос: Сонни" in body
+    assert "[*][b]Дон[/b]: 3 голоса (Анна, Борис, Вера) — [b]казнь![/b]" in body
+    assert "[*][b]Анна[/b]: 1 голос (Сонни)" in body
     assert "[b]В живых (5):[/b] Сонни, Шериф, Мясник, Анна, Глеб" in body
     assert "босс" not in body.lower()  # the mafia's new boss is the mafia's business
 
@@ -144,12 +144,12 @@ def test_phrasings_follow_the_game_seed_and_a_rerender_is_the_same() -> None:
 def test_kozanostra_newspaper() -> None:
     body = post("kozanostra", KOZANOSTRA[0])
     assert "[b]Утренняя газета. Игра Мафия-7 День 2 Игроки 13 Мафиози 2[/b]" in body
-    assert "[*]Глеб посажен за решётку честный житель" in body
-    assert "[*]Борис убит честный житель" in body
-    assert "[*]Дон жив" in body and "мафиози" not in line_with(body, "[*]Дон жив")
-    assert "Глеб получил 4 голоса - [b]Посажен!!![/b]" in body
-    assert "Луиджи получил 1 голос - OK" in body  # a silent player votes for himself
-    voters = body.split("[b]Люди, кто голосовал за Глеб[/b]\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert "[*]Глеб — посажен за решётку (честный житель)" in body
+    assert "[*]Борис — убит (честный житель)" in body
+    assert "[*]Дон — жив" in body and "мафиози" not in line_with(body, "[*]Дон — жив")
+    assert "Глеб: 4 голоса — [b]Посажен!!![/b]" in body
+    assert "Луиджи: 1 голос — на свободе" in body  # a silent player votes for himself
+    voters = body.split("[b]За решётку игрока Глеб отправили:[/b]\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert voters == ["Анна", "Борис", "Вера", "Глеб"]
     assert "Роль: [b]честный житель[/b]" in phrased(body, "mafia", "Борис")
     assert "Роль: [b]комиссар[/b]" in phrased(body, "autokill", "Каттани")
@@ -158,16 +158,16 @@ def test_kozanostra_newspaper() -> None:
     # misses, the yakuza's abstention, the reanimator's save and the checks are not news
     lowered = body.lower()
     assert all(word not in lowered for word in ("промах", "якудза", "реаниматор", "спас", "провер"))
-    assert "[*]Анна голосовал за Глеб" in body and "[*]Луиджи голосовал за Луиджи" in body
+    assert "[*]Анна → Глеб" in body and "[*]Луиджи → Луиджи" in body
 
 
 def test_kozanostra_second_day_remembers_the_jailed_and_the_dead() -> None:
     body = post("kozanostra", KOZANOSTRA[1])
     assert "Мафиози 1" in line_with(body, "Утренняя газета")
-    assert "[*]Глеб за решёткой честный житель" in body
-    assert "[*]Каттани мёртв комиссар" in body
-    assert "[*]Дон посажен за решётку мафиози" in body
-    assert "[*]Вера убит комиссар" in body  # the heir's role, as it was when he died
+    assert "[*]Глеб — за решёткой (честный житель)" in body
+    assert "[*]Каттани — мёртв (комиссар)" in body
+    assert "[*]Дон — посажен за решётку (мафиози)" in body
+    assert "[*]Вера — убит (комиссар)" in body  # the heir's role, as it was when he died
 
 
 # --- salon ------------------------------------------------------------------------------------------
@@ -204,9 +204,9 @@ def test_salon_saves_misses_and_a_vote_below_the_threshold() -> None:
 
 def test_salon_a_silenced_vote_and_a_leader_who_died_in_the_night() -> None:
     body = post("salon", SALON[2])
-    assert "[*]Поли → Ирина [i](голос пуст: у него побывал маньяк)[/i]" in body
+    assert "[*]Поли → Ирина [i](голос пуст: визит маньяка)[/i]" in body
     assert "Ирина — 5" in body  # the silenced vote is not counted
-    assert "Лидер голосования — Ирина — не дожил(а) до расстрела: никого не расстреляли." in body
+    assert "Лидер голосования — Ирина, но расстрел не состоялся: игрок погиб раньше." in body
     assert phrased(body, "miss_commissar")
     assert "Роль: [b]гетера[/b]" in phrased(body, "mafia", "Ирина")
 

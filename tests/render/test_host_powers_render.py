@@ -1,4 +1,4 @@
-"""The host's powers in the day post: a replacement told once as "X (заменил Y)", a removal as the
+"""The host's powers in the day post: a replacement told once ("Замена: X — вместо игрока Y"), a removal as the
 host's decision (with the role, like any death), a change of roles naming nobody, the best player."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ def told(post: str, kind: str, **values: str) -> bool:
 def test_each_power_is_told_once_and_names_no_role_but_the_deads() -> None:
     (before1, day1), (before2, day2), (before3, last) = host_power_days()
     post1 = render_day_post(config("gameru-3.3"), before1, day1)
-    assert post1.count("Жанна (заменил Анна)") == 1
+    assert told(post1, "replaced", nick="Жанна", old="Анна") and post1.count("вместо игрока Анна") == 1
     assert told(post1, "removed_by_host", nick="Дина") and "Роль: [b]мирный житель[/b]" in post1
     assert "эпидемия" not in post1  # a removal is not told as a death of loneliness
     post2 = render_day_post(config("gameru-3.3"), before2, day2)
-    assert told(post2, "role_changed") and "(заменил" not in post2  # a replacement is told once
+    assert told(post2, "role_changed") and "вместо игрока" not in post2  # a replacement is told once
     assert "[b]шериф" not in post2.lower() and "Глеб —" not in post2  # a change of roles names nobody
     post3 = render_day_post(config("kozanostra"), before3, last)
     assert told(post3, "best_player", nick="Анна")

@@ -82,7 +82,7 @@ def test_each_checker_learns_his_result_privately() -> None:
     assert by_recipient(gameru[1]) == {"Шериф": "Глеб — [b]НЕ мафия[/b].\n"}
     assert gameru[0][0].subject == "Мафия-7: результат проверки, день 1"  # gameru-3.3 has no nights
     koz = render_check_messages(config("kozanostra"), *kozanostra_days()[0])
-    assert by_recipient(koz) == {"Адвокат": "Прошлой ночью вы узнали, что Шериф на самом деле [b]шериф[/b].\n"}
+    assert by_recipient(koz) == {"Адвокат": "Прошлой ночью вы узнали: Шериф — на самом деле [b]шериф[/b].\n"}
     salon = [render_check_messages(config("salon"), *day) for day in salon_days()]
     assert by_recipient(salon[0]) == {"Мегрэ": "Тони — [b]мафиози[/b].\n"}
     assert by_recipient(salon[1]) == {"Мегрэ": "Психо — [b]НЕ мафия[/b].\n"}
@@ -118,7 +118,7 @@ def test_roles_that_change_hands() -> None:
     assert "Проверяю — ник" in sheriff[0].body
     heir = render_role_change_messages(config("kozanostra"), *kozanostra_days()[0])
     assert [m.to for m in heir] == ["Вера"]
-    assert "Роль покойного Каттани перешла к вам: теперь вы — [b]комиссар[/b]." in heir[0].body
+    assert "Роль покойного игрока Каттани перешла к вам: теперь вы — [b]комиссар[/b]." in heir[0].body
 
 
 def test_the_reveal_opens_the_commitment() -> None:
@@ -135,6 +135,6 @@ def test_the_reveal_opens_the_commitment() -> None:
     assert listed == games.role_list_text(state)
     assert hashlib.sha256(f"{salt}\n{listed}".encode()).hexdigest() == commitment
     boss = next(p.nick for p in state.players if p.boss)
-    assert f"[*]{boss} — [b]мафиози (босс)[/b], жив(а)" in reveal.body
+    assert f"[*]{boss} — [b]мафиози (босс)[/b], в живых" in reveal.body
     with pytest.raises(StateError, match="commitment"):
         render_reveal(config("gameru-3.3"), final, "other salt", commitment)

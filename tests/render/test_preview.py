@@ -91,7 +91,7 @@ def test_the_demo_day_holds_every_trap(demo: dict[str, Any]) -> None:
 def test_draft_show_prints_the_post(demo: dict[str, Any]) -> None:
     shown = demo["shown"]
     assert "[size=150][b]Демо-мафия. День 2[/b][/size]" in shown
-    assert "[*][b]Пётр[/b] — 4 голоса: Alice, Ёжик в тумане, Маша, Bob Smith — [b]казнь![/b]" in shown
+    assert "[*][b]Пётр[/b]: 4 голоса (Alice, Ёжик в тумане, Маша, Bob Smith) — [b]казнь![/b]" in shown
     assert "preview of day 1 written to" in demo["written"]
 
 
@@ -101,7 +101,7 @@ def test_the_preview_page_shows_the_post_the_chart_and_the_audit(demo: dict[str,
     post = tree.get_element_by_id("post")
     assert "Демо-мафия. День 2" in post.text_content()
     assert post.xpath('.//strong[text()="казнь!"]')
-    assert [li.text_content().split(" — ")[0] for li in post.xpath(".//ul/li")] == [
+    assert [li.text_content().split(":")[0] for li in post.xpath(".//ul/li")] == [
         "Пётр",
         "Alice",
         "Bob Smith",

@@ -1,0 +1,78 @@
+"""The `forumbot` command. Commands are thin: they parse, call the host's wing and print.
+
+Exit codes: 0 ok; 1 a check failed (scenario expectations); 2 bad input (malformed file, bad config,
+unknown game, impossible deal) or a forum/network problem — always a one-line message, no traceback.
+
+    app.py          the typer apps (root, `scenario`, `draft`) and --version
+    common.py       consoles, one-line failures, --now and zones, the state file, the forum client
+    display.py      tables, the draft, the publish report, the vote count
+    progress.py     progress bars on stderr (only on a terminal)
+    game.py         new-game, signups, deal, day-topic, status, reveal, advance
+    corrections.py  override, power
+    day.py          end-day, draft show/html/approve/send, publish, watch, relays, account
+    reading.py      tally, orders (outside a stored game)
+    scenarios.py    scenario check/run
+    simulate.py     simulate
+
+Every subsystem (httpx, lxml, jinja2, pydantic, the engine, the forum clients) is imported inside the
+command that needs it, so `forumbot --help` loads none of them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from forumbot.cli import corrections, day, game, reading, scenarios, simulate
+from forumbot.cli.app import app, draft_app, scenario_app
+from forumbot.cli.common import fail, host_errors, print_json
+from forumbot.cli.display import names, plain, print_publish_report, show_draft
+
+__all__ = [
+    "app",
+    "corrections",
+    "day",
+    "fail",
+    "game",
+    "main",
+    "names",
+    "plain",
+    "print_json",
+    "print_publish_report",
+    "reading",
+    "scenarios",
+    "show_draft",
+    "simulate",
+]
+
+
+def _one_line_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Whatever part of a command meets an expected failure, it ends in one line and exit code 2."""
+
+    @functools.wraps(command)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        with host_errors():
+            return command(*args, **kwargs)
+
+    return guarded
+
+
+for _typer_app in (app, draft_app, scenario_app):
+    for _command in _typer_app.registered_commands:
+        if _command.callback is not None:
+            _command.callback = _one_line_errors(_command.callback)
+
+
+def __getattr__(name: str) -> Any:
+    """`forumbot.cli.open_client`, loaded on first use (it brings httpx): every command opens its forum
+    client through this name, so a rehearsal can put a client on a fake clock in its place."""
+    if name == "open_client":
+        from forumbot.forum.client import open_client
+
+        return open_client
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,35 @@
+"""The typer apps: the root `forumbot` command and its groups. The commands register themselves on them from
+their own modules (`forumbot.cli` imports them all)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    help="forumbot: hosts forum Mafia games on phpBB and IPB forums.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+scenario_app = typer.Typer(help="Scenario files: the rules engine's acceptance tests.", no_args_is_help=True)
+draft_app = typer.Typer(help="The day's draft: show it, write it as HTML, approve it.", no_args_is_help=True)
+app.add_typer(scenario_app, name="scenario")
+app.add_typer(draft_app, name="draft")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from forumbot import __version__
+
+        typer.echo(f"forumbot {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """forumbot: hosts forum Mafia games on phpBB and IPB forums."""

@@ -1,0 +1,193 @@
+"""What every command shares: the consoles, one-line failures, the clock, the state file, the forum client.
+
+Kept light on purpose: nothing here imports a subsystem (httpx, lxml, jinja2, pydantic, the engine, the
+forum clients) at module level, so `forumbot --help` starts fast; each helper imports what it needs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import typer
+from rich.console import Console
+from rich.markup import escape as escape_markup
+
+from forumbot.errors import ForumbotError
+
+if TYPE_CHECKING:
+    from forumbot.config import GameConfig
+    from forumbot.forum.client import ForumClient
+    from forumbot.store import Store
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+StateOption = Annotated[
+    Path | None,
+    typer.Option("--state", help="The state file (default: FORUMBOT_STATE, else beside the game's config)."),
+]
+NowOption = Annotated[str | None, typer.Option("--now", help="Act as if it were this moment (ISO).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    err.print(f"[red]error:[/red] {escape_markup(message)}", markup=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def host_errors() -> Iterator[None]:
+    """Every expected failure of the host's commands: one line, exit code 2, no traceback."""
+    try:
+        yield
+    except ForumbotError as exc:
+        fail(str(exc))
+
+
+def print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def read_nicks(path: Path) -> list[str]:
+    """One nick per line; blank lines and lines starting with # are skipped; spaces inside a nick kept."""
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"cannot read player list {path}: {exc}")
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            fail(f"option {pair!r} is not KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
+
+
+def parse_every(text: str) -> timedelta:
+    """ "10m", "90s", "1h" -> a duration."""
+    units = {"s": 1, "m": 60, "h": 3600}
+    number, unit = text[:-1], text[-1:].lower()
+    if unit not in units or not number.isdigit() or int(number) == 0:
+        fail(f"--every {text!r}: a number followed by s, m or h (e.g. 10m)")
+    return timedelta(seconds=int(number) * units[unit])
+
+
+# --- time -------------------------------------------------------------------------------------------
+
+
+def parse_moment(text: str | None, zone: ZoneInfo, what: str) -> datetime | None:
+    """An ISO date-time; one without an offset is in the game's time zone."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        fail(f"{what} {text!r} is not an ISO date-time (e.g. 2026-11-29T23:00)")
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
+
+
+def load_zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        fail(f"unknown time zone {name!r}")
+
+
+def current_time(text: str | None, zone: ZoneInfo | None = None) -> datetime:
+    """Now, or the moment `--now` gives (without an offset: in `zone`, the game's, else UTC)."""
+    if text is None:
+        return datetime.now(UTC)
+    moment = parse_moment(text, zone or ZoneInfo("UTC"), "--now")
+    assert moment is not None
+    return moment
+
+
+# --- the state file and the forum ------------------------------------------------------------------
+
+
+def state_path(path: Path | None) -> Path:
+    """--state, else FORUMBOT_STATE (from the environment or the `.env` found as `load_settings` finds it)."""
+    if path is not None:
+        return path
+    from forumbot.config import load_settings
+
+    return load_settings().state
+
+
+def open_store(path: Path | None, *, create: bool = False) -> Store:
+    """The state file. Only `new-game` may `create` it: a mistyped path is refused, never answered with a
+    new empty state file."""
+    from forumbot.store import Store
+
+    where = state_path(path)
+    if not create and not where.is_file():
+        what = "is not a file" if where.exists() else "does not exist"
+        raise_state(f"{where}: the state file {what} (a game's first state file is made by new-game)")
+    return Store(where)
+
+
+def raise_state(message: str) -> NoReturn:
+    from forumbot.errors import StateError
+
+    raise StateError(message)
+
+
+@contextmanager
+def game_client(config: GameConfig) -> Iterator[ForumClient]:
+    """The game's forum client, closed however the command ends."""
+    import forumbot.cli
+    from forumbot.config import load_settings
+    from forumbot.forum.client import client_settings
+
+    settings = load_settings()
+    if config.forum.engine != "saved":
+        settings.require_account()
+    client = forumbot.cli.open_client(client_settings(settings, config.forum))
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def checked_topic(topic: str | None, what: str = "topic") -> str | None:
+    """A topic as the host gives it: its number, or a topic URL (http or https) that names one
+    (`viewtopic.php?t=N`, `index.php?showtopic=N`); anything else is refused here, not at the next read."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from forumbot.errors import ConfigError
+
+    if topic is None:
+        return None
+    text = topic.strip()
+    if text.isdigit() and int(text) > 0:
+        return text
+    parts = urlsplit(text)
+    query = parse_qs(parts.query)
+    named = [v for key in ("t", "showtopic") for v in query.get(key, []) if v.isdigit() and int(v) > 0]
+    if parts.scheme in ("http", "https") and parts.netloc and named:
+        return text
+    raise ConfigError(f"{what} {topic!r}: not a topic number nor a topic URL (e.g. 1234, or …/viewtopic.php?t=1234)")
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner may read (the draft shows the roles of the day's dead and the checks):
+    mode 0600, whether the file is new or was there before."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        os.fchmod(file.fileno(), 0o600)
+        file.write(text)

@@ -1,0 +1,307 @@
+"""The day's end: end-day, the draft (show, html, approve, send), publish, watch, relays, the account."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from forumbot.cli.app import app, draft_app
+from forumbot.cli.common import (
+    NowOption,
+    StateOption,
+    current_time,
+    err,
+    fail,
+    game_client,
+    host_errors,
+    open_store,
+    out,
+    parse_every,
+    print_json,
+    write_private,
+)
+from forumbot.cli.display import names, plain, print_publish_report, show_draft, table
+
+if TYPE_CHECKING:
+    from forumbot.host.watch import PassReport
+
+
+@app.command("end-day")
+def end_day_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    state: StateOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the draft outcome and audit as JSON.")] = False,
+    early: Annotated[
+        str | None, typer.Option("--early", metavar="REASON", help="End the day before its deadline, saying why.")
+    ] = None,
+    now: NowOption = None,
+) -> None:
+    """Read the day's votes and orders, resolve the day and store a DRAFT (re-running replaces it). Before
+    the day's deadline it refuses, unless --early REASON (the reason goes into the draft's audit)."""
+    from forumbot.draft import Early
+    from forumbot.host import games
+
+    with host_errors():
+        store = open_store(state)
+        row, config = games.load(store, game)
+        moment = current_time(now)
+        day = store.day(row.id, row.state.day) if row.state is not None else None
+        if day is not None and moment < day["deadline"]:
+            if not (early or "").strip():
+                local = day["deadline"].astimezone(config.game.zone)
+                fail(
+                    f"{game}: day {row.state.day if row.state else '?'} ends at {local:%d.%m.%Y %H:%M} "
+                    f"({config.game.timezone}); to end it now, give --early REASON"
+                )
+        before = early and day is not None and moment < day["deadline"]
+        told = Early(reason=(early or "").strip(), at=moment.isoformat()) if before else None
+        with game_client(config) as client:
+            draft = games.end_day(store, game, client, early=told)
+    if as_json:
+        print_json(draft.summary())
+        return
+    show_draft(game, draft, approved_by=None)
+
+
+@draft_app.command("show")
+def draft_show_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    state: StateOption = None,
+    to_moderators: Annotated[
+        bool, typer.Option("--to-moderators", help="Also PM the draft to the config's moderators.")
+    ] = False,
+) -> None:
+    """The draft outcome, the audit, and the BBCode the host would post."""
+    from forumbot.host import games
+
+    with host_errors():
+        store = open_store(state)
+        row, _ = games.load(store, game)
+        draft = store.draft(row.id, row.state.day) if row.state is not None else None
+        if draft is None:
+            fail(f"{game}: no draft for the current day (forumbot end-day {game})")
+    show_draft(game, draft.draft, approved_by=draft.approved_by)
+    out.print("")
+    out.print(draft.draft.bbcode, markup=False)
+    if to_moderators:
+        send_draft(game, state)
+
+
+@draft_app.command("html")
+def draft_html_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    out_file: Annotated[Path, typer.Argument(metavar="OUT.html", help="Where to write the page.")],
+    to_moderators: Annotated[
+        bool, typer.Option("--to-moderators", help="Also PM the draft to the moderators of the config.")
+    ] = False,
+    state: StateOption = None,
+) -> None:
+    """The draft as one self-contained HTML page for the moderators: the post as the forum shows it, the
+    audit with links to the posts, and a chart of the day's votes over time."""
+    from forumbot.host import games
+    from forumbot.render.preview import render_preview_html
+
+    with host_errors():
+        store = open_store(state)
+        row, config = games.load(store, game)
+        draft = store.draft(row.id, row.state.day) if row.state is not None else None
+        if row.state is None or draft is None:
+            fail(f"{game}: no draft for the current day (forumbot end-day {game})")
+        day = store.day(row.id, row.state.day)
+        page = render_preview_html(
+            game,
+            draft.draft,
+            tz=config.game.zone,
+            deadline=day["deadline"] if day is not None else None,
+            approved_by=draft.approved_by,
+        )
+    try:
+        write_private(out_file, page)
+    except OSError as exc:
+        fail(f"cannot write {out_file}: {exc}")
+    out.print(f"{game}: preview of day {draft.draft.day} written to {out_file}", markup=False)
+    if to_moderators:
+        send_draft(game, state)
+
+
+@draft_app.command("approve")
+def draft_approve_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    by: Annotated[str, typer.Option("--by", help="The approving moderator's name.")],
+    state: StateOption = None,
+) -> None:
+    """A moderator's approval of the current draft (stored with time and name)."""
+    from forumbot.host import games
+
+    with host_errors():
+        games.approve(open_store(state), game, by)
+    out.print(f"{game}: draft approved by {by}", markup=False)
+
+
+@draft_app.command("send")
+def draft_send_command(game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None) -> None:
+    """PM the current draft to the moderators of the config (each version of the draft once)."""
+    send_draft(game, state)
+
+
+def send_draft(game: str, state: Path | None) -> None:
+    from forumbot.host import games
+    from forumbot.host.publish import send_draft_to_moderators
+
+    with host_errors():
+        store = open_store(state)
+        _, config = games.load(store, game)
+    with host_errors(), game_client(config) as client:
+        sent = send_draft_to_moderators(store, game, client)
+    who = ", ".join(sent.moderators)
+    if sent.already:
+        out.print(f"{game}: this draft of day {sent.day} was sent to {who} already", markup=False)
+    else:
+        out.print(f"{game}: the draft of day {sent.day} is sent to {who}", markup=False)
+
+
+@app.command("publish")
+def publish_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    no_roles: Annotated[
+        bool, typer.Option("--no-roles", help="The role PMs were sent by hand: the bot never sends them.")
+    ] = False,
+    flood_interval: Annotated[
+        float, typer.Option(help="The forum's flood interval in seconds (phpBB's default: 15).")
+    ] = 15.0,
+    state: StateOption = None,
+    now: NowOption = None,
+) -> None:
+    """Post the approved day: the new topic, the old one locked, the PMs that are due (roles never sent,
+    checks, role changes, the reveal at the end); then open the next day. Before the first draft: the
+    opening (day 1's topic with the commitment, the roles). Safe to run again after any failure."""
+    from forumbot.forum.posting import poster_for
+    from forumbot.host import games
+    from forumbot.host.publish import publish as publish_day
+
+    with host_errors():
+        store = open_store(state)
+        _, config = games.load(store, game)
+    with host_errors(), game_client(config) as client:
+        poster = poster_for(client, flood_interval=flood_interval)
+        report = publish_day(store, game, client, current_time(now), poster=poster, roles=not no_roles)
+    print_publish_report(report)
+
+
+@app.command("watch")
+def watch_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    every: Annotated[str, typer.Option(help="Time between passes (s, m or h).")] = "10m",
+    once: Annotated[bool, typer.Option("--once", help="One pass, then exit (for cron).")] = False,
+    state: StateOption = None,
+) -> None:
+    """Between day ends: order receipts, PM commands and relays, interim vote counts, the deadline's draft."""
+    from forumbot.forum.posting import poster_for
+    from forumbot.host import games, watch
+    from forumbot.host.publish import publish as publish_day
+
+    interval = parse_every(every)
+    with host_errors():
+        store = open_store(state)
+        _, config = games.load(store, game)
+    with host_errors(), game_client(config) as client:
+        poster = poster_for(client)
+
+        def run_pass() -> PassReport:  # the loop retries a passing fault; the rest ends in host_errors
+            return watch.watch_once(
+                store,
+                game,
+                client,
+                poster,
+                datetime.now(UTC),
+                publish=lambda: publish_day(store, game, client, datetime.now(UTC)),
+            )
+
+        if once:
+            _log_pass(run_pass())
+        else:
+            watch.watch_loop(
+                run_pass,
+                interval,
+                on_report=_log_pass,
+                on_error=lambda exc, wait: err.print(
+                    f"pass failed ({exc}); trying again in {wait:.0f} s", markup=False
+                ),
+            )
+
+
+def _log_pass(report: PassReport) -> None:
+    out.print(
+        f"{datetime.now(UTC):%H:%M:%S} {len(report.handled)} PMs handled, {len(report.sent)} sent"
+        + (", interim count" if report.interim_count else "")
+        + (", draft made and sent to the moderators" if report.drafted else "")
+        + (", published" if report.published else "")
+        + (", the game started" if report.started else ""),
+        markup=False,
+    )
+    for problem in report.problems:
+        err.print(f"problem: {problem}", markup=False)
+
+
+@app.command("relays")
+def relays_command(game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None) -> None:
+    """The host's audit of the letters players relayed through the bot (#mail, #mafia, #jakudza, #wall)."""
+    from forumbot.host import games
+
+    with host_errors():
+        store = open_store(state)
+        row, _ = games.load(store, game)
+        found = store.relays(row.id)
+    shown = table(f"{game}: relayed letters", "day", "PM", "from", "kind", "to", "status", "at")
+    for r in found:
+        to = names(json.loads(r["recipients"]))
+        shown.add_row(*plain(str(r["day"]), str(r["pm_id"]), r["sender"], r["kind"], to, r["status"], r["at"][:16]))
+    out.print(shown if found else f"{game}: no relayed letters")
+
+
+@app.command("account")
+def account_command(
+    game: Annotated[str, typer.Argument(help="The game whose forum and account to look at.")],
+    date_format: Annotated[
+        str | None,
+        typer.Option(help="Store this date format on the bot's account, e.g. 'd.m.Y H:i:s' (every date exact)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Change the format without asking.")] = False,
+    state: StateOption = None,
+) -> None:
+    """The bot account's language, time zone and date format as the board keeps them; with --date-format,
+    change the format (phpBB's relative formats print fresh PMs as "5 минут назад": only an interval)."""
+    from forumbot.forum.client import PhpbbClient
+    from forumbot.forum.posting import poster_for
+    from forumbot.host import games
+
+    with host_errors():
+        store = open_store(state)
+        _, config = games.load(store, game)
+    with host_errors(), game_client(config) as client:
+        if not isinstance(client, PhpbbClient):
+            fail(f"{game}: the account's preferences are read on phpBB boards only")
+        prefs = client.preferences()
+        _print_preferences(client.account or "", prefs)
+        if date_format is None or date_format == prefs.dateformat:
+            return
+        if not yes and not typer.confirm(f"Store the date format {date_format!r} on {client.account}?"):
+            fail("nothing changed", code=1)
+        after = poster_for(client).set_date_format(date_format)
+    out.print(f"the date format is now {after.dateformat!r}", markup=False)
+
+
+def _print_preferences(account: str, prefs: Any) -> None:
+    from forumbot.forum.phpbb import is_relative_format
+
+    out.print(f"{account}: language {prefs.lang}, time zone {prefs.tz}, date format {prefs.dateformat!r}", markup=False)
+    if prefs.dateformat and is_relative_format(prefs.dateformat):
+        out.print(
+            "fresh dates are printed relative ('менее минуты назад'): forumbot asks the board for the exact time "
+            "of a PM near a deadline; a format with seconds (--date-format 'd.m.Y H:i:s') makes every date exact",
+            markup=False,
+        )

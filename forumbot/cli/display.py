@@ -1,0 +1,144 @@
+"""What the commands print: tables, the draft, the publish report, the vote count.
+
+Player text is printed as typed and isolated (`bidi.isolate`): a nick like "[b]x" is not rich markup, and
+one that holds a right-to-left override turns nothing around outside its cell or line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+from rich.text import Text
+
+from forumbot.cli.common import err, out
+from forumbot.render.bidi import isolate, isolate_within
+
+if TYPE_CHECKING:
+    from forumbot.draft import DayDraft
+    from forumbot.host.publish import PublishReport
+    from forumbot.host.tally import Tally
+    from forumbot.scenario import ScenarioResult
+
+
+def plain(*values: str) -> list[Text]:
+    """Table cells that show player text as typed."""
+    return [Text(isolate(v)) for v in values]
+
+
+def names(nicks: Iterable[str]) -> str:
+    """Nicks in one line, each isolated (`bidi.isolate`): none turns the others around."""
+    return ", ".join(isolate(n) for n in nicks)
+
+
+def table(title: str, *columns: str) -> Table:
+    """A table that folds its cells to fit the terminal (80 columns too) instead of cutting them."""
+    shown = Table(title=title)
+    for column in columns:
+        shown.add_column(column, overflow="fold")
+    return shown
+
+
+def show_value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def print_mismatches(result: ScenarioResult) -> None:
+    out.print(f"FAIL {result.scenario.path} ({result.scenario.name})", markup=False)
+    for m in result.mismatches:
+        out.print(
+            f"  day {m.day} {m.key}: expected {show_value(m.expected)}, actual {show_value(m.actual)}", markup=False
+        )
+
+
+def print_tally(result: Tally) -> None:
+    votes = table("Голоса", "post", "voter", "target", "time", "counted", "why not")
+    for r in result.records:
+        why = (r.reason or "") + (f" (nearest: {r.nearest})" if r.nearest else "")
+        votes.add_row(
+            *plain(str(r.post_id), r.voter, r.target, r.time.strftime("%d.%m %H:%M"), "yes" if r.counted else "", why)
+        )
+    out.print(votes)
+    counts = table("Итог", "player", "votes", "voters")
+    for target, who in result.voters.items():
+        mark = " ←" if target == result.leader else ""
+        counts.add_row(*plain(isolate(target) + mark, str(len(who)), names(who)))
+    out.print(counts)
+    if result.not_voting:
+        out.print("not voting: " + names(result.not_voting), markup=False)
+
+
+def show_draft(game: str, draft: DayDraft, approved_by: str | None) -> None:
+    status = f"approved by {approved_by}" if approved_by else "NOT approved"
+    out.print(f"{game}, day {draft.day} — draft, {status}", markup=False)
+    if draft.early is not None:
+        out.print(f"made before the deadline (at {draft.early.at}): {draft.early.reason}", markup=False)
+    everyone = list(draft.state.nicks())
+    deaths = ", ".join(f"{isolate(n)} ({c})" for n, c in draft.deaths.items()) or "nobody"
+    out.print(f"deaths: {deaths}; winner: {draft.winner}", markup=False)
+    if draft.checks:
+        checks = ", ".join(f"{isolate(n)}: {isolate_within(str(r), everyone)}" for n, r in draft.checks.items())
+        out.print("checks (private): " + checks, markup=False)
+    _print_draft_votes(draft)
+    _print_draft_orders(draft)
+    _print_draft_notes(draft, everyone)
+
+
+def _print_draft_votes(draft: DayDraft) -> None:
+    votes = table("votes", "voter", "target", "time", "counted", "why not", "link")
+    for v in draft.votes:
+        why = (v.reason or "") + (f" (nearest: {v.nearest})" if v.nearest else "")
+        votes.add_row(
+            *plain(v.voter, v.target or "", (v.time or "")[:16], "yes" if v.counted else "", why, v.link or "")
+        )
+    out.print(votes)
+
+
+def _print_draft_orders(draft: DayDraft) -> None:
+    orders = table("orders", "actor", "action", "targets", "valid", "why not", "link")
+    for o in draft.orders:
+        why = (o.reason or "") + (f" (nearest: {o.nearest})" if o.nearest else "")
+        orders.add_row(*plain(o.actor, o.action or "", names(o.targets), "yes" if o.valid else "", why, o.link or ""))
+    for x in draft.void:
+        orders.add_row(*plain(x.actor, x.action, names(x.targets), "", x.reason, x.ref or ""))
+    out.print(orders)
+
+
+def _print_draft_notes(draft: DayDraft, everyone: list[str]) -> None:
+    activity = ", ".join(f"{isolate(n)}: {a.posts} posts, {a.orders} PMs" for n, a in draft.activity.items())
+    out.print(f"activity: {activity}", markup=False)
+    for problem in draft.page_problems:
+        out.print(f"UNREADABLE POST {isolate_within(str(problem), everyone)}", markup=False)
+    for pm in draft.unread_pms:
+        sender, subject = isolate(str(pm.get("sender"))), isolate(str(pm.get("subject")))
+        out.print(f"UNREAD PM {pm.get('pm_id')} from {sender} ({subject}): {pm.get('reason')}", markup=False)
+    for warning in draft.warnings:
+        out.print(f"WARNING {isolate_within(warning, everyone)}", markup=False)
+    for note in [isolate_within(n, everyone) for n in draft.inactivity] + [
+        f"override by {isolate(o.by)}: {o.kind} {isolate(o.subject)} — {o.reason}" for o in draft.overrides
+    ]:
+        out.print(f"note: {note}", markup=False)
+    for e in draft.events:
+        parts = [e.kind, isolate(e.actor or ""), "→", isolate(e.target or ""), e.detail]
+        out.print("event: " + " ".join(p for p in parts if p), markup=False)
+
+
+def print_publish_report(report: PublishReport) -> None:
+    for label in report.sent:
+        out.print(f"sent: {label}", markup=False)
+    for label in report.recovered:
+        out.print(f"found on the forum (sent before an interruption): {label}", markup=False)
+    if report.skipped:
+        out.print(f"done by an earlier run: {len(report.skipped)}", markup=False)
+    if report.locked:
+        out.print("the previous day's topic is locked", markup=False)
+    for note in report.notes:
+        err.print(f"note: {note}", markup=False)
+    if report.winner != "none":
+        out.print(f"{report.game}: the game is over — {report.winner}; final topic {report.topic_id}", markup=False)
+    elif report.new_day is not None:
+        out.print(f"{report.game}: day {report.new_day} is open in topic {report.topic_id}", markup=False)
+    elif report.topic_id is not None:
+        out.print(f"{report.game}: day {report.day} is in topic {report.topic_id}", markup=False)

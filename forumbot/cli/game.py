@@ -1,0 +1,262 @@
+"""A game's life outside the day's end: new-game, signups, deal, day-topic, status, reveal, advance."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from forumbot.cli.app import app
+from forumbot.cli.common import (
+    NowOption,
+    StateOption,
+    checked_topic,
+    current_time,
+    fail,
+    game_client,
+    host_errors,
+    open_store,
+    out,
+    parse_option_pairs,
+    print_json,
+    read_nicks,
+)
+from forumbot.cli.display import names, plain, table
+
+if TYPE_CHECKING:
+    from forumbot.store import Store
+
+
+@app.command("new-game")
+def new_game_command(
+    config: Annotated[Path, typer.Argument(help="The game's TOML config.")], state: StateOption = None
+) -> None:
+    """Create a game in the state file from its config."""
+    from forumbot.config import load_game_config
+    from forumbot.host import games
+
+    with host_errors():
+        parsed = load_game_config(config)
+        store = open_store(state, create=True)
+        games.create_game(store, parsed)
+    out.print(
+        f"game {parsed.game.name!r} created ({parsed.game.variant}, {len(parsed.game.players)} players)", markup=False
+    )
+
+
+@app.command("signups")
+def signups_command(
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[GAME] [TOPIC]",
+            help="The game (may be left out when the state file holds one game) and the signup topic "
+            "(id or URL; default: the config's [forum] signup_topic).",
+        ),
+    ] = None,
+    state: StateOption = None,
+) -> None:
+    """Take the player list from the signup topic: everyone who signed up in red."""
+    from forumbot.config import load_settings
+    from forumbot.host import games
+
+    with host_errors():
+        store = open_store(state)
+        game, topic = _game_and_topic(store, args or [])
+        _, config = games.load(store, game)
+        topic = topic or config.forum.signup_topic
+        if not topic:
+            fail(f"{game}: which signup topic? give it, or set [forum] signup_topic in the config")
+        with game_client(config) as client:
+            posts = [post for page in client.fetch_topic(topic) for post in page.posts]
+        exclude = [n for n in (load_settings().username,) if n]
+        players = games.record_signups(store, game, posts, exclude)
+    out.print(f"{len(players)} players signed up: {names(players)}", markup=False)
+
+
+def _game_and_topic(store: Store, args: list[str]) -> tuple[str, str | None]:
+    """`GAME TOPIC`, `GAME`, or `TOPIC` alone when the state file holds a single game."""
+    if len(args) > 2:
+        fail("signups takes at most two arguments: GAME and TOPIC")
+    if len(args) == 2:
+        return args[0], args[1]
+    known = store.game_names()
+    if args and args[0] in known:
+        return args[0], None
+    if len(known) != 1:
+        listed = ", ".join(known) or "none (forumbot new-game CONFIG)"
+        fail(f"name the game: the state file holds {len(known)} games ({listed})")
+    return known[0], args[0] if args else None
+
+
+@app.command("deal")
+def deal_command(
+    game: Annotated[str | None, typer.Argument(help="A game of the state file: deal it and open day 1.")] = None,
+    variant: Annotated[str | None, typer.Option(help="Rule variant (an unknown name lists the known ones).")] = None,
+    players: Annotated[Path | None, typer.Option(help="File with one nick per line.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for the deal (default: a secure random one).")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="A variant option, KEY=VALUE (JSON value).")
+    ] = None,
+    topic: Annotated[str | None, typer.Option(help="GAME: the topic of day 1, if already posted.")] = None,
+    state: StateOption = None,
+    now: NowOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the deal as JSON.")] = False,
+) -> None:
+    """Deal roles: a game of the state file (roles stay secret), or a player list (--variant, --players)."""
+    if game is not None:
+        _deal_stored_game(game, topic, state, now, seed)
+        return
+    if variant is None or players is None:
+        fail("give a GAME, or --variant and --players")
+    _deal_list(variant, read_nicks(players), seed, parse_option_pairs(option or []), as_json)
+
+
+def _deal_list(variant: str, nicks: list[str], seed: int | None, options: dict[str, Any], as_json: bool) -> None:
+    from forumbot.engine.deal import deal as deal_game
+    from forumbot.errors import ForumbotError
+
+    used_seed = seed if seed is not None else secrets.randbelow(2**63)
+    try:
+        dealt = deal_game(variant, nicks, used_seed, options)
+    except ForumbotError as exc:
+        fail(str(exc))
+    if as_json:
+        players = [{"nick": p.nick, "role": p.role, "boss": p.boss} for p in dealt.players]
+        print_json({"variant": dealt.variant, "seed": dealt.seed, "players": players})
+        return
+    shown = table(f"{variant}, {len(nicks)} players, seed {used_seed}", "nick", "role")
+    for p in dealt.players:
+        shown.add_row(*plain(p.nick, p.role + (" (boss)" if p.boss else "")))
+    out.print(shown)
+
+
+def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str | None, seed: int | None) -> None:
+    from forumbot.host import games
+
+    with host_errors():
+        topic = checked_topic(topic, "--topic")
+        store = open_store(state)
+        dealt = games.deal_game(store, game, current_time(now), topic=topic, seed=seed)
+    out.print(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
+    out.print(f"commitment for the first day's post: SHA-256 {dealt.commitment}", markup=False)
+    out.print(f"day 1 deadline: {dealt.deadline.isoformat()}", markup=False)
+    if topic is None:
+        out.print(f"next: forumbot publish {game}  (day 1's topic with the commitment, and the role PMs)", markup=False)
+    else:
+        out.print(f"next: forumbot publish {game}  (the role PMs; day 1 is read from topic {topic})", markup=False)
+
+
+@app.command("day-topic")
+def day_topic_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    topic: Annotated[str, typer.Argument(help="The current day's topic (id or URL).")],
+    state: StateOption = None,
+) -> None:
+    """Set the topic of the current day (for hosts who post the day topic by hand)."""
+    from forumbot.host import games
+
+    with host_errors():
+        store = open_store(state)
+        row, _ = games.load(store, game)
+        if row.state is None:
+            fail(f"{game}: roles are not dealt yet (forumbot deal {game})")
+        if store.day(row.id, row.state.day) is None:
+            fail(f"{game}: day {row.state.day} is not open")
+        topic = checked_topic(topic) or topic
+        store.set_day_topic(row.id, row.state.day, topic)
+    out.print(f"{game}: day {row.state.day} is read from topic {topic}", markup=False)
+
+
+@app.command("status")
+def status_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    secret: Annotated[bool, typer.Option("--secret", help="Show the roles too (host only).")] = False,
+    votes: Annotated[bool, typer.Option("--votes", help="Read the day topic now for the votes so far.")] = False,
+    state: StateOption = None,
+) -> None:
+    """Day, deadline, living players and the votes so far; roles only with --secret."""
+    from forumbot.host import games
+    from forumbot.render.bidi import isolate
+
+    with host_errors():
+        store = open_store(state)
+        row, config = games.load(store, game)
+    if row.state is None:
+        out.print(
+            f"{game} ({row.variant}): signups, {len(store.players(row.id))} players, roles not dealt", markup=False
+        )
+        return
+    gs = row.state
+    day = store.day(row.id, gs.day)
+    out.print(
+        f"{game} ({row.variant}) — day {gs.day}" + (f", winner: {gs.winner}" if gs.winner != "none" else ""),
+        markup=False,
+    )
+    if day is not None:
+        out.print(
+            f"topic: {day['topic'] or '-'}; deadline: {day['deadline'].astimezone(config.game.zone):%d.%m.%Y %H:%M %Z}",
+            markup=False,
+        )
+    shown = table("players", "nick", "status", *(["role"] if secret else []))
+    for p in gs.players:
+        life = "alive" if p.alive else f"dead (day {p.death_day}, {p.death_cause})"
+        cells = [p.nick, life] + ([p.role + (" (boss)" if p.boss else "")] if secret else [])
+        shown.add_row(*plain(*cells))
+    out.print(shown)
+    if votes:
+        with host_errors():
+            with game_client(config) as client:
+                counted = games.votes_so_far(store, game, client)
+        listed = ", ".join(f"{isolate(v['voter'])} → {isolate(v['target'])}" for v in counted)
+        out.print("votes so far: " + (listed or "none"), markup=False)
+        return
+    draft = store.draft(row.id, gs.day)
+    if draft is not None:
+        so_far = [v for v in draft.draft.votes if v.counted]
+        out.print(
+            f"votes so far (draft of {draft.created_at}): "
+            + (", ".join(f"{isolate(v.voter)} → {isolate(v.target or '')}" for v in so_far) or "none"),
+            markup=False,
+        )
+
+
+@app.command("reveal")
+def reveal_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    force: Annotated[bool, typer.Option("--force", help="Reveal before the game has ended.")] = False,
+    state: StateOption = None,
+) -> None:
+    """The role list as dealt and the salt: anyone can check them against day 1's SHA-256 commitment."""
+    from forumbot.host import games
+
+    with host_errors():
+        shown = games.reveal(open_store(state), game, force=force)
+    out.print(shown.roles, markup=False)
+    out.print(f"salt: {shown.salt}", markup=False)
+    out.print(
+        f"SHA-256(salt + newline + role list) = {shown.commitment}"
+        + (" (verified)" if shown.verified else " (MISMATCH)"),
+        markup=False,
+    )
+
+
+@app.command("advance")
+def advance_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    topic: Annotated[str | None, typer.Option(help="The new day's topic, if posted already.")] = None,
+    state: StateOption = None,
+    now: NowOption = None,
+) -> None:
+    """Record the approved draft as the day's result and open the next day."""
+    from forumbot.host import games
+
+    with host_errors():
+        topic = checked_topic(topic, "--topic")
+        new_state = games.advance(open_store(state), game, current_time(now), topic=topic)
+    if new_state.winner != "none":
+        out.print(f"{game}: the game is over — {new_state.winner}", markup=False)
+    else:
+        out.print(f"{game}: day {new_state.day} is open", markup=False)

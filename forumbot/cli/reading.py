@@ -1,0 +1,227 @@
+"""`forumbot tally` and `forumbot orders`: a day's votes and orders read outside a stored game."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+from zoneinfo import ZoneInfo
+
+import typer
+
+from forumbot.cli.app import app
+from forumbot.cli.common import err, fail, load_zone, out, parse_moment, print_json, read_nicks
+from forumbot.cli.display import names, plain, print_tally, table
+from forumbot.cli.progress import page_progress
+
+if TYPE_CHECKING:
+    from forumbot.forum.cache import TopicRead
+    from forumbot.forum.models import PmSummary, PrivateMessage
+    from forumbot.host.daywindow import DayPms
+
+VariantOption = Annotated[
+    str | None, typer.Option(help="Rule variant (default: the engine's default; an unknown name lists them).")
+]
+
+
+@app.command("tally")
+def tally_command(
+    topic: Annotated[str | None, typer.Argument(help="A live topic URL (credentials from .env).")] = None,
+    source: Annotated[Path | None, typer.Option("--from", help="A folder of saved thread pages.")] = None,
+    players: Annotated[Path | None, typer.Option(help="The living players, one nick per line.")] = None,
+    dead: Annotated[Path | None, typer.Option(help="The dead players, one nick per line.")] = None,
+    start: Annotated[str | None, typer.Option(help="The day's start (ISO; game time zone if no offset).")] = None,
+    deadline: Annotated[
+        str | None, typer.Option(help="The day's deadline (ISO): posts at or after it are late.")
+    ] = None,
+    variant: VariantOption = None,
+    day: Annotated[int, typer.Option(help="The game day (double-vote days of gameru-3.3).")] = 1,
+    tz: Annotated[str, typer.Option(help="The game's time zone.")] = "Europe/Moscow",
+    now: Annotated[str | None, typer.Option(help="Saved pages: the moment relative dates refer to.")] = None,
+    topic_id: Annotated[int | None, typer.Option("--topic", help="Which topic, when the folder holds several.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print votes, tally and leader as JSON.")] = False,
+    bbcode: Annotated[bool, typer.Option("--bbcode", help="Print the ready-to-paste vote-count post.")] = False,
+    incremental: Annotated[
+        bool,
+        typer.Option(help="A live topic: fetch only the last known page and newer ones (may miss earlier edits)."),
+    ] = False,
+) -> None:
+    """The running vote count of a day, from saved pages (--from DIR) or a live topic URL (every page is
+    read, so every edit is seen; --incremental reads only what is new)."""
+    from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
+    from forumbot.errors import ForumbotError
+    from forumbot.host.tally import render_tally_bbcode, tally_posts
+
+    if (topic is None) == (source is None):
+        fail("give either a topic URL or --from DIR (saved pages)")
+    if players is None:
+        fail("--players FILE is required (the living players, one nick per line)")
+    zone = load_zone(tz)
+    living = read_nicks(players)
+    ghosts = read_nicks(dead) if dead is not None else []
+    rules_name = variant or DEFAULT_VARIANT
+    try:
+        rules_cls = find_variant(rules_name)
+        read = _day_posts(topic, source, topic_id, parse_moment(now, zone, "--now"), zone, incremental)
+        per_post = rules_cls().max_targets(day, "vote", len(living) + len(ghosts))
+        result = tally_posts(
+            read.posts,
+            living,
+            dead=ghosts,
+            start=parse_moment(start, zone, "--start"),
+            deadline=parse_moment(deadline, zone, "--deadline"),
+            variant=rules_name,
+            votes_per_post=per_post,
+        )
+    except ForumbotError as exc:
+        fail(str(exc))
+    if not read.complete:
+        err.print("earlier pages came from the cache: this count may miss edits made on them", markup=False)
+    if as_json:
+        print_json(result.to_json() | {"problems": read.problems, "complete": read.complete})
+        return
+    for problem in read.problems:
+        err.print(f"unreadable post: {problem}", markup=False)
+    print_tally(result)
+    if bbcode:
+        out.print(render_tally_bbcode(result, f"Подсчёт голосов, день {day}"), markup=False)
+
+
+def _day_posts(
+    topic: str | None,
+    source: Path | None,
+    topic_id: int | None,
+    now: datetime | None,
+    zone: ZoneInfo,
+    incremental: bool = False,
+) -> TopicRead:
+    if source is not None:
+        return _saved_posts(source, topic_id, now, zone)
+    assert topic is not None
+    import forumbot.cli
+    from forumbot.config import load_settings
+    from forumbot.forum.cache import PageCache, read_topic
+    from forumbot.forum.client import client_settings
+    from forumbot.host.tally import read_votes_of
+    from forumbot.store import Store
+
+    settings = load_settings()
+    base = topic.split("?")[0].rsplit("/", 1)[0] + "/"
+    client = forumbot.cli.open_client(client_settings(settings, TopicSource(base_url=base)))
+    store = Store(settings.state)  # the state file: private from its first byte
+    cache = PageCache(store)
+    try:
+        with page_progress("pages") as progress:
+            return read_topic(client, cache, topic, progress=progress, on_page=read_votes_of, incremental=incremental)
+    finally:
+        cache.close()
+        client.close()
+
+
+@dataclass(frozen=True)
+class TopicSource:
+    """A forum known only by a topic's URL: the dialect is told from the URL."""
+
+    base_url: str
+    engine: str = "auto"
+    saved_pages: Path | None = None
+
+
+def _saved_posts(folder: Path, topic_id: int | None, now: datetime | None, zone: ZoneInfo) -> TopicRead:
+    from forumbot.forum.cache import TopicRead
+    from forumbot.forum.saved import load_saved_folder
+
+    saved = load_saved_folder(folder, now, tz=zone)
+    for skipped in saved.skipped:
+        err.print(f"skipped {skipped.name}: {skipped.reason}", markup=False)
+    topics = sorted({p.topic_id for p in saved.topic_pages}, key=lambda t: (t is None, t))
+    if topic_id is not None:
+        topics = [t for t in topics if t == topic_id]
+    if not topics:
+        fail(f"{folder}: no thread pages" + (f" of topic {topic_id}" if topic_id is not None else ""))
+    if len(topics) > 1:
+        fail(f"{folder} holds several topics ({', '.join(map(str, topics))}): choose one with --topic")
+    pages = [p for p in saved.topic_pages if p.topic_id == topics[0]]
+    return TopicRead([post for page in pages for post in page.posts], [x for page in pages for x in page.problems])
+
+
+@app.command("orders")
+def orders_command(
+    source: Annotated[Path, typer.Option("--from", help="A folder of saved PM pages (and inbox pages).")],
+    players: Annotated[Path, typer.Option(help="The players, one nick per line.")],
+    dead: Annotated[Path | None, typer.Option(help="The dead players, one nick per line.")] = None,
+    start: Annotated[str | None, typer.Option(help="The day's start (ISO; game time zone if no offset).")] = None,
+    deadline: Annotated[str | None, typer.Option(help="The day's deadline (ISO): PMs at or after it are late.")] = None,
+    now: Annotated[str | None, typer.Option(help="When the pages were saved: what relative dates count from.")] = None,
+    variant: VariantOption = None,
+    tz: Annotated[str, typer.Option(help="The zone the pages print their dates in.")] = "Europe/Moscow",
+    as_json: Annotated[bool, typer.Option("--json", help="Print every line as JSON.")] = False,
+) -> None:
+    """Every order line of saved PMs: sender, time (exact, or the interval a relative date allows),
+    action, targets, whether it is valid and why not, link; in the forum's order."""
+    from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
+    from forumbot.errors import ForumbotError
+    from forumbot.forum.saved import load_saved_folder
+    from forumbot.host import games
+
+    zone = load_zone(tz)
+    nicks = read_nicks(players)
+    ghosts = read_nicks(dead) if dead is not None else []
+    begin = parse_moment(start, zone, "--start") or datetime.min.replace(tzinfo=UTC)
+    end = parse_moment(deadline, zone, "--deadline") or datetime.max.replace(tzinfo=UTC)
+    try:
+        rules_cls = find_variant(variant or DEFAULT_VARIANT)
+        saved = load_saved_folder(source, parse_moment(now, zone, "--now"), tz=zone)
+        window = saved_window(saved.inbox, saved.messages, begin, end)
+        _, rows = games.audit_pms(window, [*nicks, *ghosts], rules_cls(), dead=ghosts)
+    except ForumbotError as exc:
+        fail(str(exc))
+    for skipped in saved.skipped:
+        err.print(f"skipped {skipped.name}: {skipped.reason}", markup=False)
+    uncertain = games.uncertain_warnings(window, end, begin)
+    if as_json:
+        print_json({"orders": rows, "uncertain": uncertain})
+        return
+    shown = table(
+        f"{len(window.all_listed())} PMs, {len(rows)} lines",
+        *("PM", "sender", "time", "action", "targets", "valid", "reason", "link"),
+    )
+    for row in rows:
+        shown.add_row(
+            *plain(
+                str(row.get("pm_id", "")),
+                str(row.get("actor") or ""),
+                str(row.get("time") or ""),
+                str(row.get("action") or ""),
+                names(row.get("targets") or []),
+                "yes" if row.get("valid") else "no",
+                str(row.get("reason") or ""),
+                str(row.get("link") or ""),
+            )
+        )
+    out.print(shown)
+    for warning in uncertain:
+        err.print(f"uncertain: {warning}", markup=False)
+
+
+def saved_window(
+    inbox: Iterable[PmSummary], messages: Iterable[PrivateMessage], start: datetime, end: datetime
+) -> DayPms:
+    """Saved PMs placed against the day: what the inbox row and the PM page print, nothing more."""
+    from forumbot.host.daywindow import DayPms, interval_of, place
+
+    rows = {row.pm_id: row for row in inbox}
+    window = DayPms()
+    for pm in sorted(messages, key=lambda m: m.pm_id):
+        row = rows.get(pm.pm_id)
+        window.add(place(_NoExactTimes(), pm, interval_of(row.time, row.time_until) if row else None, start, end))
+    return window
+
+
+class _NoExactTimes:
+    """Saved pages cannot be asked for more than they show."""
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None:
+        return None

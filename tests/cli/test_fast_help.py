@@ -1,0 +1,43 @@
+"""`forumbot --help` loads no subsystem: the commands import httpx, lxml, jinja2, pydantic and the engine
+only when they run, so the help (and a typo's error) answers at once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("httpx", "lxml", "jinja2", "pydantic", "pydantic_settings", "forumbot.engine", "forumbot.forum")
+
+PROBE = """
+import json, sys
+sys.argv = ["forumbot", *json.loads(sys.argv[1])]
+from forumbot.cli import app
+try:
+    app()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded_by(*args: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True, text=True, check=True, timeout=60
+    )
+    modules: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return [m for m in modules if m.startswith(HEAVY)]
+
+
+def test_the_help_imports_no_subsystem() -> None:
+    assert loaded_by("--help") == []
+
+
+def test_a_command_s_help_imports_none_either() -> None:
+    assert loaded_by("end-day", "--help") == []
+    assert loaded_by("draft", "show", "--help") == []
+
+
+def test_running_a_command_does_load_what_it_needs() -> None:
+    """The probe sees imports: a command that runs brings its subsystems in (the first test is not vacuous)."""
+    assert "pydantic" in loaded_by("scenario", "run", "/nonexistent.yaml")
