@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,7 +23,7 @@ from forumbot.errors import ForumbotError
 
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
-    from forumbot.forum.client import ForumClient
+    from forumbot.forum.client import ClientSettings, ForumClient
     from forumbot.store import Store
 
 out = Console(highlight=False, soft_wrap=True)
@@ -149,18 +149,25 @@ def raise_state(message: str) -> NoReturn:
 @contextmanager
 def game_client(config: GameConfig) -> Iterator[ForumClient]:
     """The game's forum client, closed however the command ends."""
-    import forumbot.cli
     from forumbot.config import load_settings
     from forumbot.forum.client import client_settings
 
     settings = load_settings()
     if config.forum.engine != "saved":
         settings.require_account()
-    client = forumbot.cli.open_client(client_settings(settings, config.forum))
+    client = client_opener()(client_settings(settings, config.forum))
     try:
         yield client
     finally:
         client.close()
+
+
+def client_opener() -> Callable[[ClientSettings], ForumClient]:
+    """`forumbot.cli.open_client`, looked up when a client is opened: a rehearsal may put its own there."""
+    import forumbot.cli
+
+    opener: Callable[[ClientSettings], ForumClient] = getattr(forumbot.cli, "open_client")  # noqa: B009
+    return opener
 
 
 def checked_topic(topic: str | None, what: str = "topic") -> str | None:

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import typer
 
 from forumbot.cli.app import app
-from forumbot.cli.common import err, fail, load_zone, out, parse_moment, print_json, read_nicks
+from forumbot.cli.common import client_opener, err, fail, load_zone, out, parse_moment, print_json, read_nicks
 from forumbot.cli.display import names, plain, print_tally, table
 from forumbot.cli.progress import page_progress
 
@@ -100,7 +100,6 @@ def _day_posts(
     if source is not None:
         return _saved_posts(source, topic_id, now, zone)
     assert topic is not None
-    import forumbot.cli
     from forumbot.config import load_settings
     from forumbot.forum.cache import PageCache, read_topic
     from forumbot.forum.client import client_settings
@@ -109,7 +108,7 @@ def _day_posts(
 
     settings = load_settings()
     base = topic.split("?")[0].rsplit("/", 1)[0] + "/"
-    client = forumbot.cli.open_client(client_settings(settings, TopicSource(base_url=base)))
+    client = client_opener()(client_settings(settings, TopicSource(base_url=base)))
     store = Store(settings.state)  # the state file: private from its first byte
     cache = PageCache(store)
     try:
