@@ -813,6 +813,16 @@ class Store:
                 (forum, topic, page, fetched_at, post_ids, edit_state, data),
             )
 
+    def put_pages(self, forum: str, topic: str, pages: Iterable[tuple[int, str, str, str, str]]) -> None:
+        """Several pages of one topic, each (page, fetched_at, post_ids, edit_state, json), in one
+        transaction: a topic read commits once per batch of pages, not once per page."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO page_cache (forum, topic, page, fetched_at, post_ids, edit_state, json)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(forum, topic, *row) for row in pages],
+            )
+
     def drop_pages_after(self, forum: str, topic: str, page: int) -> None:
         with self.transaction() as db:
             db.execute("DELETE FROM page_cache WHERE forum = ? AND topic = ? AND page > ?", (forum, topic, page))

@@ -29,6 +29,10 @@ from typing import Protocol
 from forumbot.forum.client import ForumClient, Progress, page_size_of
 from forumbot.forum.models import Post, TopicPage
 
+# A topic read writes its pages this many at a time: each write is a commit the disk must confirm, and
+# a page lost to a crash before its batch is written is only fetched again.
+PAGES_PER_WRITE = 25
+
 
 class PageRows(Protocol):
     """Where the parsed pages are kept: the state file (`forumbot.store.Store` is the one)."""
@@ -37,9 +41,9 @@ class PageRows(Protocol):
         """(page, json, fetched_at, edit_state) of every cached page of the topic, by page."""
         ...
 
-    def put_page(
-        self, forum: str, topic: str, page: int, fetched_at: str, post_ids: str, edit_state: str, data: str
-    ) -> None: ...
+    def put_pages(self, forum: str, topic: str, pages: Iterable[tuple[int, str, str, str, str]]) -> None:
+        """Several pages, each (page, fetched_at, post_ids, edit_state, json), in one transaction."""
+        ...
 
     def drop_pages_after(self, forum: str, topic: str, page: int) -> None: ...
 
@@ -68,10 +72,16 @@ class PageCache:
         return self._rows.page_rows(forum, str(topic))
 
     def put(self, forum: str, topic: str | int, page: TopicPage, *, fetched_at: datetime | None = None) -> None:
+        self.put_many(forum, topic, [page], fetched_at=fetched_at)
+
+    def put_many(
+        self, forum: str, topic: str | int, pages: Iterable[TopicPage], *, fetched_at: datetime | None = None
+    ) -> None:
+        """Pages of one topic in one write (one commit, one wait for the disk, however many pages)."""
         stamp = (fetched_at or datetime.now(UTC)).isoformat()
-        post_ids = json.dumps([post.post_id for post in page.posts])
-        edit_state = json.dumps({str(post.post_id): fingerprint(post) for post in page.posts})
-        self._rows.put_page(forum, str(topic), page.page, stamp, post_ids, edit_state, page.model_dump_json())
+        rows = [(page.page, stamp, *_page_state(page), page.model_dump_json()) for page in pages]
+        if rows:
+            self._rows.put_pages(forum, str(topic), rows)
 
     def last_page(self, forum: str, topic: str | int) -> int | None:
         return max((row[0] for row in self._rows.page_rows(forum, str(topic))), default=None)
@@ -164,14 +174,16 @@ def _read_pages(
     if pages is None or first is None:
         pages = client.fetch_topic(key, progress=progress)
         first = next(pages)
-    # Each page is stored as it comes in, while the later ones are still being fetched.
+    # Pages are stored as they come in, a batch at a time, while the later ones are still being fetched.
     fresh: list[TopicPage] = []
     for page in itertools.chain([first], pages):
         page = _carry_edits(page, before.changed_posts(page))
-        cache.put(forum, key, page)
         fresh.append(page)
+        if len(fresh) % PAGES_PER_WRITE == 0:
+            cache.put_many(forum, key, fresh[-PAGES_PER_WRITE:])
         if on_page is not None:
             on_page(page)
+    cache.put_many(forum, key, fresh[len(fresh) - len(fresh) % PAGES_PER_WRITE :])
     cache.drop_after(forum, key, fresh[-1].page)
     kept = [entry.page for entry in before.entries(range(1, fresh[0].page))]
     return [*kept, *fresh], not kept
@@ -255,6 +267,13 @@ def _carry_edits(page: TopicPage, old_posts: dict[int, Post]) -> TopicPage:
             changed = True
         posts.append(post)
     return page.model_copy(update={"posts": tuple(posts)}) if changed else page
+
+
+def _page_state(page: TopicPage) -> tuple[str, str]:
+    """The page's post ids and each post's fingerprint, as the cache's row keeps them."""
+    post_ids = json.dumps([post.post_id for post in page.posts])
+    edit_state = json.dumps({str(post.post_id): fingerprint(post) for post in page.posts})
+    return post_ids, edit_state
 
 
 def _shifted(cached: CachedPage | None, fresh: TopicPage) -> bool:

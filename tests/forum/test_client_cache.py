@@ -174,3 +174,22 @@ def test_a_full_read_of_an_unchanged_topic_decodes_no_cached_page(cache, monkeyp
     decoded.clear()
     assert read_topic(client, cache, 2).posts[14].edited  # the mark is carried from the cached copy
     assert decoded == [2]
+
+
+def test_a_read_writes_its_pages_a_batch_at_a_time(cache, monkeypatch):
+    from forumbot.forum.cache import PAGES_PER_WRITE
+
+    client = SyntheticTopic([make_post(n) for n in range(1, 601)])  # 60 pages of 10
+    writes: list[list[int]] = []
+    real = cache._rows.put_pages
+
+    def counting(forum, topic, rows):
+        rows = list(rows)
+        writes.append([row[0] for row in rows])
+        real(forum, topic, rows)
+
+    monkeypatch.setattr(cache._rows, "put_pages", counting)
+    assert len(read_topic(client, cache, 2).posts) == 600
+    assert [len(batch) for batch in writes] == [PAGES_PER_WRITE, PAGES_PER_WRITE, 60 - 2 * PAGES_PER_WRITE]
+    assert sorted(n for batch in writes for n in batch) == list(range(1, 61))
+    assert [entry.page.page for entry in cache.pages("http://forum.test/", 2)] == list(range(1, 61))
