@@ -803,6 +803,21 @@ class Store:
         )
         return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
 
+    def page_states(self, forum: str, topic: str) -> list[tuple[int, str]]:
+        """(page, edit_state) of every cached page of the topic, by page: without the pages themselves."""
+        rows = self.db.execute(
+            "SELECT page, edit_state FROM page_cache WHERE forum = ? AND topic = ? ORDER BY page", (forum, topic)
+        )
+        return [(int(r[0]), r[1]) for r in rows]
+
+    def page_row(self, forum: str, topic: str, page: int) -> tuple[str, str, str] | None:
+        """(json, fetched_at, edit_state) of one cached page."""
+        row = self.db.execute(
+            "SELECT json, fetched_at, edit_state FROM page_cache WHERE forum = ? AND topic = ? AND page = ?",
+            (forum, topic, page),
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
     def put_page(
         self, forum: str, topic: str, page: int, fetched_at: str, post_ids: str, edit_state: str, data: str
     ) -> None:

@@ -41,6 +41,14 @@ class PageRows(Protocol):
         """(page, json, fetched_at, edit_state) of every cached page of the topic, by page."""
         ...
 
+    def page_states(self, forum: str, topic: str) -> list[tuple[int, str]]:
+        """(page, edit_state) of every cached page of the topic, by page."""
+        ...
+
+    def page_row(self, forum: str, topic: str, page: int) -> tuple[str, str, str] | None:
+        """(json, fetched_at, edit_state) of one cached page."""
+        ...
+
     def put_pages(self, forum: str, topic: str, pages: Iterable[tuple[int, str, str, str, str]]) -> None:
         """Several pages, each (page, fetched_at, post_ids, edit_state, json), in one transaction."""
         ...
@@ -62,14 +70,18 @@ class PageCache:
         self._rows = rows
 
     def get(self, forum: str, topic: str | int, page: int) -> CachedPage | None:
-        return next((_cached(row[1:]) for row in self._rows.page_rows(forum, str(topic)) if row[0] == page), None)
+        row = self._rows.page_row(forum, str(topic), page)
+        return _cached(row) if row is not None else None
 
     def pages(self, forum: str, topic: str | int) -> list[CachedPage]:
         return [_cached(row[1:]) for row in self._rows.page_rows(forum, str(topic))]
 
-    def rows(self, forum: str, topic: str | int) -> list[tuple[int, str, str, str]]:
-        """(page, json, fetched_at, edit_state) of every cached page, not decoded."""
-        return self._rows.page_rows(forum, str(topic))
+    def states(self, forum: str, topic: str | int) -> dict[int, dict[int, str]]:
+        """Page -> {post id: fingerprint} of every cached page, without reading the pages themselves."""
+        return {
+            page: {int(k): v for k, v in json.loads(state).items()}
+            for page, state in self._rows.page_states(forum, str(topic))
+        }
 
     def put(self, forum: str, topic: str | int, page: TopicPage, *, fetched_at: datetime | None = None) -> None:
         self.put_many(forum, topic, [page], fetched_at=fetched_at)
@@ -199,21 +211,20 @@ class _Before:
 
     def __init__(self, cache: PageCache, forum: str, topic: str) -> None:
         self._cache, self._forum, self._topic = cache, forum, topic
-        # The pages' JSON kept as UTF-8 bytes until needed: half the memory of text with Cyrillic in it.
-        self._rows = {row[0]: (row[1].encode(), row[2], row[3]) for row in cache.rows(forum, topic)}
-        self.pages = frozenset(self._rows)
-        self._where: dict[int, tuple[int, str]] = {}  # post id -> (cached page, fingerprint)
-        for number, (_, _, edit_state) in self._rows.items():
-            for post_id, print_ in json.loads(edit_state).items():
-                self._where[int(post_id)] = (number, print_)
+        states = cache.states(forum, topic)
+        self.pages = frozenset(states)
+        # post id -> (cached page, fingerprint)
+        self._where = {post_id: (page, print_) for page, state in states.items() for post_id, print_ in state.items()}
         self._decoded: dict[int, CachedPage] = {}
 
     def entries(self, numbers: Iterable[int]) -> list[CachedPage]:
-        """The cached pages `numbers` (those the cache holds), decoded once each."""
+        """The cached pages `numbers` (those the cache holds), read and decoded once each."""
         found = []
         for number in numbers:
-            if number not in self._decoded and number in self._rows:
-                self._decoded[number] = _cached(self._rows[number])
+            if number not in self._decoded and number in self.pages:
+                entry = self._cache.get(self._forum, self._topic, number)
+                if entry is not None:
+                    self._decoded[number] = entry
             if number in self._decoded:
                 found.append(self._decoded[number])
         return found
@@ -300,7 +311,7 @@ def _unique_posts(pages: list[TopicPage]) -> list[Post]:
     return list(by_id.values())
 
 
-def _cached(row: tuple[str | bytes, str, str]) -> CachedPage:
+def _cached(row: tuple[str, str, str]) -> CachedPage:
     text, stamp, edit_state = row
     return CachedPage(
         page=TopicPage.model_validate_json(text),
