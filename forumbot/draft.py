@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from forumbot.engine.model import Cause, CheckResult, DayOutcome, Event, GameState, Winner
+from forumbot.engine.model import Cause, CheckResult, DayOutcome, Event, GameState, Reason, Winner
 
 
 class _Row(BaseModel):
@@ -43,6 +43,7 @@ class VoteRow(_Row):
     text: str | None = None
     nearest: str | None = None
     edited_by: str | None = None
+    why: Reason | None = None  # the rules' reason, typed (then `reason` is its English text)
 
 
 class OrderRow(_Row):
@@ -57,6 +58,7 @@ class OrderRow(_Row):
     reason: str | None = None
     line: str | None = None  # the line as written, when it was not understood
     nearest: str | None = None
+    why: Reason | None = None  # the rules' reason, typed (then `reason` is its English text)
 
 
 class VoidRow(_Row):
@@ -68,6 +70,7 @@ class VoidRow(_Row):
     targets: list[str] = Field(default_factory=list)
     reason: str = ""
     ref: str | None = None
+    why: Reason | None = None
 
 
 class OverrideRow(_Row):

@@ -32,7 +32,9 @@ from forumbot.engine.model import (
     Event,
     GameState,
     Order,
+    Reason,
     Replacement,
+    Vote,
     Winner,
     evolve,
 )
@@ -99,7 +101,7 @@ class OrderCheck:
     """What the rules say of one order as it arrives (for the sender's receipt)."""
 
     action: Action | None  # the action it stands for (kozanostra maps `S` to the role's own)
-    reason: str | None  # why it is void; None when it stands
+    reason: Reason | None  # why it is void; None when it stands
     number: int  # the how-many-th valid message for this action it is (1 = the first order)
     limit: int | None  # how many messages count (gameru-3.3: 3 = the order and two changes)
 
@@ -121,8 +123,17 @@ def check_order(
     action, reason = rules._order_problem(ctx, order)
     limit = rules.order_limit(action) if action is not None else None
     if reason is None and limit is not None and earlier_valid >= limit:
-        reason = f"too many changes: only the first {limit} messages count"
+        reason = Reason(code="too_many_changes", limit=limit)
     return OrderCheck(action, reason, earlier_valid + 1, limit)
+
+
+def check_vote(state: GameState, vote: Vote, replacements: Sequence[Replacement] = ()) -> Reason | None:
+    """Judge a vote now (a vote sent by PM, for its receipt), as the day's resolution will: None when it
+    stands. Pure, like `check_order`."""
+    rules = ruleset_for(state)
+    state, _ = apply_replacements(state, tuple(replacements))
+    ctx = _start_day(rules, state, DayInput())
+    return rules._vote_problem(ctx, vote)
 
 
 def apply_replacements(

@@ -238,7 +238,9 @@ EventKind = Literal[
 
 
 class Event(Frozen):
-    """One thing that happened (or did not) during the resolution, in the order it happened."""
+    """One thing that happened (or did not) during the resolution, in the order it happened. `detail` says
+    it in English for the audit; the typed fields carry what a text needs (`no_execution`: `reason` is
+    no_votes, threshold or leader_dead, with the leader's `votes` and the `needed` share)."""
 
     kind: EventKind
     actor: str | None = None
@@ -246,6 +248,63 @@ class Event(Frozen):
     role: Role | None = None
     cause: Cause | None = None
     detail: str = ""
+    reason: str | None = None
+    votes: int | None = None
+    needed: float | None = None
+
+
+ReasonCode = Literal[
+    "replaced",  # the sender's slot is played by another account now (nick: that account)
+    "not_a_player",
+    "dead",  # the sender (or voter) was dead at the day's start
+    "names_nobody",
+    "too_many_targets",  # count: how many named, limit: how many allowed, day
+    "same_twice",
+    "target_replaced",  # nick: the target as named, other: the account that plays the slot now
+    "target_not_player",  # nick
+    "target_dead",  # nick
+    "not_her_action",  # role, action: the role has no such action
+    "not_himself",  # role, action: the role may not name himself
+    "same_target_again",  # nick: named the night before too
+    "too_many_changes",  # limit: how many messages count
+    "boss_orders",  # only the boss's order counts for the mafia
+]
+
+
+class Reason(Frozen):
+    """Why the rules did not count a vote or an order: a code and its values. The English `text` is for
+    logs and the JSON audit; `forumbot.render.wording` words each code for the players and moderators."""
+
+    code: ReasonCode
+    nick: str | None = None
+    other: str | None = None
+    role: str | None = None
+    action: str | None = None
+    count: int | None = None
+    limit: int | None = None
+    day: int | None = None
+
+    @property
+    def text(self) -> str:
+        return REASON_TEXT[self.code].format(**self.model_dump())
+
+
+REASON_TEXT: dict[str, str] = {
+    "replaced": "replaced by {nick}",
+    "not_a_player": "sender is not a player",
+    "dead": "sender is dead",
+    "names_nobody": "names nobody",
+    "too_many_targets": "names {count} players, {limit} allowed on day {day}",
+    "same_twice": "names the same player twice",
+    "target_replaced": "target {nick} was replaced by {other}",
+    "target_not_player": "target {nick!r} is not a player",
+    "target_dead": "target {nick} is dead",
+    "not_her_action": "a {role} cannot {action}",
+    "not_himself": "a {role} may not {action} himself",
+    "same_target_again": "same target two nights running: {nick}",
+    "too_many_changes": "too many changes: only the first {limit} messages count",
+    "boss_orders": "only the boss's order counts for the mafia",
+}
 
 
 class VoidEntry(Frozen):
@@ -255,8 +314,9 @@ class VoidEntry(Frozen):
     actor: str
     action: Action
     targets: tuple[str, ...]
-    reason: str
+    reason: str  # in English, as `why.text` says it (drafts of earlier versions hold only this)
     ref: str | None = None
+    why: Reason | None = None
 
 
 class DayOutcome(Frozen):

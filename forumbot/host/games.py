@@ -426,9 +426,9 @@ def audit_pms(
 def _order_reason(order: Order, rules: Ruleset, dead: set[str]) -> str | None:
     """Why an order is void before the rules see it (the rules judge roles, targets and changes)."""
     if order.action not in rules.actions:
-        return f"no such order in {rules.name}"
+        return "no_such_order"
     if order.actor in dead:
-        return "sender is dead"
+        return "dead_sender"
     return None
 
 
@@ -678,6 +678,7 @@ def _merge_void(
             if entry.get(flag) and entry.get("link") == void.ref and same_targets:
                 entry[flag] = False
                 entry["reason"] = void.reason
+                entry["why"] = void.why.model_dump(mode="json") if void.why is not None else None
                 break
         else:
             rest.append(void.model_dump(mode="json"))

@@ -28,8 +28,8 @@ from typing import Any
 
 from forumbot.config import GameConfig
 from forumbot.draft import Early
-from forumbot.engine.day import check_order, ruleset_for
-from forumbot.engine.model import Action, GameState
+from forumbot.engine.day import check_order, check_vote, ruleset_for
+from forumbot.engine.model import Action, GameState, Vote
 from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError, RulesError, StateError
 from forumbot.extract import Roster, orders_from_pm
 from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
@@ -44,6 +44,7 @@ from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.render.bbcode import escape
 from forumbot.render.messages import render_role_message, render_role_messages
 from forumbot.render.report import render_report, told_so_far
+from forumbot.render.wording import rule_reason
 from forumbot.store import (
     Change,
     GameRow,
@@ -298,7 +299,7 @@ def _order_receipts(
             lines.append(f"Не принято: {said}: {exc}")
             continue
         if check.reason is not None:
-            lines.append(f"Не принято: {said}: {explain(check.reason)}.")
+            lines.append(f"Не принято: {said}: {rule_reason(check.reason, to_sender=True)}.")
             continue
         counted[order.action] = counted.get(order.action, 0) + 1
         lines.append(f"Принято: {said}{_change_note(check.number, check.limit)}")
@@ -316,29 +317,10 @@ def _vote_receipt(state: GameState, sender: str, targets: tuple[str, ...], said:
     """A vote sent by PM: accepted where the game takes PM votes (it counts at the day's end), else refused."""
     if "pm" not in vote_channels(state):
         return f"Не принято: {said}: в этой игре голосуют в теме дня, красным жирным ником."
-    reason = _vote_problem(state, sender, targets)
+    reason = check_vote(state, Vote(voter=sender, targets=targets))
     if reason is not None:
-        return f"Не принято: {said}: {explain(reason)}."
+        return f"Не принято: {said}: {rule_reason(reason, to_sender=True)}."
     return f"Принято: голос — {', '.join(escape(t) for t in targets)}"
-
-
-def _vote_problem(state: GameState, sender: str, targets: tuple[str, ...]) -> str | None:
-    """What the day's end will find wrong with a vote, told in the engine's words (see `explain`)."""
-    rules: Any = ruleset_for(state)
-    voter = state.player(sender)
-    if voter is None or not voter.alive:
-        return "voter is dead"
-    if len(targets) > rules.max_targets(state.day, "vote", len(state.players)):
-        return "allowed on day"
-    if len(set(targets)) != len(targets):
-        return "names the same player twice"
-    for target in targets:
-        player = state.player(target)
-        if player is None:
-            return "is not a player"
-        if not player.alive:
-            return "is dead"
-    return None
 
 
 LATE = "день уже закончился"
@@ -360,30 +342,6 @@ def _problem_line(problem: OrderProblem) -> str:
         hint = f"; возможно, вы имели в виду «{escape(problem.nearest)}»" if problem.nearest else ""
         return f"Не принято: «{escape(problem.raw)}»: нет игрока «{escape(problem.target_text or '')}»{hint}."
     return f"Не принято: «{escape(problem.raw)}»."
-
-
-# The engine's reasons, in the players' language. None of them tells more than the sender knows: his own
-# role, and the public list of the living.
-REASONS: tuple[tuple[str, str], ...] = (
-    ("too many changes", "приказ можно изменить не более двух раз"),
-    ("only the boss's order counts", "приказ мафии отдаёт босс"),
-    ("same target two nights running", "нельзя выбирать одного и того же две ночи подряд"),
-    ("may not", "нельзя выбрать самого себя"),
-    ("cannot", "ваша роль не даёт такого приказа"),
-    ("sender is dead", "вы выбыли из игры"),  # before "is dead": the first fragment found tells
-    ("voter is dead", "вы выбыли из игры"),
-    ("is dead", "этот игрок выбыл из игры"),
-    ("is not a player", "нет такого игрока"),
-    ("names the same player twice", "один и тот же игрок назван дважды"),
-    ("allowed on day", "сегодня можно назвать только одного игрока"),
-)
-
-
-def explain(reason: str) -> str:
-    for fragment, russian in REASONS:
-        if fragment in reason:
-            return russian
-    return "приказ недействителен"
 
 
 def _commands(

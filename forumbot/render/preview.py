@@ -27,26 +27,8 @@ from forumbot.draft import DayDraft
 from forumbot.render.bbcode import to_html, unescape
 from forumbot.render.bidi import isolate, isolate_within
 from forumbot.render.nicks import flags
+from forumbot.render.wording import audit_reason
 
-# What each audit reason means, for a moderator who reads Russian.
-VOTE_REASONS: dict[str, str] = {
-    "quoted": "в цитате или спойлере",
-    "spoiler": "в спойлере",
-    "not_red": "не красный цвет",
-    "not_bold": "не жирный",
-    "unknown_nick": "нет такого игрока",
-    "dead_target": "цель мертва",
-    "unapproved": "сообщение ждёт одобрения модератора: игроки его не видят",
-    "deleted": "сообщение удалено модератором: игроки его не видят",
-    "not_player": "пишет не игрок",
-    "dead_voter": "голос призрака",
-    "before_start": "до начала дня",
-    "after_deadline": "после окончания дня",
-    "edited": "сообщение отредактировано",
-    "changed": "текст изменился после прошлого чтения (правка без отметки форума)",
-    "superseded": "заменён более поздним голосом",
-    "wrong_channel": "голосуют не здесь",
-}
 CAUSES: dict[str, str] = {
     "executed": "казнь",
     "mafia": "мафия",
@@ -251,9 +233,12 @@ def _short(text: str, limit: int) -> str:
 
 
 def _reason(reason: str | None) -> str:
-    if not reason:
-        return ""
-    return VOTE_REASONS.get(reason, reason)
+    return audit_reason(reason)
+
+
+def _why(row: dict[str, Any]) -> str:
+    """An audit row's reason in Russian (the rules' typed reason where the row has one)."""
+    return audit_reason(row.get("reason"), row.get("why"))
 
 
 # --- the page -----------------------------------------------------------------------------------------
@@ -296,6 +281,7 @@ def _environment(nicks: Iterable[str] = (), lookalikes: dict[str, str] | None = 
     env.filters["nick"] = lambda value: flagged_nick_html(value, notes)
     env.filters["isolated"] = lambda text: isolate_within(str(text), known) if text is not None else ""
     env.filters["reason"] = _reason
+    env.filters["why"] = _why
     env.filters["cause"] = lambda c: CAUSES.get(c, c)
     env.globals["safe_link"] = safe_link
     return env

@@ -82,7 +82,7 @@ def test_a_dead_sender_and_a_table_for_people(folder: Path) -> None:
     (folder.parent / "dead.txt").write_text("Шарик\n", encoding="utf-8")
     found = run(folder, "--dead", str(folder.parent / "dead.txt"))
     kill = next(r for r in found["orders"] if r["pm_id"] == 82)
-    assert (kill["valid"], kill["reason"]) == (False, "sender is dead")
+    assert (kill["valid"], kill["reason"]) == (False, "dead_sender")
     table = CliRunner().invoke(
         app,
         ["orders", "--from", str(folder), "--players", str(folder.parent / "players.txt"), "--now", SAVED_AT],

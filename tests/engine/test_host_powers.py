@@ -113,7 +113,7 @@ def test_last_nights_targets_follow_the_slots() -> None:
     started, _ = apply_replacements(state, replacements)
     assert started.last_targets == {"Пилюлькин": {"heal": ("Мегрэ",)}, "Jack": {"assault": ("Anna",)}}
     check = check_order(state, Order(actor="Пилюлькин", action="heal", targets=("Мегрэ",)), replacements=replacements)
-    assert check.reason == "same target two nights running: Мегрэ"
+    assert check.reason is not None and check.reason.text == "same target two nights running: Мегрэ"
 
 
 def test_the_new_account_starts_with_no_silent_days() -> None:

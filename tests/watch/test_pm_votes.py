@@ -112,9 +112,10 @@ def test_a_pm_vote_for_a_dead_player_or_from_one_is_refused_with_why(
 ) -> None:
     pms = {"Alice": "Расстреливаю — Шарик", "Шарик": "Расстреливаю — Alice", "Пётр": "Расстреливаю — Пётр, Alice"}
     messenger, payload = play(tmp_path, served, "salon", pms, dead="Шарик")
-    assert messenger.to("Alice")[0].startswith("Не принято: Голосую — Шарик: этот игрок выбыл из игры.")
+    assert messenger.to("Alice")[0].startswith("Не принято: Голосую — Шарик: игрок Шарик выбыл из игры.")
     assert messenger.to("Шарик")[0].startswith("Не принято: Голосую — Alice: вы выбыли из игры.")
-    assert messenger.to("Пётр")[0].startswith("Не принято: Голосую — Пётр, Alice: сегодня можно назвать только одного")
+    refused = "Не принято: Голосую — Пётр, Alice: сегодня можно назвать не больше 1 (названо 2)"
+    assert messenger.to("Пётр")[0].startswith(refused)
     void = payload["void"]
     assert isinstance(void, list)
     voided = {v["actor"] for v in void if v["kind"] == "vote"}

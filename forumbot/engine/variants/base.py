@@ -49,6 +49,7 @@ from forumbot.engine.model import (
     GameState,
     Order,
     Player,
+    Reason,
     Role,
     VoidEntry,
     Vote,
@@ -161,8 +162,21 @@ class DayContext:
         role: Role | None = None,
         cause: Cause | None = None,
         detail: str = "",
+        reason: str | None = None,
+        votes: int | None = None,
+        needed: float | None = None,
     ) -> None:
-        event = Event(kind=kind, actor=actor, target=target, role=role, cause=cause, detail=detail)
+        event = Event(
+            kind=kind,
+            actor=actor,
+            target=target,
+            role=role,
+            cause=cause,
+            detail=detail,
+            reason=reason,
+            votes=votes,
+            needed=needed,
+        )
         self.events.append(event)
 
     def kill(
@@ -532,7 +546,7 @@ class Ruleset:
 
     def check_order(
         self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]
-    ) -> str | None:
+    ) -> Reason | None:
         """A variant's extra reason to void an order (None = valid). Base: none."""
         return None
 
@@ -557,35 +571,35 @@ class Ruleset:
             ctx.votes[vote.voter] = vote.targets
             ctx.vote_index[vote.voter] = index
 
-    def _vote_problem(self, ctx: DayContext, vote: Vote) -> str | None:
+    def _vote_problem(self, ctx: DayContext, vote: Vote) -> Reason | None:
         if vote.voter not in ctx.players:
             if vote.voter in ctx.former:
-                return f"replaced by {ctx.former[vote.voter]}"
-            return "voter is not a player"
+                return Reason(code="replaced", nick=ctx.former[vote.voter])
+            return Reason(code="not_a_player")
         if vote.voter not in ctx.alive_at_start:
-            return "voter is dead"
+            return Reason(code="dead")
         return self._targets_problem(ctx, vote.voter, "vote", vote.targets)
 
     def _targets_problem(
         self, ctx: DayContext, actor: str, action: Action, targets: tuple[str, ...]
-    ) -> str | None:
+    ) -> Reason | None:
         limit = self.max_targets(ctx.day, action, len(ctx.players))
         if not targets:
-            return "names nobody"
+            return Reason(code="names_nobody")
         if len(targets) > limit:
-            return f"names {len(targets)} players, {limit} allowed on day {ctx.day}"
+            return Reason(code="too_many_targets", count=len(targets), limit=limit, day=ctx.day)
         if len(targets) == 1:
             if targets[0] in ctx.alive_at_start:  # the common case: one living player
                 return None
         elif len(set(targets)) != len(targets):
-            return "names the same player twice"
+            return Reason(code="same_twice")
         for t in targets:
             if t not in ctx.players:
                 if t in ctx.former:
-                    return f"target {t} was replaced by {ctx.former[t]}"
-                return f"target {t!r} is not a player"
+                    return Reason(code="target_replaced", nick=t, other=ctx.former[t])
+                return Reason(code="target_not_player", nick=t)
             if t not in ctx.alive_at_start:
-                return f"target {t} is dead"
+                return Reason(code="target_dead", nick=t)
         return None
 
     def collect_orders(self, ctx: DayContext) -> None:
@@ -597,37 +611,37 @@ class Ruleset:
                 limit = self.order_limit(action)
                 n = counted.get((order.actor, action), 0)
                 if limit is not None and n >= limit:
-                    reason = f"too many changes: only the first {limit} messages count"
+                    reason = Reason(code="too_many_changes", limit=limit)
                 else:
                     counted[(order.actor, action)] = n + 1
             if reason is not None or action is None:
                 ctx.void.append(
-                    _void("order", order.actor, order.action, order.targets, reason or "", order.ref)
+                    _void("order", order.actor, order.action, order.targets, reason, order.ref)
                 )
                 continue
             ctx.orders[(order.actor, action)] = ValidOrder(order.actor, action, order.targets, index)
 
-    def _order_problem(self, ctx: DayContext, order: Order) -> tuple[Action | None, str | None]:
+    def _order_problem(self, ctx: DayContext, order: Order) -> tuple[Action | None, Reason | None]:
         player = ctx.players.get(order.actor)
         if player is None:
             if order.actor in ctx.former:
-                return None, f"replaced by {ctx.former[order.actor]}"
-            return None, "sender is not a player"
+                return None, Reason(code="replaced", nick=ctx.former[order.actor])
+            return None, Reason(code="not_a_player")
         if order.actor not in ctx.alive_at_start:
-            return None, "sender is dead"
+            return None, Reason(code="dead")
         action = self.effective_action(player, order.action)
         if action is None or action == "vote":
-            return None, f"a {player.role} cannot {order.action}"
+            return None, Reason(code="not_her_action", role=player.role, action=order.action)
         problem = self._targets_problem(ctx, order.actor, action, order.targets)
         if problem is not None:
             return action, problem
         if order.actor in order.targets and (player.role, action) not in self.self_target_ok:
-            return action, f"a {player.role} may not {action} himself"
+            return action, Reason(code="not_himself", role=player.role, action=action)
         if action in self.no_repeat:
             before = ctx.state.last_targets.get(order.actor, {}).get(action, ())
             repeated = [t for t in order.targets if t in before]
             if repeated:
-                return action, f"same target two nights running: {repeated[0]}"
+                return action, Reason(code="same_target_again", nick=repeated[0])
         return action, self.check_order(ctx, player, action, order.targets)
 
     def default_votes(self, ctx: DayContext) -> None:
@@ -700,10 +714,11 @@ def _void(
     actor: str,
     action: Action,
     targets: tuple[str, ...],
-    reason: str,
+    reason: Reason | None,
     ref: str | None,
 ) -> VoidEntry:
-    return VoidEntry(kind=kind, actor=actor, action=action, targets=targets, reason=reason, ref=ref)
+    text = reason.text if reason is not None else ""
+    return VoidEntry(kind=kind, actor=actor, action=action, targets=targets, reason=text, ref=ref, why=reason)
 
 
 def order_targets(ctx: DayContext, actor: str, action: Action) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from forumbot.engine.model import Action, CheckResult, EventKind, Player, Role, RoleChange, Winner, copies
+from forumbot.engine.model import Action, CheckResult, EventKind, Player, Reason, Role, RoleChange, Winner, copies
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions, order_targets
 from forumbot.errors import DealError, RulesError
 
@@ -100,9 +100,9 @@ class Gameru(Ruleset):
 
     def check_order(
         self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]
-    ) -> str | None:
+    ) -> Reason | None:
         if player.role == "mafia" and not player.boss:
-            return "only the boss's order counts for the mafia"
+            return Reason(code="boss_orders")
         return None
 
     def resolve_phases(self, ctx: DayContext) -> None:
@@ -136,7 +136,7 @@ class Gameru(Ruleset):
             ctx.executed.append(nick)
             ctx.kill(nick, "executed", detail=f"{ctx.tally[nick]} votes")
         if not ranked:
-            ctx.event("no_execution", detail="no votes")
+            ctx.event("no_execution", detail="no votes", reason="no_votes")
 
     def _sheriff_check(self, ctx: DayContext, sheriff: Player) -> None:
         order = ctx.order(sheriff.nick, "check")

@@ -140,7 +140,7 @@ class Kozanostra(Ruleset):
         ctx.tally = self.tally_votes(ctx)
         tied = sorted(self.top_candidates(ctx.tally), key=list(ctx.players).index)
         if not tied:
-            ctx.event("no_execution", detail="no votes")
+            ctx.event("no_execution", detail="no votes", reason="no_votes")
             return set()
         nick = tied[0] if len(tied) == 1 else ctx.rng.choice(tied)
         ctx.executed.append(nick)

@@ -209,13 +209,20 @@ class Salon(Ruleset):
         tied = sorted(self.top_candidates(ctx.tally), key=list(ctx.players).index)
         needed = self.options.execution_threshold * len(ctx.alive_at_start)
         if not tied:
-            ctx.event("no_execution", detail="no votes")
+            ctx.event("no_execution", detail="no votes", reason="no_votes")
             return
         leader = tied[0] if len(tied) == 1 else ctx.rng.choice(tied)
         if ctx.tally[leader] < needed:
-            ctx.event("no_execution", target=leader, detail=f"{ctx.tally[leader]} votes, {needed:g} needed")
+            ctx.event(
+                "no_execution",
+                target=leader,
+                detail=f"{ctx.tally[leader]} votes, {needed:g} needed",
+                reason="threshold",
+                votes=ctx.tally[leader],
+                needed=needed,
+            )
         elif not ctx.is_alive(leader):
-            ctx.event("no_execution", target=leader, detail="the leader died in the night")
+            ctx.event("no_execution", target=leader, detail="the leader died in the night", reason="leader_dead")
         else:
             ctx.executed.append(leader)
             ctx.kill(leader, "executed", detail=f"{ctx.tally[leader]} votes")
