@@ -18,7 +18,7 @@ from forumbot.cli.progress import page_progress
 
 if TYPE_CHECKING:
     from forumbot.forum.cache import TopicRead
-    from forumbot.forum.models import PmSummary, PrivateMessage
+    from forumbot.posts import PmSummary, PrivateMessage
     from forumbot.host.daywindow import DayPms
 
 VariantOption = Annotated[

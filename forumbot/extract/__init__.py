@@ -1,6 +1,6 @@
 """What the bot reads out of forum text: red bold votes in threads, orders in PMs, and the nicks they name.
 
-Pure functions over `forumbot.forum.models` values; the engine gets `Vote` and `Order` values out.
+Pure functions over `forumbot.posts` values; the engine gets `Vote` and `Order` values out.
 
     names.py   fold, Roster.match: exact / lenient matching and the nearest player for the audit
     votes.py   find_fragments (one walk of a post body), extract_post_votes / extract_votes, to_engine_votes

@@ -47,7 +47,7 @@ from lxml import html as lxml_html
 from forumbot.engine.model import Action, Order
 from forumbot.extract.names import MatchMode, Roster, split_targets
 from forumbot.extract.votes import is_not_text, is_quote
-from forumbot.forum.models import PrivateMessage
+from forumbot.posts import PrivateMessage
 
 KEYWORDS: dict[str, Action] = {
     "расстреливаю": "vote",

@@ -54,7 +54,7 @@ from pydantic import BaseModel, ConfigDict
 
 from forumbot.engine.model import Vote
 from forumbot.extract.names import Match, MatchMode, Roster, split_targets
-from forumbot.forum.models import Post
+from forumbot.posts import Post
 
 VoteReason = Literal[
     "quoted",

@@ -27,7 +27,7 @@ from types import TracebackType
 from typing import Protocol
 
 from forumbot.forum.client import ForumClient, Progress, page_size_of
-from forumbot.forum.models import Post, TopicPage
+from forumbot.posts import Post, TopicPage
 
 # A topic read writes its pages this many at a time: each write is a commit the disk must confirm, and
 # a page lost to a crash before its batch is written is only fetched again.

@@ -31,7 +31,7 @@ from forumbot.errors import ConfigError, ForumbotError, ForumError, LoginFailed,
 from forumbot.forum import ipb, phpbb, saved
 from forumbot.forum.http import DEFAULT_REQUESTS_PER_MINUTE, DEFAULT_USER_AGENT, Clock, ForumHttp, HttpSettings, Page
 from forumbot.forum.markup import Element, browser_fields, find_form, has_class, parse_html, submit_buttons, text_of
-from forumbot.forum.models import ConversationPage, PmSummary, Preferences, PrivateMessage, TopicPage
+from forumbot.posts import ConversationPage, PmSummary, Preferences, PrivateMessage, TopicPage
 
 Progress = Callable[[int, int], None]  # (pages fetched so far, pages in the topic as known now)
 DialectChoice = Literal["auto", "phpbb", "ipb2", "ipb3", "saved"]

@@ -34,7 +34,7 @@ from forumbot.forum import ipb
 from forumbot.forum.client import IpbClient
 from forumbot.forum.http import Page
 from forumbot.forum.markup import Element, browser_fields, iter_class, parse_html, query_int, submit_buttons, text_of
-from forumbot.forum.models import PmSummary, Preferences
+from forumbot.posts import PmSummary, Preferences
 from forumbot.forum.posting import (
     FLOOD_INTERVAL,
     MAX_CANDIDATES,

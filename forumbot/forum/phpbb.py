@@ -47,7 +47,7 @@ from forumbot.forum.markup import (
     text_lines,
     text_of,
 )
-from forumbot.forum.models import (
+from forumbot.posts import (
     BoardZone,
     PmSummary,
     Post,

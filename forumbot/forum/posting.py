@@ -62,7 +62,7 @@ from forumbot.forum.markup import (
     query_int,
     text_of,
 )
-from forumbot.forum.models import PmSummary, Preferences
+from forumbot.posts import PmSummary, Preferences
 
 if TYPE_CHECKING:
     from forumbot.forum.ipb_posting import Ipb2Poster

@@ -24,7 +24,7 @@ from forumbot.errors import ForumbotError, ParseError
 from forumbot.forum import ipb, phpbb
 from forumbot.forum.ipb.common import read_page
 from forumbot.forum.markup import Element, Page, first_class, iter_class, parse_html
-from forumbot.forum.models import ConversationPage, Dialect, Frozen, PmSummary, PrivateMessage, TopicPage
+from forumbot.posts import ConversationPage, Dialect, Frozen, PmSummary, PrivateMessage, TopicPage
 
 PageKind = Literal["topic", "pm_inbox", "pm", "login", "no_permission", "unknown"]
 

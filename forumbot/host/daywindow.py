@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
 from forumbot.errors import ForumbotError
-from forumbot.forum.models import PmSummary, PrivateMessage
+from forumbot.posts import PmSummary, PrivateMessage
 
 Side = Literal["before", "inside", "after", "uncertain"]
 EXACT = timedelta(seconds=1)  # a time printed to the second covers one second

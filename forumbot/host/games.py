@@ -44,7 +44,7 @@ from forumbot.extract.commands import parse_commands
 from forumbot.extract.orders import OrderProblem
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient
-from forumbot.forum.models import Post, PrivateMessage
+from forumbot.posts import Post, PrivateMessage
 from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
 from forumbot.host.tally import vote_json
 from forumbot.render.day import render_day_post, render_day_title

@@ -16,7 +16,7 @@ from forumbot.errors import ConfigError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments
 from forumbot.extract.names import MatchMode
 from forumbot.extract.votes import EditedVotes
-from forumbot.forum.models import Post, TopicPage
+from forumbot.posts import Post, TopicPage
 from forumbot.render.bbcode import to_html
 from forumbot.render.environment import load_template, render_template
 

@@ -35,7 +35,7 @@ from forumbot.extract import Roster, orders_from_pm
 from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
 from forumbot.extract.orders import OrderProblem
 from forumbot.forum.client import ForumClient
-from forumbot.forum.models import PrivateMessage
+from forumbot.posts import PrivateMessage
 from forumbot.host import games
 from forumbot.host.daywindow import place, shown_time
 from forumbot.host.outbox import Outbox, Writer, markers_for, strip_markers, with_marker

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from forumbot.forum.models import Post
+from forumbot.posts import Post
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract"
 MSK = timezone(timedelta(hours=3))

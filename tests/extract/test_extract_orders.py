@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from forumbot.engine.model import Order
 from forumbot.extract import KEYWORDS, Roster, orders_from_pm, parse_line, parse_orders, text_from_html
-from forumbot.forum.models import PrivateMessage
+from forumbot.posts import PrivateMessage
 
 FORMS = [
     ("Расстреливаю", "vote"),

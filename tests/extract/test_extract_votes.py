@@ -19,7 +19,7 @@ from extract_support import (
 
 from forumbot.engine.model import Vote
 from forumbot.extract import Roster, VoteRecord, extract_post_votes, extract_votes, to_engine_votes
-from forumbot.forum.models import Post
+from forumbot.posts import Post
 
 DAY_START = datetime(2026, 11, 29, 0, 0, tzinfo=UTC)
 DEADLINE = datetime(2026, 11, 29, 21, 0, tzinfo=MSK)

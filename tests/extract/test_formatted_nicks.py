@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from forumbot.extract import Roster, orders_from_pm, parse_orders
-from forumbot.forum.models import PrivateMessage
+from forumbot.posts import PrivateMessage
 
 SENT = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 ROSTER = Roster(["[b]x[/b]", "Пётр", "a[b]c", "**звезда**", "Лиса"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from forumbot.forum import phpbb
 from forumbot.forum.cache import PageCache, read_topic
-from forumbot.forum.models import PmSummary, PrivateMessage, TopicPage
+from forumbot.posts import PmSummary, PrivateMessage, TopicPage
 from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.store import Store
 

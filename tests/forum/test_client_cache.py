@@ -11,7 +11,7 @@ import respx
 from forumbot.forum.cache import PageCache, fetch_topic_incremental, read_topic
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
-from forumbot.forum.models import Post, TopicPage
+from forumbot.posts import Post, TopicPage
 from forumbot.store import Store
 
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

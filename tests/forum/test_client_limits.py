@@ -13,7 +13,7 @@ import pytest
 from forumbot.errors import ForumUnavailable, ParseError
 from forumbot.forum.client import MAX_GROWTH, PhpbbClient
 from forumbot.forum.http import ForumHttp, HttpSettings
-from forumbot.forum.models import Post, TopicPage
+from forumbot.posts import Post, TopicPage
 
 
 class Trickle(BaseHTTPRequestHandler):

@@ -19,7 +19,7 @@ from forumbot.extract.votes import extract_votes
 from forumbot.forum import ipb, saved
 from forumbot.forum.dates import parse_forum_interval, parse_ipb_interval
 from forumbot.forum.markup import parse_html, text_of
-from forumbot.forum.models import PrivateMessage
+from forumbot.posts import PrivateMessage
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 MSK = timezone(timedelta(hours=3))

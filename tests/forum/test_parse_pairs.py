@@ -22,7 +22,7 @@ import pytest
 from forumbot.errors import ParseError
 from forumbot.forum import ipb, phpbb, saved
 from forumbot.forum.markup import parse_html, text_of
-from forumbot.forum.models import PmSummary, Post, PrivateMessage, TopicPage
+from forumbot.posts import PmSummary, Post, PrivateMessage, TopicPage
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 PAIRED_DIRS = ("phpbb", "ipb", "ipb3")  # every page there has its pair

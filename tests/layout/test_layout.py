@@ -30,6 +30,14 @@ def test_only_the_store_uses_sqlite() -> None:
     assert users == ["forumbot/store.py"]
 
 
+def test_the_renderer_reads_no_forum_and_no_wiring() -> None:
+    for path in modules(PACKAGE / "render"):
+        for name in imports_of(path):
+            assert not name.startswith(("forumbot.forum", "forumbot.host", "forumbot.cli", "forumbot.store")), (
+                f"render/{path.name} imports {name}"
+            )
+
+
 def test_the_engine_imports_only_itself_and_the_errors() -> None:
     for path in modules(PACKAGE / "engine"):
         for name in imports_of(path):
@@ -38,10 +46,12 @@ def test_the_engine_imports_only_itself_and_the_errors() -> None:
 
 
 def test_forum_and_extract_never_import_the_wiring() -> None:
+    """The forum makes posts and PMs (`forumbot.posts`), the extraction reads them: neither imports the
+    other, nor anything above them."""
     wiring = ("forumbot.host", "forumbot.cli")
     for folder, barred in (
         ("forum", (*wiring, "forumbot.extract", "forumbot.render")),
-        ("extract", (*wiring, "forumbot.forum.client", "forumbot.forum.http")),
+        ("extract", (*wiring, "forumbot.forum", "forumbot.render")),  # the posts it reads: forumbot.posts
     ):
         for path in modules(PACKAGE / folder):
             for name in imports_of(path):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from forumbot.errors import ConfigError
-from forumbot.forum.models import Post
+from forumbot.posts import Post
 from forumbot.host.tally import render_tally_bbcode, tally_posts
 
 HOSTILE = "[/b][color=red]x"

@@ -27,7 +27,7 @@ from forumbot.forum.ipb.common import (
     zone,
 )
 from forumbot.forum.markup import Page, form_fields, page_label, page_problems, parse_html
-from forumbot.forum.models import ConversationPage, PmSummary, PrivateMessage, TopicPage
+from forumbot.posts import ConversationPage, PmSummary, PrivateMessage, TopicPage
 
 __all__ = [
     "IpbDialect",

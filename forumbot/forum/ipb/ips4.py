@@ -29,7 +29,7 @@ from forumbot.forum.markup import (
     serialize,
     text_of,
 )
-from forumbot.forum.models import Post, TopicPage
+from forumbot.posts import Post, TopicPage
 
 _COMMENT_ID = re.compile(r"elComment_(\d+)")
 

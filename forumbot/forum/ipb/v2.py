@@ -43,7 +43,7 @@ from forumbot.forum.markup import (
     text_lines,
     text_of,
 )
-from forumbot.forum.models import PmSummary, Post, PrivateMessage, TopicPage, Visibility
+from forumbot.posts import PmSummary, Post, PrivateMessage, TopicPage, Visibility
 
 _POST_BODY_ID = re.compile(r"post-(\d+)")
 _INPUT_T = re.compile(r'ipb_input_t\s*=\s*"(\d+)"')

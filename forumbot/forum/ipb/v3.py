@@ -45,7 +45,7 @@ from forumbot.forum.markup import (
     text_lines,
     text_of,
 )
-from forumbot.forum.models import ConversationPage, PmSummary, Post, PrivateMessage, TopicPage, Visibility
+from forumbot.posts import ConversationPage, PmSummary, Post, PrivateMessage, TopicPage, Visibility
 
 _POST_BLOCK_ID = re.compile(r"post_id_(\d+)")
 _OF_PAGES = re.compile(r"(\d+)\D+(\d+)")
