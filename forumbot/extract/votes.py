@@ -324,13 +324,15 @@ class _FragmentCache:
         self._lock = threading.Lock()
 
     def get(self, html: str) -> tuple[Fragment, ...]:
+        if not _MAY_BE_MARKED.search(html):  # nothing in it can be red or bold: no walk, no entry to keep
+            return ()
         key = hashlib.blake2b(html.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
                 return found
-        found = tuple(_fragments(_body_tree(html))) if _MAY_BE_MARKED.search(html) else ()
+        found = tuple(_fragments(_body_tree(html)))
         with self._lock:
             self._entries[key] = found
             while len(self._entries) > self.size:

@@ -190,6 +190,7 @@ def _read_pages(
     fresh: list[TopicPage] = []
     for page in itertools.chain([first], pages):
         page = _carry_edits(page, before.changed_posts(page))
+        _share_fields_sets(page)
         fresh.append(page)
         if len(fresh) % PAGES_PER_WRITE == 0:
             cache.put_many(forum, key, fresh[-PAGES_PER_WRITE:])
@@ -197,7 +198,7 @@ def _read_pages(
             on_page(page)
     cache.put_many(forum, key, fresh[len(fresh) - len(fresh) % PAGES_PER_WRITE :])
     cache.drop_after(forum, key, fresh[-1].page)
-    kept = [entry.page for entry in before.entries(range(1, fresh[0].page))]
+    kept = [_share_fields_sets(entry.page) for entry in before.entries(range(1, fresh[0].page))]
     return [*kept, *fresh], not kept
 
 
@@ -278,6 +279,20 @@ def _carry_edits(page: TopicPage, old_posts: dict[int, Post]) -> TopicPage:
             changed = True
         posts.append(post)
     return page.model_copy(update={"posts": tuple(posts)}) if changed else page
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def _share_fields_sets(page: TopicPage) -> TopicPage:
+    """Let the page's posts share one set of the field names they were given (pydantic's
+    `model_fields_set`, the same for nearly every post) instead of one each: 728 bytes a post, 25 MB of
+    a 35,000-post day. The set is only ever read; a copy (`model_copy`) takes its own."""
+    for post in page.posts:
+        given = post.__pydantic_fields_set__
+        shared = _FIELDS_SETS.setdefault(frozenset(given), set(given))
+        object.__setattr__(post, "__pydantic_fields_set__", shared)
+    return page
 
 
 def _page_state(page: TopicPage) -> tuple[str, str]:
