@@ -3,10 +3,15 @@
 - `Settings`: the bot account and machine settings, only from the environment or `.env` (secrets never
   live in a game config). Every field is listed, commented, in `.env.example`.
 - `GameConfig`: one game, from a TOML file, validated by pydantic; an error names the file and the field.
+  The stored config remembers its file (`source`): an edit made after new-game is applied when every changed
+  field may change mid-game, else refused naming the field (`config_changes`).
+- The home (`FORUMBOT_HOME`, default `~/.forumbot`): a `.env` there is read after the current folder's, and a
+  `forumbot.db` there is the state file when the current folder has none, so commands run from anywhere.
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from datetime import time
 from pathlib import Path
@@ -61,13 +66,30 @@ class Settings(BaseSettings):
         return self.username, self.password.get_secret_value()
 
 
+def forumbot_home() -> Path:
+    """Where a host keeps what every game shares: `FORUMBOT_HOME`, else `~/.forumbot`."""
+    return Path(os.environ.get("FORUMBOT_HOME") or Path.home() / ".forumbot")
+
+
+def env_files() -> tuple[Path, ...]:
+    """The `.env` files read, the later winning: the home's, then the current folder's."""
+    return (forumbot_home() / ".env", Path(".env"))
+
+
 def load_settings(env_file: Path | None = None) -> Settings:
     try:
-        if env_file is not None:
-            return Settings(_env_file=env_file)
-        return Settings()
+        settings = Settings(_env_file=env_file if env_file is not None else env_files())
     except ValidationError as exc:
         raise ConfigError(_first_error(exc, "setting FORUMBOT_")) from None
+    if "state" not in settings.model_fields_set:
+        settings = settings.model_copy(update={"state": default_state()})
+    return settings
+
+
+def default_state() -> Path:
+    """The state file when FORUMBOT_STATE names none: `forumbot.db` here, else the home's if it exists."""
+    here, home = Path("forumbot.db"), forumbot_home() / "forumbot.db"
+    return home if not here.exists() and home.is_file() else here
 
 
 def web_address(value: str | None) -> str | None:
@@ -192,6 +214,10 @@ class WatchConfig(Strict):
     interim_counts: bool = True
     relays: bool = False  # #mail / #mafia / #jakudza / #wall (seed 000); off unless the game turns them on
     relay_limit: int = Field(default=10, ge=0)  # relays per player per day
+    # A reply in the day topic this many hours before the deadline (0: none).
+    reminder_hours: float = Field(default=0, ge=0, le=72)
+    # Lock the day topic when the deadline passes, so late posts cannot confuse anyone (publish locks it anyway).
+    lock_at_deadline: bool = False
     auto_publish: bool = False  # publish an approved draft by itself (else wait for `forumbot publish`)
     magic_word: str | None = None  # private games (seed 000's kozanostraXX): a PM with this word signs up
     max_players: int | None = Field(default=None, ge=2)  # the game starts when this many have signed up
@@ -204,6 +230,39 @@ class GameConfig(Strict):
     forum: ForumConfig = ForumConfig()
     templates: TemplatesConfig = TemplatesConfig()
     watch: WatchConfig = WatchConfig()
+    source: Path | None = None  # the file it was read from (set by forumbot, not written in the file)
+
+
+# What may not change once a game exists ("" = from new-game on, "deal" = once the roles are dealt): the
+# engine's state keeps its own copy of these, so an edit would be ignored, and that is refused instead.
+FROZEN_FIELDS = {"game.name": "", "game.variant": "", "game.players": "deal", "game.options": "deal"}
+
+
+def config_changes(stored: GameConfig, edited: GameConfig, *, dealt: bool) -> list[str]:
+    """The fields the host changed, as "field: old -> new"; a ConfigError naming the first that may not change."""
+    before, after = _flat(stored.model_dump(mode="json")), _flat(edited.model_dump(mode="json"))
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k) and k != "source")
+    for key in changed:
+        frozen = next(
+            (when for field, when in FROZEN_FIELDS.items() if key == field or key.startswith(field + ".")), None
+        )
+        if frozen == "" or (frozen == "deal" and dealt):
+            moment = "once the roles are dealt" if frozen else "after new-game"
+            raise ConfigError(
+                f"{edited.source}: {key} cannot change {moment} (stored {before.get(key)!r}, "
+                f"the file says {after.get(key)!r}): put it back"
+            )
+    return [f"{key}: {before.get(key)!r} -> {after.get(key)!r}" for key in changed]
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and key != "options":
+            flat |= _flat(value, f"{prefix}{key}.")
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
 
 
 def load_game_config(path: Path) -> GameConfig:
@@ -215,11 +274,13 @@ def load_game_config(path: Path) -> GameConfig:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    if "source" in raw:
+        raise ConfigError(f"{path}: source: set by forumbot (the config's own file), not written in it")
     try:
-        config = GameConfig.model_validate(raw)
+        config = GameConfig.model_validate(raw | {"source": str(path.resolve())})
     except ValidationError as exc:
         raise ConfigError(f"{path}: {_first_error(exc)}") from None
-    resolved = _resolve_paths(config, path.parent)
+    resolved = _resolve_paths(config, path.resolve().parent)
     for key, template in resolved.templates.model_dump().items():
         if template is not None and not Path(template).is_file():
             raise ConfigError(f"{path}: templates.{key}: no such template file {template}")

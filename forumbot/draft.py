@@ -122,6 +122,7 @@ class DayDraft(BaseModel):
     page_problems: list[Any] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     early: Early | None = None
+    next_deadline: str | None = None  # ISO: the next day's deadline as the post tells it (advance keeps it)
 
     def outcome(self) -> DayOutcome:
         """The day's outcome as the draft holds it (enough for the titles and the private messages)."""

@@ -603,6 +603,51 @@ class Store:
         keys = ("kind", "subject", "value", "reason", "by", "at")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
+    def numbered_overrides(self, game_id: int, day: int) -> list[tuple[int, dict[str, Any]]]:
+        """The day's overrides with their ids, in the order they were made."""
+        rows = self.db.execute(
+            "SELECT id, kind, subject, value, reason, by, at FROM overrides WHERE game_id = ? AND day = ? ORDER BY id",
+            (game_id, day),
+        )
+        keys = ("kind", "subject", "value", "reason", "by", "at")
+        return [(r[0], dict(zip(keys, r[1:], strict=True))) for r in rows]
+
+    def remove_override(self, game_id: int, override_id: int) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM overrides WHERE game_id = ? AND id = ?", (game_id, override_id))
+
+    def move_deadline(
+        self,
+        game_id: int,
+        day: int,
+        deadline: datetime,
+        audit: tuple[str, str, str | None, str, str],
+        news: list[Letter],
+    ) -> None:
+        """The day's new deadline, its audit row (kind, subject, value, reason, by) and its announcement, in
+        one transaction: the deadline never moves unannounced."""
+        kind, subject, value, reason, by = audit
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE days SET deadline = ? WHERE game_id = ? AND day = ?", (deadline.isoformat(), game_id, day)
+            )
+            db.execute(
+                "INSERT INTO overrides (game_id, day, kind, subject, value, reason, by, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (game_id, day, kind, subject, value, reason, by, now_utc()),
+            )
+            self._queue(db, game_id, news)
+
+    def set_config(self, game_id: int, config: dict[str, Any], players: list[str] | None = None) -> None:
+        """A game's config as the host changed it after new-game (and its players, before the deal)."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE games SET config_json = ? WHERE id = ?",
+                (json.dumps(config, ensure_ascii=False, default=str), game_id),
+            )
+            if players is not None:
+                write_players(db, game_id, players)
+
     # --- one writer per game ----------------------------------------------------------------------
     @contextmanager
     def exclusive(self, game_id: int, what: str) -> Iterator[None]:

@@ -8,7 +8,8 @@ unknown game, impossible deal) or a forum/network problem — always a one-line 
     display.py      tables, the draft, the publish report, the vote count
     progress.py     progress bars on stderr (only on a terminal)
     game.py         new-game, signups, deal, day-topic, status, reveal, advance
-    corrections.py  override, power
+    corrections.py  override (--list, --remove), power
+    deadline.py     deadline (move it, the next day's length)
     day.py          end-day, draft show/html/approve/send, publish, watch, relays, account
     reading.py      tally, orders (outside a stored game)
     scenarios.py    scenario check/run
@@ -24,7 +25,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from forumbot.cli import corrections, day, game, reading, scenarios, simulate
+from forumbot.cli import corrections, day, deadline, game, reading, scenarios, simulate
 from forumbot.cli.app import app, draft_app, scenario_app
 from forumbot.cli.common import fail, host_errors, print_json
 from forumbot.cli.display import names, plain, print_publish_report, show_draft
@@ -33,6 +34,7 @@ __all__ = [
     "app",
     "corrections",
     "day",
+    "deadline",
     "fail",
     "game",
     "main",

@@ -24,7 +24,7 @@ from forumbot.errors import ForumbotError
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
     from forumbot.forum.client import ClientSettings, ForumClient
-    from forumbot.store import Store
+    from forumbot.store import GameRow, Store
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -138,6 +138,13 @@ def open_store(path: Path | None, *, create: bool = False) -> Store:
         what = "is not a file" if where.exists() else "does not exist"
         raise_state(f"{where}: the state file {what} (a game's first state file is made by new-game)")
     return Store(where)
+
+
+def load_game(store: Store, game: str) -> tuple[GameRow, GameConfig]:
+    """The game and its config; an edit of the config's file since is applied and told, or refused."""
+    from forumbot.host import games
+
+    return games.load(store, game, on_change=lambda change: err.print(change, markup=False))
 
 
 def raise_state(message: str) -> NoReturn:

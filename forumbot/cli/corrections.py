@@ -2,44 +2,87 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from forumbot.cli.app import app
-from forumbot.cli.common import StateOption, err, fail, host_errors, open_store, out
+from forumbot.cli.common import (
+    JsonOption,
+    StateOption,
+    err,
+    fail,
+    host_errors,
+    load_game,
+    open_store,
+    out,
+    parse_moment,
+    print_json,
+)
+from forumbot.cli.display import in_zone_iso, local, plain, table
 
 
 @app.command("override")
 def override_command(
     game: Annotated[str, typer.Argument(help="The game.")],
-    reason: Annotated[str, typer.Option(help="Why (shown in the audit).")],
-    by: Annotated[str, typer.Option(help="Who decides (host or moderator).")],
+    reason: Annotated[str, typer.Option(help="Why (shown in the audit).")] = "",
+    by: Annotated[str, typer.Option(help="Who decides (host or moderator).")] = "",
     count_post: Annotated[int | None, typer.Option(help="Count the vote of this post.")] = None,
     ignore_post: Annotated[int | None, typer.Option(help="Ignore the vote of this post.")] = None,
     set_vote: Annotated[str | None, typer.Option(help="VOTER=TARGET: set a player's vote.")] = None,
+    at: Annotated[
+        str | None, typer.Option(help="--set-vote: the vote's time (ISO; default: that of the vote it replaces).")
+    ] = None,
     clear_vote: Annotated[str | None, typer.Option(help="VOTER: clear a player's vote.")] = None,
     set_order: Annotated[str | None, typer.Option(help="ACTOR=ACTION:TARGET[,TARGET]: set an order.")] = None,
     clear_order: Annotated[str | None, typer.Option(help="ACTOR=ACTION: clear an order.")] = None,
+    listing: Annotated[bool, typer.Option("--list", help="List the day's overrides, numbered.")] = False,
+    remove: Annotated[int | None, typer.Option(help="Take back override N (its number in --list).")] = None,
+    as_json: JsonOption = False,
     state: StateOption = None,
 ) -> None:
-    """Count or ignore a post, set or clear a vote or an order; used by the next end-day."""
-    from forumbot.host import games
-
+    """Count or ignore a post, set or clear a vote or an order; used by the next end-day. --list shows the
+    day's overrides, --remove N takes one back."""
+    if listing:
+        _list_overrides(game, state, as_json)
+        return
+    if remove is not None:
+        _remove_override(game, remove, by, state)
+        return
     given = [x for x in (count_post, ignore_post, set_vote, clear_vote, set_order, clear_order) if x is not None]
     if len(given) != 1:
         fail("give exactly one of --count-post, --ignore-post, --set-vote, --clear-vote, --set-order, --clear-order")
+    if not by.strip():
+        fail("--by: who decides (a moderator of the game)")
+    if not reason.strip():
+        fail("--reason is empty: say why (it is shown in the audit)")
+    if at is not None and set_vote is None:
+        fail("--at goes with --set-vote")
+    _record_override(
+        game, state, reason, by, (count_post, ignore_post, set_vote, clear_vote, set_order, clear_order), at
+    )
+
+
+def _record_override(
+    game: str,
+    state: Path | None,
+    reason: str,
+    by: str,
+    given: tuple[int | None, int | None, str | None, str | None, str | None, str | None],
+    at: str | None,
+) -> None:
+    from forumbot.host import games
+
+    count_post, ignore_post = given[0], given[1]
     with host_errors():
         store = open_store(state)
-        row, config = games.load(store, game)
+        row, config = load_game(store, game)
         if row.state is None:
             fail(f"{game}: roles are not dealt yet")
         games.require_moderator(config, game, by)
-        if not reason.strip():
-            fail("--reason is empty: say why (it is shown in the audit)")
-        kind, subject, value = games.parse_override(
-            row.state, count_post, ignore_post, set_vote, clear_vote, set_order, clear_order
-        )
+        moment = parse_moment(at, config.game.zone, "--at")
+        kind, subject, value = games.parse_override(row.state, *given, at=moment)
         post = count_post if count_post is not None else ignore_post
         draft = store.draft(row.id, row.state.day)
         unchecked = post is not None and draft is None
@@ -56,6 +99,45 @@ def override_command(
             "end-day will show whether it holds a vote",
             markup=False,
         )
+
+
+def _list_overrides(game: str, state: Path | None, as_json: bool) -> None:
+    from forumbot.host import games
+
+    with host_errors():
+        store = open_store(state)
+        _, config = load_game(store, game)
+        rows = games.list_overrides(store, game)
+    zone = config.game.zone
+    if as_json:
+        print_json([{"number": n, **o, "at": in_zone_iso(o["at"], zone)} for n, o in rows])
+        return
+    if not rows:
+        out.print(f"{game}: no overrides today", markup=False)
+        return
+    shown = table(
+        f"{game}: overrides of the day (times {zone.key})", "#", "kind", "subject", "value", "by", "why", "at"
+    )
+    for n, o in rows:
+        shown.add_row(
+            *plain(str(n), o["kind"], o["subject"], str(o["value"] or ""), o["by"], o["reason"], local(o["at"], zone))
+        )
+    out.print(shown)
+
+
+def _remove_override(game: str, number: int, by: str, state: Path | None) -> None:
+    from forumbot.host import games
+
+    if not by.strip():
+        fail("--by: who takes it back (a moderator of the game)")
+    with host_errors():
+        store = open_store(state)
+        load_game(store, game)
+        removed = games.remove_override(store, game, number, by)
+    out.print(
+        f"{game}: override {number} ({removed['kind']} {removed['subject']}) taken back (run end-day again)",
+        markup=False,
+    )
 
 
 @app.command("power")
@@ -86,7 +168,7 @@ def power_command(
         fail(f"{kind} takes {wanted} value(s), got {len(args)}: {' '.join(args)}")
     with host_errors():
         store = open_store(state)
-        _, config = games.load(store, game)
+        _, config = load_game(store, game)
         games.require_moderator(config, game, by)
         subject = args[0].strip()
         value = args[1].strip() if kind == "replace" else " ".join(args[1:]).strip() if kind == "scheme" else None

@@ -18,6 +18,7 @@ from forumbot.cli.common import (
     fail,
     game_client,
     host_errors,
+    load_game,
     open_store,
     out,
     parse_every,
@@ -47,7 +48,7 @@ def end_day_command(
 
     with host_errors():
         store = open_store(state)
-        row, config = games.load(store, game)
+        row, config = load_game(store, game)
         moment = current_time(now)
         day = store.day(row.id, row.state.day) if row.state is not None else None
         if day is not None and moment < day["deadline"]:
@@ -60,7 +61,7 @@ def end_day_command(
         before = early and day is not None and moment < day["deadline"]
         told = Early(reason=(early or "").strip(), at=moment.isoformat()) if before else None
         with game_client(config) as client:
-            draft = games.end_day(store, game, client, early=told)
+            draft = games.end_day(store, game, client, early=told, now=moment)
     if as_json:
         print_json(draft.summary())
         return
@@ -76,11 +77,10 @@ def draft_show_command(
     ] = False,
 ) -> None:
     """The draft outcome, the audit, and the BBCode the host would post."""
-    from forumbot.host import games
 
     with host_errors():
         store = open_store(state)
-        row, _ = games.load(store, game)
+        row, _ = load_game(store, game)
         draft = store.draft(row.id, row.state.day) if row.state is not None else None
         if draft is None:
             fail(f"{game}: no draft for the current day (forumbot end-day {game})")
@@ -102,12 +102,11 @@ def draft_html_command(
 ) -> None:
     """The draft as one self-contained HTML page for the moderators: the post as the forum shows it, the
     audit with links to the posts, and a chart of the day's votes over time."""
-    from forumbot.host import games
     from forumbot.render.preview import render_preview_html
 
     with host_errors():
         store = open_store(state)
-        row, config = games.load(store, game)
+        row, config = load_game(store, game)
         draft = store.draft(row.id, row.state.day) if row.state is not None else None
         if row.state is None or draft is None:
             fail(f"{game}: no draft for the current day (forumbot end-day {game})")
@@ -149,12 +148,11 @@ def draft_send_command(game: Annotated[str, typer.Argument(help="The game.")], s
 
 
 def send_draft(game: str, state: Path | None) -> None:
-    from forumbot.host import games
     from forumbot.host.publish import send_draft_to_moderators
 
     with host_errors():
         store = open_store(state)
-        _, config = games.load(store, game)
+        _, config = load_game(store, game)
     with host_errors(), game_client(config) as client:
         sent = send_draft_to_moderators(store, game, client)
     who = ", ".join(sent.moderators)
@@ -180,12 +178,11 @@ def publish_command(
     checks, role changes, the reveal at the end); then open the next day. Before the first draft: the
     opening (day 1's topic with the commitment, the roles). Safe to run again after any failure."""
     from forumbot.forum.posting import poster_for
-    from forumbot.host import games
     from forumbot.host.publish import publish as publish_day
 
     with host_errors():
         store = open_store(state)
-        _, config = games.load(store, game)
+        _, config = load_game(store, game)
     with host_errors(), game_client(config) as client:
         poster = poster_for(client, flood_interval=flood_interval)
         report = publish_day(store, game, client, current_time(now), poster=poster, roles=not no_roles)
@@ -201,13 +198,13 @@ def watch_command(
 ) -> None:
     """Between day ends: order receipts, PM commands and relays, interim vote counts, the deadline's draft."""
     from forumbot.forum.posting import poster_for
-    from forumbot.host import games, watch
+    from forumbot.host import watch
     from forumbot.host.publish import publish as publish_day
 
     interval = parse_every(every)
     with host_errors():
         store = open_store(state)
-        _, config = games.load(store, game)
+        _, config = load_game(store, game)
     with host_errors(), game_client(config) as client:
         poster = poster_for(client)
 
@@ -250,11 +247,10 @@ def _log_pass(report: PassReport) -> None:
 @app.command("relays")
 def relays_command(game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None) -> None:
     """The host's audit of the letters players relayed through the bot (#mail, #mafia, #jakudza, #wall)."""
-    from forumbot.host import games
 
     with host_errors():
         store = open_store(state)
-        row, _ = games.load(store, game)
+        row, _ = load_game(store, game)
         found = store.relays(row.id)
     shown = table(f"{game}: relayed letters", "day", "PM", "from", "kind", "to", "status", "at")
     for r in found:
@@ -277,11 +273,10 @@ def account_command(
     change the format (phpBB's relative formats print fresh PMs as "5 минут назад": only an interval)."""
     from forumbot.forum.client import PhpbbClient
     from forumbot.forum.posting import poster_for
-    from forumbot.host import games
 
     with host_errors():
         store = open_store(state)
-        _, config = games.load(store, game)
+        _, config = load_game(store, game)
     with host_errors(), game_client(config) as client:
         if not isinstance(client, PhpbbClient):
             fail(f"{game}: the account's preferences are read on phpBB boards only")

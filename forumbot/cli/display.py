@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from rich.table import Table
 from rich.text import Text
@@ -39,6 +41,26 @@ def table(title: str, *columns: str) -> Table:
     for column in columns:
         shown.add_column(column, overflow="fold")
     return shown
+
+
+def local(moment: datetime | str | None, zone: ZoneInfo, with_zone: bool = False) -> str:
+    """A moment as a host reads it: day, month, hour and minute in the game's zone (its name with
+    `with_zone`; a table names the zone once, in its title)."""
+    if moment is None or moment == "":
+        return ""
+    when = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
+    if when.tzinfo is None:
+        return str(moment)
+    shown = f"{when.astimezone(zone):%d.%m.%Y %H:%M}"
+    return f"{shown} ({zone.key})" if with_zone else shown
+
+
+def in_zone_iso(moment: datetime | str | None, zone: ZoneInfo) -> str | None:
+    """A moment for JSON: ISO 8601 in the game's zone, with its offset."""
+    if moment is None or moment == "":
+        return None
+    when = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
+    return when.astimezone(zone).isoformat() if when.tzinfo is not None else str(moment)
 
 
 def show_value(value: Any) -> str:

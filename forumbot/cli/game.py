@@ -17,6 +17,7 @@ from forumbot.cli.common import (
     fail,
     game_client,
     host_errors,
+    load_game,
     open_store,
     out,
     parse_option_pairs,
@@ -65,7 +66,7 @@ def signups_command(
     with host_errors():
         store = open_store(state)
         game, topic = _game_and_topic(store, args or [])
-        _, config = games.load(store, game)
+        _, config = load_game(store, game)
         topic = topic or config.forum.signup_topic
         if not topic:
             fail(f"{game}: which signup topic? give it, or set [forum] signup_topic in the config")
@@ -156,11 +157,10 @@ def day_topic_command(
     state: StateOption = None,
 ) -> None:
     """Set the topic of the current day (for hosts who post the day topic by hand)."""
-    from forumbot.host import games
 
     with host_errors():
         store = open_store(state)
-        row, _ = games.load(store, game)
+        row, _ = load_game(store, game)
         if row.state is None:
             fail(f"{game}: roles are not dealt yet (forumbot deal {game})")
         if store.day(row.id, row.state.day) is None:
@@ -183,7 +183,7 @@ def status_command(
 
     with host_errors():
         store = open_store(state)
-        row, config = games.load(store, game)
+        row, config = load_game(store, game)
     if row.state is None:
         out.print(
             f"{game} ({row.variant}): signups, {len(store.players(row.id))} players, roles not dealt", markup=False

@@ -18,8 +18,8 @@ from forumbot.cli.progress import page_progress
 
 if TYPE_CHECKING:
     from forumbot.forum.cache import TopicRead
-    from forumbot.posts import PmSummary, PrivateMessage
     from forumbot.host.daywindow import DayPms
+    from forumbot.posts import PmSummary, PrivateMessage
 
 VariantOption = Annotated[
     str | None, typer.Option(help="Rule variant (default: the engine's default; an unknown name lists them).")

@@ -19,7 +19,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from forumbot.config import GameConfig
+from forumbot.config import GameConfig, config_changes, load_game_config
 from forumbot.draft import DayDraft, Early
 from forumbot.engine import (
     DayInput,
@@ -44,10 +44,11 @@ from forumbot.extract.commands import parse_commands
 from forumbot.extract.orders import OrderProblem
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient
-from forumbot.posts import Post, PrivateMessage
+from forumbot.host import deadlines
 from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
 from forumbot.host.tally import vote_json
-from forumbot.render.day import render_day_post, render_day_title
+from forumbot.posts import Post, PrivateMessage
+from forumbot.render.day import render_day, render_day_title
 from forumbot.render.messages import Message, render_reveal
 from forumbot.store import GameRow, Store
 
@@ -70,9 +71,28 @@ def create_game(store: Store, config: GameConfig) -> int:
     )
 
 
-def load(store: Store, name: str) -> tuple[GameRow, GameConfig]:
+def load(store: Store, name: str, *, on_change: Callable[[str], None] | None = None) -> tuple[GameRow, GameConfig]:
+    """The game and its config. When the host edited the config's file since, the edit is applied (each
+    changed field told to `on_change`) or, for a field that may no longer change, refused by name."""
     row = store.game(name)
-    return row, GameConfig.model_validate(row.config)
+    config = GameConfig.model_validate(row.config)
+    edited = _edited_config(config)
+    if edited is None:
+        return row, config
+    changes = config_changes(config, edited, dealt=row.state is not None)
+    players = list(edited.game.players) if row.state is None and edited.game.players else None
+    store.set_config(row.id, edited.model_dump(mode="json"), players)
+    for change in changes:
+        (on_change or _no_checkpoint)(f"{name}: config changed, applied: {change}")
+    return store.game(name), edited
+
+
+def _edited_config(config: GameConfig) -> GameConfig | None:
+    """The config's file as it reads now, when it differs from the stored config (None: unchanged or gone)."""
+    if config.source is None or not config.source.is_file():
+        return None
+    edited = load_game_config(config.source)
+    return None if edited == config else edited
 
 
 def signups_from_posts(posts: Iterable[Post], exclude: Iterable[str] = ()) -> list[str]:
@@ -186,6 +206,7 @@ def end_day(
     client: ForumClient,
     *,
     early: Early | None = None,
+    now: datetime | None = None,
     checkpoint: Checkpoint = _no_checkpoint,
 ) -> DayDraft:
     """Read the day, resolve it, store the draft (replacing any earlier one) and return it. `early`: the
@@ -220,7 +241,7 @@ def end_day(
     votes, vote_audit = _votes(reading, rules, posts, pms, start, deadline, bot=bot)
     dead = [p.nick for p in reading.players if not p.alive]
     orders, order_audit = audit_pms(window, reading.nicks(), rules, dead=dead)
-    votes, orders, override_audit = _apply_overrides(recorded, votes, orders, vote_audit)
+    votes, orders, override_audit, override_warnings = _apply_overrides(recorded, votes, orders, vote_audit)
     checkpoint("votes and orders extracted")
     activity = _activity(reading, posts, pms, start, deadline)
     # A player the host gave a vote or an order (an override) is not silent that day.
@@ -240,15 +261,17 @@ def end_day(
     )
     outcome = resolve_day(state, day_input)
     checkpoint("day resolved")
+    told = deadlines.next_deadline(config, day, recorded, now) if outcome.winner == "none" else None
+    genders = store.genders(row.id)
     payload = _draft_payload(
-        config, row, state, outcome, vote_audit, order_audit, override_audit, activity, rules, store.genders(row.id)
+        config, row, state, outcome, vote_audit, order_audit, override_audit, activity, rules, genders, told
     )
     draft = DayDraft.model_validate(
         payload
         | {
             "unread_pms": window.unread,
             "page_problems": topic.problems,
-            "warnings": uncertain_warnings(window, deadline, start),
+            "warnings": uncertain_warnings(window, deadline, start) + override_warnings,
             "early": early,
         }
     )
@@ -475,11 +498,15 @@ def _iso(moment: datetime | None) -> str | None:
 
 def _apply_overrides(
     overrides: list[dict[str, Any]], votes: list[Vote], orders: list[Order], vote_audit: list[dict[str, Any]]
-) -> tuple[list[Vote], list[Order], list[dict[str, Any]]]:
-    """The host's and moderators' decisions, applied in the order they were made."""
+) -> tuple[list[Vote], list[Order], list[dict[str, Any]], list[str]]:
+    """The host's and moderators' decisions, applied in the order they were made; a warning for each one
+    that names a post holding no vote of the day (it changes nothing)."""
     applied: list[dict[str, Any]] = []
+    warnings: list[str] = []
     for o in overrides:
         kind, subject, value = o["kind"], o["subject"], o["value"]
+        if kind in ("ignore_post", "count_post") and not any(str(e.get("post_id")) == subject for e in vote_audit):
+            warnings.append(f"override by {o['by']}: {kind} {subject}: no vote of the day is in post {subject}")
         if kind == "ignore_post":
             votes = [v for v in votes if not _from_post(v, subject)]
             for entry in vote_audit:
@@ -497,7 +524,7 @@ def _apply_overrides(
                     votes = [v for v in votes if v.voter != vote.voter] + [vote]
                     entry |= {"counted": True, "reason": f"override by {o['by']}: {o['reason']}"}
         elif kind == "set_vote":
-            votes = [v for v in votes if v.voter != subject] + [Vote(voter=subject, targets=tuple(value.split("\n")))]
+            votes = [v for v in votes if v.voter != subject] + [_set_vote(votes, subject, value)]
         elif kind == "clear_vote":
             votes = [v for v in votes if v.voter != subject]
         elif kind == "set_order":
@@ -507,7 +534,44 @@ def _apply_overrides(
         elif kind == "clear_order":
             orders = [x for x in orders if not (x.actor == subject and x.action == value)]
         applied.append(o)
-    return votes, orders, applied
+    return votes, orders, applied, warnings
+
+
+def _set_vote(votes: list[Vote], voter: str, value: str) -> Vote:
+    """The host's vote for `voter`, at the time given with it, else at the time of the vote it replaces (a
+    tie broken by who was voted for first must not change because the host corrected a name)."""
+    if value.startswith("{"):
+        given = json.loads(value)
+        targets, at = tuple(given["targets"]), datetime.fromisoformat(given["at"]) if given.get("at") else None
+    else:
+        targets, at = tuple(value.split("\n")), None
+    replaced = next((v for v in reversed(votes) if v.voter == voter), None)
+    return Vote(voter=voter, targets=targets, time=at or (replaced.time if replaced is not None else None))
+
+
+def list_overrides(store: Store, name: str) -> list[tuple[int, dict[str, Any]]]:
+    """The current day's overrides, powers and deadline moves, numbered as `override --remove` takes them."""
+    row, _ = load(store, name)
+    state = _dealt_state(row)
+    return [(n, o) for n, (_, o) in enumerate(store.numbered_overrides(row.id, state.day), start=1)]
+
+
+def remove_override(store: Store, name: str, number: int, by: str) -> dict[str, Any]:
+    """Take back override `number` of the current day (as `list_overrides` numbers them); the next end-day
+    goes without it. A moved deadline is not taken back so: move it again, so that players are told."""
+    row, config = load(store, name)
+    state = _dealt_state(row)
+    require_moderator(config, name, by)
+    rows = store.numbered_overrides(row.id, state.day)
+    if not 1 <= number <= len(rows):
+        raise StateError(f"{name}: day {state.day} has {len(rows)} override(s); there is no number {number}")
+    override_id, override = rows[number - 1]
+    if override["kind"] in deadlines.DEADLINE_KINDS:
+        raise StateError(f"{name}: override {number} is a {override['kind']}: set it again instead (it is announced)")
+    if store.published_on(row.id, state.day, RESULT_PURPOSES):
+        raise StateError(f"{name}: day {state.day} is being published already; its overrides are settled")
+    store.remove_override(row.id, override_id)
+    return override
 
 
 def parse_override(
@@ -518,8 +582,10 @@ def parse_override(
     clear_vote: str | None,
     set_order: str | None,
     clear_order: str | None,
+    at: datetime | None = None,
 ) -> tuple[str, str, str | None]:
-    """An override as given on the command line -> (kind, subject, value), nicks checked against the game."""
+    """An override as given on the command line -> (kind, subject, value), nicks checked against the game.
+    `at`: the time of a --set-vote (else it keeps the time of the vote it replaces)."""
     nicks = list(state.nicks())
 
     def player(nick: str) -> str:
@@ -537,7 +603,10 @@ def parse_override(
         voter, sep, target = set_vote.partition("=")
         if not sep:
             raise StateError("--set-vote wants VOTER=TARGET")
-        return "set_vote", player(voter), "\n".join(player(t) for t in target.split(","))
+        targets = [player(t) for t in target.split(",")]
+        if at is not None:
+            return "set_vote", player(voter), json.dumps({"targets": targets, "at": at.isoformat()}, ensure_ascii=False)
+        return "set_vote", player(voter), "\n".join(targets)
     if clear_vote is not None:
         return "clear_vote", player(clear_vote), None
     if set_order is not None:
@@ -641,8 +710,10 @@ def _draft_payload(
     activity: dict[str, dict[str, int]],
     rules: Ruleset,
     genders: dict[str, str],
+    next_deadline: datetime | None = None,
 ) -> dict[str, Any]:
-    bbcode = render_day_post(config, state, outcome, genders)
+    """The draft's fields; the post tells the next day's deadline, which `advance` then keeps."""
+    bbcode = render_day(config, state, outcome, genders, next_deadline).body
     return {
         "day": outcome.day,
         "deaths": dict(outcome.deaths),
@@ -661,6 +732,7 @@ def _draft_payload(
         "subject": render_day_title(config, state, outcome),
         "post": post_text(config, row, state, outcome, bbcode),
         "state": outcome.state.model_dump(mode="json"),
+        "next_deadline": _iso(next_deadline),
     }
 
 
@@ -751,6 +823,13 @@ def advance(store: Store, name: str, now: datetime, *, topic: str | None = None)
     result = {k: data[k] for k in ("day", "deaths", "checks", "winner", "executed", "tally")}
     next_day = None
     if new_state.winner == "none":
-        next_day = (now, day_deadline(now, config.game.deadline, config.game.zone), topic)
+        deadline = _kept_deadline(draft.draft, now) or day_deadline(now, config.game.deadline, config.game.zone)
+        next_day = (now, deadline, topic)
     store.advance(row.id, state.day, new_state, result, next_day)
     return new_state
+
+
+def _kept_deadline(draft: DayDraft, now: datetime) -> datetime | None:
+    """The next day's deadline as the day post told it, while it is still ahead."""
+    told = datetime.fromisoformat(draft.next_deadline) if draft.next_deadline else None
+    return told if told is not None and told > now else None

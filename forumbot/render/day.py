@@ -30,6 +30,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import jinja2
@@ -116,7 +117,11 @@ def phrasebook(before: GameState, day: int) -> Phrasebook:
 
 
 def day_context(
-    config: GameConfig, before: GameState, outcome: DayOutcome, genders: dict[str, str] | None = None
+    config: GameConfig,
+    before: GameState,
+    outcome: DayOutcome,
+    genders: dict[str, str] | None = None,
+    deadline: datetime | None = None,
 ) -> dict[str, Any]:
     """Everything a day template may print (every string is escaped when printed). `genders`: the players'
     own `O GENDER` settings, for Russian agreement (убит / убита)."""
@@ -202,6 +207,7 @@ def day_context(
         "genders": genders,
         "agree": agree,
         "role_name": lambda role: role_name(role, rules),
+        "deadline": deadline.astimezone(config.game.zone) if deadline is not None else None,
     }
 
 
@@ -320,15 +326,21 @@ def _day_template(config: GameConfig, variant: str) -> tuple[jinja2.Template, st
 
 
 def render_day(
-    config: GameConfig, before: GameState, outcome: DayOutcome, genders: dict[str, str] | None = None
+    config: GameConfig,
+    before: GameState,
+    outcome: DayOutcome,
+    genders: dict[str, str] | None = None,
+    deadline: datetime | None = None,
 ) -> DayPost:
     """The new day's topic: its subject ("<game>. День N") and its first post.
 
     Rendered twice: once for the subject (a block a host may override), then the post with that subject
     as its `title`; each pass draws the same phrases, so both see the same day."""
     template, where = _day_template(config, before.variant)
-    first = render_template(template, day_context(config, before, outcome, genders), where, blocks=["subject"])
-    context = day_context(config, before, outcome, genders)
+    first = render_template(
+        template, day_context(config, before, outcome, genders, deadline), where, blocks=["subject"]
+    )
+    context = day_context(config, before, outcome, genders, deadline)
     subject = " ".join(unescape(first.blocks.get("subject", "")).split())
     context["title"] = subject or context["title"]
     return DayPost(subject=context["title"], body=tidy(render_template(template, context, where).body))

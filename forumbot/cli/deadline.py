@@ -1,0 +1,89 @@
+"""`forumbot deadline`: move the current day's deadline, or set the next day's length; told in the day topic."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from forumbot.cli.app import app
+from forumbot.cli.common import (
+    NowOption,
+    StateOption,
+    current_time,
+    fail,
+    game_client,
+    host_errors,
+    load_game,
+    open_store,
+    out,
+)
+
+if TYPE_CHECKING:
+    from forumbot.config import GameConfig
+    from forumbot.store import Store
+
+
+@app.command("deadline")
+def deadline_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    when: Annotated[
+        str | None,
+        typer.Argument(help="The new deadline: ISO (the game's zone if no offset), or a shift like +12h or -30m."),
+    ] = None,
+    reason: Annotated[str, typer.Option(help="Why (in the audit and in the announcement).")] = "",
+    by: Annotated[str, typer.Option(help="Who decides (a moderator of the game).")] = "",
+    next_day_length: Annotated[
+        float | None, typer.Option(help="The next day lasts at least this many hours (it ends at the deadline hour).")
+    ] = None,
+    send: Annotated[bool, typer.Option(help="Post the announcement now (else the next watch pass posts it).")] = True,
+    state: StateOption = None,
+    now: NowOption = None,
+) -> None:
+    """Move the current day's deadline (announced by a reply in the day topic), or set how long the next
+    day lasts; both recorded with who and why."""
+    from forumbot.host import deadlines, games
+
+    if when is None and next_day_length is None:
+        fail("give WHEN (the new deadline), or --next-day-length HOURS")
+    with host_errors():
+        store = open_store(state)
+        row, config = load_game(store, game)
+        games.require_moderator(config, game, by)
+        zone = config.game.zone
+        moment = current_time(now, zone)
+        if next_day_length is not None:
+            deadlines.set_next_day_length(store, row, next_day_length, reason=reason, by=by)
+            out.print(f"{game}: the next day lasts at least {next_day_length:g} h (end-day tells it)", markup=False)
+        if when is None:
+            return
+        day = store.day(row.id, row.state.day) if row.state is not None else None
+        current = day["deadline"] if day is not None else moment
+        moved = deadlines.move_deadline(
+            store, row, config, deadlines.parse_when(when, current, zone), moment, reason=reason, by=by
+        )
+    out.print(
+        f"{game}: day {moved.day} now ends {deadlines.told(moved.after, zone)}, "
+        f"was {deadlines.told(moved.before, zone)}",
+        markup=False,
+    )
+    if moved.announcement is None:
+        out.print("the day has no topic yet: nothing to announce", markup=False)
+    elif send:
+        _announce(store, row.id, config, moved.announcement)
+    else:
+        out.print("the announcement waits in the outbox for the next watch pass", markup=False)
+
+
+def _announce(store: Store, game_id: int, config: GameConfig, marker: str) -> None:
+    """Send the queued announcement, and only it, through the game's outbox (exactly once)."""
+    from forumbot.forum.posting import poster_for
+    from forumbot.host.outbox import Outbox
+
+    letter = store.letter(marker, game_id)
+    if letter is None:
+        return
+    with host_errors(), game_client(config) as client:
+        done = Outbox(store, game_id, poster_for(client)).deliver(letter, label="the deadline's announcement")
+    where = f"post {done.remote_id}" if done.remote_id else "the day topic"
+    out.print(f"announced in the day topic ({done.how}: {where})", markup=False)

@@ -1,0 +1,172 @@
+"""A day's deadline: told, moved, reminded of, and (if the game wants) held by a lock.
+
+- `next_deadline`: the deadline the day post states for the next day, and `advance` then keeps: the first
+  `[game] deadline` o'clock at least the next day's length (six hours, or what `forumbot deadline
+  --next-day-length` set) after the next day's start;
+- `move_deadline`: the host moves the current day's deadline; the audit keeps who, why, from what to what,
+  and the day topic is told, in one transaction (the announcement goes through the outbox);
+- `deadline_pass`, called by every watch pass: a reminder in the day topic `[watch] reminder_hours` before
+  the deadline, and the day topic locked once the deadline has passed (`[watch] lock_at_deadline`); both
+  off by default, each made once per deadline (a moved deadline gets its own reminder).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from forumbot.config import GameConfig
+from forumbot.errors import StateError
+from forumbot.host.outbox import markers_for, with_marker
+from forumbot.render.bbcode import escape
+from forumbot.store import GameRow, Letter, Store
+
+MIN_DAY_LENGTH = timedelta(hours=6)
+MOVED = "deadline"  # the audit's kind for a moved deadline
+NEXT_LENGTH = "next_day_length"  # the audit's kind for the next day's length (hours)
+DEADLINE_KINDS = (MOVED, NEXT_LENGTH)
+
+# The bot's words in the day topic (the game's language; none of them is served by the board).
+MOVED_TEXT = "[b]Срок дня {day} изменён.[/b] День заканчивается {when}.\nПричина: {reason}"
+REMINDER_TEXT = "[b]Напоминание:[/b] день {day} заканчивается {when}. Осталось меньше {hours} ч."
+SUBJECT = "День {day}"
+
+
+def told(moment: datetime, zone: ZoneInfo) -> str:
+    """A deadline as the posts tell it: the date and time in the game's zone, the zone named."""
+    local = moment.astimezone(zone)
+    return f"{local:%d.%m.%Y в %H:%M} ({zone.key})"
+
+
+def first_deadline(start: datetime, at: time, zone: ZoneInfo, length: timedelta = MIN_DAY_LENGTH) -> datetime:
+    """The first `at` o'clock in the game's zone at least `length` after the day's start."""
+    local = start.astimezone(zone)
+    day: date = local.date()
+    while True:
+        candidate = datetime.combine(day, at, tzinfo=zone)
+        if candidate >= local + length:
+            return candidate
+        day += timedelta(days=1)
+
+
+def next_day_length(overrides: list[dict[str, Any]]) -> timedelta:
+    """The next day's least length, as the host last set it for this day (else six hours)."""
+    lengths = [float(o["subject"]) for o in overrides if o["kind"] == NEXT_LENGTH]
+    return timedelta(hours=lengths[-1]) if lengths else MIN_DAY_LENGTH
+
+
+def next_deadline(
+    config: GameConfig, day: dict[str, Any], overrides: list[dict[str, Any]], now: datetime | None
+) -> datetime:
+    """The next day's deadline, reckoned from its earliest start: this day's deadline, or now if later."""
+    start = max(day["deadline"], now) if now is not None else day["deadline"]
+    return first_deadline(start, config.game.deadline, config.game.zone, next_day_length(overrides))
+
+
+def parse_when(text: str, current: datetime, zone: ZoneInfo) -> datetime:
+    """WHEN as the host writes it: an ISO moment (in the game's zone when it has no offset), or "+12h" /
+    "-30m" from the current deadline."""
+    text = text.strip()
+    if text[:1] in "+-" and text[-1:].lower() in ("h", "m") and text[1:-1].isdigit():
+        step = timedelta(hours=int(text[1:-1])) if text[-1].lower() == "h" else timedelta(minutes=int(text[1:-1]))
+        return current + step if text[0] == "+" else current - step
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise StateError(f"{text!r}: give an ISO date-time (2026-12-02T23:00) or a shift (+12h, -30m)") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
+
+
+@dataclass(frozen=True)
+class Moved:
+    day: int
+    before: datetime
+    after: datetime
+    announcement: str | None  # the marker of the reply queued for the day topic (None: no topic yet)
+
+
+def move_deadline(
+    store: Store, row: GameRow, config: GameConfig, when: datetime, now: datetime, *, reason: str, by: str
+) -> Moved:
+    """Move the current day's deadline to `when`, announced in the day topic. Refused: a deadline in the
+    past or before the day's start, a day whose draft is approved or being published, an empty reason."""
+    day_no, day = _open_day(store, row)
+    if not reason.strip() or not by.strip():
+        raise StateError("moving a deadline needs --reason and --by (both go into the audit)")
+    if when <= now or when <= day["starts_at"]:
+        shown = told(when, config.game.zone)
+        raise StateError(f"{row.name}: {shown} has passed or is before day {day_no} began; give a later moment")
+    draft = store.draft(row.id, day_no)
+    if draft is not None and draft.approved_by:
+        raise StateError(f"{row.name}: day {day_no}'s draft is approved already; the day is over")
+    news = [_announcement(store, row, config, day_no, day["topic"], when, reason)] if day["topic"] else []
+    audit = (MOVED, when.isoformat(), day["deadline"].isoformat(), reason.strip(), by.strip())
+    store.move_deadline(row.id, day_no, when, audit, news)
+    return Moved(day_no, day["deadline"], when, news[0].marker if news else None)
+
+
+def set_next_day_length(store: Store, row: GameRow, hours: float, *, reason: str, by: str) -> None:
+    """The next day lasts at least `hours` (its deadline then falls at the game's deadline o'clock)."""
+    day_no, _ = _open_day(store, row)
+    if not 1 <= hours <= 24 * 14:
+        raise StateError(f"--next-day-length {hours:g}: between 1 and 336 hours")
+    if not reason.strip() or not by.strip():
+        raise StateError("setting the next day's length needs --reason and --by (both go into the audit)")
+    store.add_override(row.id, day_no, NEXT_LENGTH, f"{hours:g}", None, reason.strip(), by.strip())
+
+
+def _open_day(store: Store, row: GameRow) -> tuple[int, dict[str, Any]]:
+    if row.state is None:
+        raise StateError(f"{row.name}: roles are not dealt yet (forumbot deal {row.name})")
+    if row.state.winner != "none":
+        raise StateError(f"{row.name}: the game is over")
+    day = store.day(row.id, row.state.day)
+    if day is None or day["status"] == "done":
+        raise StateError(f"{row.name}: day {row.state.day} is not open")
+    return row.state.day, day
+
+
+def _announcement(
+    store: Store, row: GameRow, config: GameConfig, day: int, topic: str, when: datetime, reason: str
+) -> Letter:
+    body = MOVED_TEXT.format(day=day, when=told(when, config.game.zone), reason=escape(reason.strip()))
+    mark = markers_for(store.marker_key(row.id))("deadline", day, when.isoformat())
+    return Letter(mark, "reply", [str(topic)], SUBJECT.format(day=day), with_marker(body, mark), day=day)
+
+
+# --- the watch's part -----------------------------------------------------------------------------------
+
+
+def deadline_pass(store: Store, row: GameRow, config: GameConfig, now: datetime) -> None:
+    """Queue the reminder and the lock when they are due (the watch pass sends what is queued)."""
+    if row.state is None or row.state.winner != "none":
+        return
+    day = store.day(row.id, row.state.day)
+    if day is None or not day["topic"] or day["status"] == "done":
+        return
+    marks = markers_for(store.marker_key(row.id))
+    hours = config.watch.reminder_hours
+    if hours and day["deadline"] - timedelta(hours=hours) <= now < day["deadline"]:
+        body = REMINDER_TEXT.format(day=row.state.day, when=told(day["deadline"], config.game.zone), hours=f"{hours:g}")
+        mark = marks("reminder", row.state.day, day["deadline"].isoformat())
+        subject = SUBJECT.format(day=row.state.day)
+        store.queue(
+            row.id, [Letter(mark, "reply", [str(day["topic"])], subject, with_marker(body, mark), day=row.state.day)]
+        )
+    if config.watch.lock_at_deadline and now >= day["deadline"]:
+        forum = str(config.forum.forum_id) if config.forum.forum_id is not None else ""
+        topic = _topic_number(str(day["topic"]))
+        mark = marks("deadline-lock", row.state.day, topic)
+        store.queue(row.id, [Letter(mark, "lock", [topic, forum], "", "", day=row.state.day)])
+
+
+def _topic_number(topic: str) -> str:
+    """A topic's number from its number or a topic URL (`t=`, `showtopic=`)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    if topic.isdigit():
+        return topic
+    query = parse_qs(urlsplit(topic).query)
+    return next((v for key in ("t", "showtopic") for v in query.get(key, []) if v.isdigit()), topic)
