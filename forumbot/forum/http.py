@@ -117,6 +117,16 @@ class Page:
     charset: str
 
 
+class RefusedPage(NoPermission):
+    """A refusal that came as a page (an error status, or the dialect's no-permission page): `page` is
+    what the forum said, for a caller that reads the board's own reason (IPB 3 sends its flood control
+    and its other errors with 401 or 403)."""
+
+    def __init__(self, message: str, page: Page) -> None:
+        super().__init__(message)
+        self.page = page
+
+
 class PageRules(Protocol):
     """The dialect's own reading of a page, consulted by `_request()` (pure parser functions)."""
 
@@ -345,7 +355,7 @@ class ForumHttp:
                 raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
             return None
         if content and self._rules.is_no_permission(text):
-            raise NoPermission(f"{url}: the forum says this account may not see this page")
+            raise RefusedPage(f"{url}: the forum says this account may not see this page", page)
         return _check_status(url, page)
 
     def get_each(self, urls: Iterable[str]) -> Iterator[Callable[[], Page]]:
@@ -516,7 +526,7 @@ def normalise_base_url(base_url: str) -> str:
 def _check_status(url: str, page: Page) -> Page:
     """An error status the dialect did not already explain, as an error of our tree."""
     if page.status in (401, 403):
-        raise NoPermission(f"{url}: HTTP {page.status}, the account may not see this page")
+        raise RefusedPage(f"{url}: HTTP {page.status}, the account may not see this page", page)
     if page.status in (404, 410):
         raise ParseError(f"{url}: HTTP {page.status}, no such page on the forum (wrong id?)")
     if page.status >= 400:

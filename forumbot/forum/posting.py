@@ -65,6 +65,7 @@ from forumbot.forum.markup import (
 from forumbot.posts import PmSummary, Preferences
 
 if TYPE_CHECKING:
+    from forumbot.forum.ipb3_posting import Ipb3Poster
     from forumbot.forum.ipb_posting import Ipb2Poster
 
 __all__ = [
@@ -661,18 +662,21 @@ class PhpbbPoster:
         return ForumError(f"{url}: unexpected answer ({answer.url}): {text or 'no message'}")
 
 
-def poster_for(client: object, *, flood_interval: float = FLOOD_INTERVAL) -> PhpbbPoster | Ipb2Poster:
-    """The poster for a forum client, by its engine: phpBB and IPB 2 boards (saved pages are read, never
-    written)."""
-    from forumbot.forum.client import IpbClient
+def poster_for(client: object, *, flood_interval: float = FLOOD_INTERVAL) -> PhpbbPoster | Ipb2Poster | Ipb3Poster:
+    """The poster for a forum client, by its engine: phpBB, IPB 2 and IPB 3 boards (saved pages are read,
+    never written)."""
+    from forumbot.forum.client import Ipb3Client, IpbClient
+    from forumbot.forum.ipb3_posting import Ipb3Poster  # noqa: F811 (it builds on this module)
     from forumbot.forum.ipb_posting import Ipb2Poster  # noqa: F811 (it builds on this module)
 
     if isinstance(client, PhpbbClient):
         return PhpbbPoster(client, flood_interval=flood_interval)
     if isinstance(client, IpbClient) and client.dialect == "ipb2":
         return Ipb2Poster(client, flood_interval=flood_interval)
+    if isinstance(client, Ipb3Client):
+        return Ipb3Poster(client, flood_interval=flood_interval)
     forum = getattr(client, "forum", "this forum")
     dialect = getattr(client, "dialect", "?")
     raise ConfigError(
-        f"{forum}: forumbot posts on IPB 2 boards and phpBB boards only (this forum is read as {dialect})"
+        f"{forum}: forumbot posts on phpBB, IPB 2 and IPB 3 boards only (this forum is read as {dialect})"
     )

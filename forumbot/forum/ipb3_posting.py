@@ -1,0 +1,493 @@
+"""Writing to an Invision Power Board 3.x (3.3 / 3.4): new topics, replies, closing a topic, private
+messages (a new Messenger conversation per letter), and finding what was written after a crash (by the
+marker written into the text).
+
+    poster = Ipb3Poster(client)                        # a logged-in-on-demand Ipb3Client
+    topic = poster.post_topic(14, "Мафия-8. День 2", body)
+    poster.lock_topic(16002)                           # a LockResult; a refusal is a result, not an error
+    poster.send_pm(["Лиса"], "Мафия-8: ваша роль", text)
+
+It is the `Poster` of `forumbot.forum.posting` for IPB 3 boards. What IPB 3's forms want (its public
+sources: `admin/applications/forums/modules_public/post/post.php`, `.../moderate/moderate.php`,
+`admin/applications/members/modules_public/messaging/send.php`, and the skin templates):
+
+- every form carries the member's form hash (`auth_key`); each form is fetched fresh and submitted as
+  served (hidden fields, ticked boxes, the one submit button with its own value); no word of the
+  board's language is written here;
+- a new topic is `form#postingform` of `do=new_post` (`TopicTitle`, the editor's `Post`), a reply the
+  same form of `do=reply_post` (`f` and `t`); the board answers with a redirect to the topic
+  (`showtopic=T`, a reply's `gopid=P`), which gives the new id;
+- flood control is an error page naming the seconds left, served for the form and for its submission
+  alike (with HTTP 403): the poster waits them, looks for the marker and submits again; a post within
+  4 s of the member's last one is not made at all (checkDoublePost), yet the answer redirects to the
+  forum's newest topic or to the topic's last post: submissions keep `min_gap` seconds apart, and a
+  new topic's id is believed only once its first post shows the marker;
+- closing is the moderators' link of the topic page (`a.modlink_00`, `do=00` with `auth_key`); the
+  topic says whether it is closed (its reply button becomes the `li.important` with the lock), so it
+  is read before and after; an error page instead is the board's refusal, reported;
+- a PM is the Messenger's compose form (`form#msgForm`: `entered_name`, `msg_title`, `Post`), a new
+  conversation to one recipient; the board answers with a redirect screen that names nothing, so the
+  PM's id is its conversation's first message, found in the folder by its marker. The subject is cut
+  to the form's `maxlength` (40).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, NoPermission, ParseError
+from forumbot.forum import ipb
+from forumbot.forum.client import Ipb3Client
+from forumbot.forum.http import Page, RefusedPage
+from forumbot.forum.markup import (
+    Element,
+    browser_fields,
+    find_form,
+    first_class,
+    has_class,
+    iter_class,
+    parse_html,
+    query_int,
+    submit_buttons,
+    text_of,
+)
+from forumbot.forum.posting import (
+    FLOOD_INTERVAL,
+    MAX_CANDIDATES,
+    MAX_FLOOD_WAITS,
+    MAX_FOLDER_PAGES,
+    ForumTopicRow,
+    LockResult,
+    TooManyRecipients,
+    UnknownRecipient,
+)
+from forumbot.posts import PmSummary, Preferences, PrivateMessage
+
+__all__ = [
+    "MIN_GAP",
+    "PM_SUBJECT_MAX",
+    "Ipb3Poster",
+    "ipb3_error",
+    "ipb3_flood_wait",
+    "ipb3_folder_recipients",
+    "ipb3_forum_of",
+    "ipb3_forum_topics",
+    "ipb3_mod_link",
+    "ipb3_topic_closed",
+]
+
+MIN_GAP = 5.1  # seconds between two posts: IPB 3 makes nothing of a post within 4 s of the member's last one
+PM_SUBJECT_MAX = 40  # the compose form's msg_title maxlength
+Fields = list[tuple[str, str]]
+FOLDER = "index.php?app=members&module=messaging&section=view&do=showFolder&folderID=myconvo"
+COMPOSE = "index.php?app=members&module=messaging&section=send&do=form"
+CONVERSATION = "index.php?app=members&module=messaging&section=view&do=showConversation&topicID="
+
+# IPB 3's own messages (public_error flood_control, pm_flood_stop; messaging err_no_chosen_member),
+# Russian and English: only these are told apart, anything else is quoted as the board's refusal.
+_FLOOD = re.compile(r"(?:подожд\w*|wait)\D{0,40}?(\d+)\s*(?:секунд|second)", re.I)
+_NO_MEMBER = re.compile(r"не существует|не найден|does not exist|could not find|no such member|not found", re.I)
+_FORUM_ID = re.compile(r"ipb\.topic\.forum_id\s*=\s*(\d+)")
+
+
+# --- pages -> data (pure) ---------------------------------------------------------------------------
+
+
+def ipb3_error(html: str | Element) -> str | None:
+    """What IPB 3 said went wrong: the error page's reason (`p.ipsType_sectiontitle`), else the error
+    box above a form (`p.message.error`, or `div.message.error` with its lines); None if neither."""
+    root = parse_html(html)
+    title = first_class(root, "p", "ipsType_sectiontitle")
+    if title is not None and text_of(title):
+        return text_of(title)
+    for box in list(iter_class(root, "p", "message")) + list(iter_class(root, "div", "message")):
+        if has_class(box, "error") and text_of(box):
+            lines = [text_of(p) for p in box.iter("p") if text_of(p)] if box.tag == "div" else []
+            return " ".join(lines) or text_of(box)
+    return None
+
+
+def ipb3_flood_wait(html: str | Element) -> int | None:
+    """The seconds flood control asks to wait, if the page is its error; None otherwise."""
+    m = _FLOOD.search(ipb3_error(html) or "")
+    return int(m.group(1)) if m else None
+
+
+def ipb3_topic_closed(html: str | Element) -> bool:
+    """Whether the topic page shows the topic closed: its reply button is the `li.important` of the topic
+    buttons, with the lock icon (a moderator's still links to the form, a member's is plain text)."""
+    for buttons in iter_class(parse_html(html), "ul", "topic_buttons"):
+        if any(has_class(li, "important") and li.find(".//img") is not None for li in buttons.iter("li")):
+            return True
+    return False
+
+
+def ipb3_mod_link(html: str | Element, option: str) -> str | None:
+    """The moderators' link `a.modlink_<option>` of a topic page (`00` closes, `01` opens), if offered."""
+    return next((str(a.get("href")) for a in iter_class(parse_html(html), "a", f"modlink_{option}")), None)
+
+
+def ipb3_forum_of(html: str | Element) -> int | None:
+    """The forum a topic page belongs to: its script's `ipb.topic.forum_id`, else its reply links' `f`."""
+    root = parse_html(html)
+    for script in root.iter("script"):
+        m = _FORUM_ID.search(script.text or "")
+        if m:
+            return int(m.group(1))
+    for a in root.iter("a"):
+        href = a.get("href") or ""
+        if "do=reply_post" in href and query_int(href, "f"):
+            return query_int(href, "f")
+    return None
+
+
+def ipb3_forum_topics(html: str | Element) -> list[ForumTopicRow]:
+    """The topics of a forum page (`showforum=F`), in the page's order: `a#tid-link-N` to the topic, the
+    starter as the first member link of its cell (the last poster's is in `td.col_f_post`)."""
+    rows: list[ForumTopicRow] = []
+    for link in parse_html(html).iter("a"):
+        m = re.fullmatch(r"tid-link-(\d+)", link.get("id") or "")
+        cell = next(link.iterancestors("td"), None)
+        if m is None or cell is None:
+            continue
+        starter = next((a for a in cell.iter("a") if a.get("hovercard-id")), None)
+        rows.append(ForumTopicRow(int(m.group(1)), text_of(link), text_of(starter)))
+    return rows
+
+
+def ipb3_folder_recipients(html: str | Element) -> dict[int, list[str]]:
+    """Whom each conversation of a Messenger folder page was sent to: the member links of its subject
+    cell after the starter's (`tr#<conversation id>`, «Автор X, отправлено Y»)."""
+    found: dict[int, list[str]] = {}
+    for tr in parse_html(html).iter("tr"):
+        cell = first_class(tr, "td", "col_m_subject")
+        if cell is None or not (tr.get("id") or "").isdigit():
+            continue
+        members = [text_of(a) for a in cell.iter("a") if a.get("hovercard-id")]
+        found[int(tr.get("id"))] = members[1:]
+    return found
+
+
+def _next_page(html: str | Element) -> str | None:
+    """The link to the next page of a list (the pagination's `li.next a`), if any."""
+    for box in iter_class(parse_html(html), "div", "pagination"):
+        for li in iter_class(box, "li", "next"):
+            a = li.find(".//a")
+            if a is not None and a.get("href"):
+                return str(a.get("href"))
+    return None
+
+
+def _fill(fields: Fields, values: dict[str, str]) -> Fields:
+    """The fields with `values` put in place of the served ones (or added where the form had none)."""
+    filled = [(name, values[name] if name in values else value) for name, value in fields]
+    present = {name for name, _ in fields}
+    return filled + [(name, value) for name, value in values.items() if name not in present]
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+# --- the poster -------------------------------------------------------------------------------------
+
+
+class Ipb3Poster:
+    """Posts, closes and PMs as the client's account on an IPB 3 board. `flood_interval` is the group's
+    flood control (how long to wait when the board says "too soon" without saying how long)."""
+
+    def __init__(
+        self,
+        client: Ipb3Client,
+        *,
+        flood_interval: float = FLOOD_INTERVAL,
+        max_flood_waits: int = MAX_FLOOD_WAITS,
+        min_gap: float = MIN_GAP,
+    ) -> None:
+        self.client = client
+        self.http = client.http
+        self._username = client._credentials_or_fail()[0]
+        self.flood_interval = flood_interval
+        self.max_flood_waits = max_flood_waits
+        self.min_gap = min_gap
+        self._last_post: float | None = None
+
+    @property
+    def username(self) -> str:
+        return self._username
+
+    # -- posts ------------------------------------------------------------------------------------
+
+    def post_topic(self, forum_id: int, subject: str, message: str, *, marker: str | None = None) -> int:
+        """A new topic in forum `forum_id`; returns its id."""
+        form_url = self.http.url(f"index.php?app=forums&module=post&section=post&do=new_post&f={forum_id}")
+        seen = (lambda: self.find_marker_in_forum(forum_id, subject, marker)) if marker else None
+
+        def made(answer: Page) -> int | None:
+            topic_id = query_int(answer.url, "showtopic")
+            if topic_id is None or "view=getlastpost" in answer.url:
+                return None
+            return topic_id if marker is None or self._first_post_holds(topic_id, marker) else None
+
+        return self._post(form_url, {"TopicTitle": subject, "Post": message}, made, seen)
+
+    def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int:
+        """A reply in `topic` (an id or a topic URL); returns the post's id. IPB 3 replies have no subject."""
+        topic_id = self.client.topic_id(topic)
+        page = self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
+        forum_id = ipb3_forum_of(page.text)
+        if forum_id is None:
+            raise ForumError(f"{page.url}: the topic page names no forum to reply in")
+        form_url = self.http.url(
+            f"index.php?app=forums&module=post&section=post&do=reply_post&f={forum_id}&t={topic_id}"
+        )
+        seen = (lambda: self.find_marker_in_topic(topic_id, marker)) if marker else None
+        return self._post(form_url, {"Post": message}, lambda answer: query_int(answer.url, "gopid"), seen)
+
+    def _first_post_holds(self, topic_id: int, marker: str) -> bool:
+        first = next(iter(self.client.fetch_topic(topic_id)), None)
+        post = first.posts[0] if first is not None and first.posts and first.page == 1 else None
+        return post is not None and post.author.casefold() == self.username.casefold() and marker in post.content_html
+
+    def _post(
+        self,
+        form_url: str,
+        values: dict[str, str],
+        made: Callable[[Page], int | None],
+        seen: Callable[[], int | None] | None,
+    ) -> int:
+        for _ in range(self.max_flood_waits + 1):
+            self._wait_gap()
+            served = self._form(form_url, "postingform", seen)
+            if isinstance(served, int):
+                return served
+            if served is not None:
+                action, fields, charset = served
+                answer = self._submit_once(action, _fill(fields, values), charset, seen, post=True)
+                if isinstance(answer, int):
+                    return answer
+                found = made(answer) if isinstance(answer, Page) else None
+                if found is not None:
+                    return found
+                if isinstance(answer, Page):
+                    self._refused_by(form_url, answer)
+            found = self._look(seen)
+            if found is not None:
+                return found
+            self.http.clock.sleep(MIN_GAP)  # an answer that named nothing: maybe the double-post guard's
+        raise ForumError(f"{form_url}: the forum took none of {self.max_flood_waits + 1} attempts")
+
+    def _refused_by(self, url: str, answer: Page) -> None:
+        """A form that came back with the board's error box is a refusal (raised); else nothing was said."""
+        error = ipb3_error(answer.text)
+        if error and ipb3_flood_wait(answer.text) is None:
+            raise ForumError(f"{url}: the forum refused it: {error}")
+
+    def _look(self, seen: Callable[[], int | None] | None) -> int | None:
+        """Before another attempt: what an earlier one made after all, found by its marker."""
+        return seen() if seen is not None else None
+
+    # -- private messages ---------------------------------------------------------------------------
+
+    def send_pm(
+        self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
+    ) -> int | None:
+        """One PM to one recipient, a conversation of its own; returns the id of its first message when a
+        marker finds it in the folder (IPB 3 never shows the new conversation's id), else None."""
+        names = [name for name in recipients if name.strip()]
+        if len(names) != 1:
+            raise TooManyRecipients(f"IPB 3 conversations go to one recipient each, not {len(names)}; not sent", 1)
+        subject = subject[:PM_SUBJECT_MAX]
+        values = {"entered_name": names[0], "msg_title": subject, "Post": message}
+        compose = self.http.url(COMPOSE)
+        seen = (lambda: self.find_marker_in_sent(marker, subject=subject, recipients=names)) if marker else None
+        for _ in range(self.max_flood_waits + 1):
+            served = self._form(compose, "msgForm", seen)
+            if isinstance(served, int):
+                return served
+            if served is not None:
+                action, fields, charset = served
+                answer = self._submit_once(action, _fill(fields, values), charset, seen, post=False)
+                if isinstance(answer, int):
+                    return answer
+                if isinstance(answer, Page) and not self._pm_flooded(answer, names[0]):
+                    return self._look(seen)  # sent; without a marker there is nothing to find it by
+            found = self._look(seen)
+            if found is not None:
+                return found
+        raise ForumError(f"{compose}: the forum took none of {self.max_flood_waits + 1} attempts")
+
+    def _pm_flooded(self, answer: Page, name: str) -> bool:
+        """Whether the answer is flood control (its seconds waited out: try again); an error page or the
+        compose form served again is a refusal (raised): an unknown recipient, or the error it names."""
+        error = ipb3_error(answer.text)
+        if error is None and find_form(parse_html(answer.text), "msgForm") is None:
+            return False
+        wait = ipb3_flood_wait(answer.text)
+        if wait is not None:
+            self.http.clock.sleep(float(wait))
+            return True
+        error = error or "the form came back"
+        if _NO_MEMBER.search(error):
+            raise UnknownRecipient(f"no member of the forum is called {name!r}: PM not sent ({error})")
+        raise ForumError(f"{answer.url}: the forum did not send the PM: {error}")
+
+    # -- closing a topic --------------------------------------------------------------------------
+
+    def topic_locked(self, topic_id: int) -> bool:
+        return ipb3_topic_closed(self.http.get(self.http.url(f"index.php?showtopic={topic_id}")).text)
+
+    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
+        """Close the topic with the moderators' link of its page (`do=00`). The topic is read before
+        (closed already: done) and after; a refusal is a result, not an error."""
+        page = self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
+        if ipb3_topic_closed(page.text):
+            return LockResult(locked=True, already=True)
+        link = ipb3_mod_link(page.text, "00")
+        said = self._follow(link) if link else "the topic page offers this account no way to close it"
+        if self.topic_locked(topic_id):
+            return LockResult(locked=True)
+        return LockResult(locked=False, reason=said or "the board did not close it")
+
+    def _follow(self, link: str) -> str:
+        """Follow a moderators' link as a browser does; what the board said when it refused."""
+        try:
+            answer = self.http.get(self.http.rebase(link))
+        except RefusedPage as exc:
+            return ipb3_error(exc.page.text) or str(exc)
+        except (NoPermission, ParseError) as exc:
+            return str(exc)
+        return ipb3_error(answer.text) or ""
+
+    def set_date_format(self, dateformat: str) -> Preferences:
+        """IPB 3 prints dates in the board's own formats (only the member's offset is his)."""
+        raise ConfigError(f"{self.client.forum}: IPB 3 prints every date in the board's own format; nothing to set")
+
+    # -- finding what was written -----------------------------------------------------------------
+
+    def find_marker_in_forum(self, forum_id: int, subject: str, marker: str) -> int | None:
+        """The topic of this account whose first post holds `marker`, among the forum's topics; those
+        titled `subject` are opened first."""
+        me = self.username.casefold()
+        mine: list[ForumTopicRow] = []
+        for page in self._pages(self.http.url(f"index.php?showforum={forum_id}")):
+            mine += [row for row in ipb3_forum_topics(page.text) if row.author.casefold() == me]
+            if any(_same(row.title, subject) for row in mine):
+                break
+        mine.sort(key=lambda row: not _same(row.title, subject))
+        return next(
+            (row.topic_id for row in mine[:MAX_CANDIDATES] if self._first_post_holds(row.topic_id, marker)), None
+        )
+
+    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
+        """The last post of this account in the topic holding `marker` (quotes by others do not count)."""
+        me, found = self.username.casefold(), None
+        for page in self.client.fetch_topic(topic_id):
+            for post in page.posts:
+                if post.author.casefold() == me and marker in post.content_html:
+                    found = post.post_id
+        return found
+
+    def find_marker_in_sent(
+        self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
+    ) -> int | None:
+        """The first message of a conversation this account started holding `marker`, sent to one of
+        `recipients` (when given); the conversations with that subject are opened first."""
+        me = self.username.casefold()
+        names = {name.casefold() for name in recipients}
+        rows = [
+            row
+            for row, to in self._folder()
+            if (row.starter or "").casefold() == me and (not names or names & {n.casefold() for n in to})
+        ]
+        wanted = (subject or "")[:PM_SUBJECT_MAX]
+        rows.sort(key=lambda row: not wanted or not _same(row.subject, wanted))
+        for row in rows[:MAX_CANDIDATES]:
+            first = self._first_message(row)
+            if first is not None and first.sender.casefold() == me and marker in first.body_html:
+                return first.pm_id
+        return None
+
+    def _first_message(self, row: PmSummary) -> PrivateMessage | None:
+        conversation = row.conversation_id if row.conversation_id is not None else row.pm_id
+        page = self.http.get(self.http.url(f"{CONVERSATION}{conversation}"))
+        messages = ipb.parse_conversation(page.text, url=page.url)
+        return messages[0] if messages else None
+
+    def _folder(self) -> Iterator[tuple[PmSummary, list[str]]]:
+        """The rows of the Messenger's folder, one per conversation, each with whom it was sent to."""
+        for page in self._pages(self.http.url(FOLDER)):
+            try:
+                rows, _ = ipb.parse_pm_inbox(page.text, url=page.url)
+            except ParseError:
+                return
+            to = ipb3_folder_recipients(page.text)
+            yield from ((row, to.get(row.conversation_id or row.pm_id, [])) for row in rows)
+
+    def _pages(self, url: str) -> Iterator[Page]:
+        visited: set[str] = set()
+        following: str | None = url
+        while following is not None and following not in visited and len(visited) < MAX_FOLDER_PAGES:
+            visited.add(following)
+            page = self.http.get(following)
+            yield page
+            link = _next_page(page.text)
+            following = self.http.rebase(link) if link else None
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _form(
+        self, url: str, form_id: str, seen: Callable[[], int | None] | None
+    ) -> tuple[str, Fields, str] | int | None:
+        """The form `form_id` of the page at `url` as a browser submits it with its first submit button.
+        Flood control instead: its seconds waited out, then what an earlier attempt made (an id) or None
+        to try again; any other error page is the board's refusal."""
+        try:
+            page = self.http.get(url)
+        except RefusedPage as exc:
+            wait = ipb3_flood_wait(exc.page.text)
+            if wait is None:
+                raise NoPermission(f"{url}: {ipb3_error(exc.page.text) or exc}") from exc
+            self.http.clock.sleep(float(wait))
+            return self._look(seen)
+        form = find_form(parse_html(page.text), form_id)
+        if form is None:
+            wait = ipb3_flood_wait(page.text)
+            if wait is None:
+                raise ForumError(f"{url}: no form to fill in: {ipb3_error(page.text) or 'unexpected page'}")
+            self.http.clock.sleep(float(wait))
+            return self._look(seen)
+        press = next(iter(submit_buttons(form)), None)
+        return self.http.rebase(form.get("action") or url), browser_fields(form, press=press), page.charset
+
+    def _wait_gap(self) -> None:
+        clock = self.http.clock
+        if self._last_post is not None:
+            clock.sleep(max(0.0, self._last_post + self.min_gap - clock.time()))
+
+    def _submit_once(
+        self, action: str, fields: Fields, charset: str, seen: Callable[[], int | None] | None, *, post: bool
+    ) -> Page | int | None:
+        """POST the form once (`post`: a topic or a reply, which keeps `min_gap` from the next); when the
+        board may have acted without saying so (`MaybeSent`), what it made, found by its marker, else the
+        doubt stands. Flood control on the submission: its seconds waited out, None (to try again)."""
+        try:
+            return self.http.post(action, fields, charset=charset, content=True, idempotent=False)
+        except RefusedPage as exc:
+            wait = ipb3_flood_wait(exc.page.text)
+            if wait is None:
+                raise NoPermission(f"{action}: {ipb3_error(exc.page.text) or exc}") from exc
+            self.http.clock.sleep(float(wait))
+            return None
+        except MaybeSent as exc:
+            try:
+                found = seen() if seen is not None else None
+            except ForumbotError as lookup:
+                raise MaybeSent(f"{exc}; looking for its marker failed ({lookup}): nothing was sent again") from exc
+            if found is not None:
+                return found
+            raise MaybeSent(f"{exc}: nothing was sent again") from exc
+        finally:
+            if post:
+                self._last_post = self.http.clock.time()

@@ -1,0 +1,255 @@
+"""Publishing day 1 on the fake IPB 3.4 board: the new topic, the old one closed by the moderators' link,
+the PMs as new conversations, each once; the board's rules kept (the double-post guard, flood control on
+posts and on new conversations, one recipient per conversation, the 40-character subject); faults after
+the board acted and crashes between steps never double a message."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from publish_support import (
+    BOT,
+    BOT_PASSWORD,
+    CHECKED,
+    CHECKPOINTS,
+    DAY2_TITLE,
+    FORUM,
+    GAME,
+    NOW,
+    PLAYERS,
+    PUBLICATIONS,
+    ROLE_SUBJECT,
+    SEED,
+    SHERIFF,
+    START,
+    WRITTEN,
+    Crash,
+    FakeClock,
+    Played,
+    board_with_day1,
+    crash_at,
+    game_config,
+    play_day1,
+)
+
+from fakeboard.ipb3 import Ipb3Server
+from forumbot.errors import ForumError
+from forumbot.forum.client import Ipb3Client
+from forumbot.forum.http import HttpSettings
+from forumbot.forum.ipb3_posting import Ipb3Poster
+from forumbot.forum.posting import TooManyRecipients, UnknownRecipient, poster_for
+from forumbot.host import games
+from forumbot.host.outbox import MARKER
+from forumbot.host.publish import PublishReport, publish
+from forumbot.store import Store
+
+WRITES = ("POST index.php#module=post", "POST index.php#do=send", "GET index.php#do=00")
+SLOW = pytest.param(
+    "slow", marks=pytest.mark.real_sleep(reason="the board answers after the client's real socket timeout (0.5 s)")
+)
+FAULTS = ("503", "429", "reset", SLOW)
+MARK_A, MARK_B = "fbm00000000000000000000000a", "fbm00000000000000000000000b"
+
+
+@dataclass
+class Ipb3Played(Played):
+    """`Played`, whose clients speak IPB 3."""
+
+    def client(self, username: str = BOT, password: str = BOT_PASSWORD, **http: Any) -> Ipb3Client:  # type: ignore[override]
+        settings = {"min_interval": 0.0, "backoff_base": 0.0, "max_attempts": 2} | http
+        client = Ipb3Client(
+            self.server.url, username=username, password=password, settings=HttpSettings(**settings), clock=self.clock
+        )
+        self.clients.append(client)  # type: ignore[arg-type]
+        return client
+
+    def poster(self, client: Ipb3Client | None = None, **options: Any) -> Ipb3Poster:  # type: ignore[override]
+        return Ipb3Poster(client or self.client(), **options)
+
+    def writes(self) -> list[Any]:
+        """The submissions that reached the posting and compose forms, and the moderators' links."""
+        return [
+            r
+            for r in self.server.requests
+            if (r.method == "POST" and "do=process" not in r.query and "section=login" not in r.query)
+            or "module=moderate" in r.query
+        ]
+
+
+@contextmanager
+def ipb3_played_day(
+    tmp_path: Path, *, flood_interval: float = 0.0, pm_flood_interval: float = 0.0, bot_moderator: bool = True
+) -> Iterator[Ipb3Played]:
+    """The Russian board on IPB 3.4 with day 1 played, dealt, drafted and approved."""
+    board, topic = board_with_day1(bot_moderator=bot_moderator, language="ru")
+    clock = FakeClock()
+    server = Ipb3Server(board, clock=clock, flood_interval=flood_interval, pm_flood_interval=pm_flood_interval)
+    store = Store(tmp_path / "state.db")
+    with server:
+        played = Ipb3Played(board, server, clock, store, game_config(server.url, engine="ipb3"), topic)
+        try:
+            games.create_game(store, played.config)
+            games.deal_game(store, GAME, START, topic=str(topic), seed=SEED)
+            play_day1(board, topic)
+            reader = played.client()
+            games.end_day(store, GAME, reader)
+            reader.close()
+            games.approve(store, GAME, "admin")
+            server.reset_log()
+            yield played
+        finally:
+            for client in played.clients:
+                client.close()
+            store.close()
+    assert not server.errors, server.errors[0]
+
+
+def assert_published_once(day: Ipb3Played) -> None:
+    """Every post and PM of day 1's publication is on the board exactly once, and the game moved on once."""
+    [topic] = day.topics_titled(DAY2_TITLE)
+    assert topic.forum_id == FORUM and [p.author for p in topic.posts] == [BOT]
+    assert MARKER.search(topic.posts[0].body)
+    assert day.board.topic(day.day1_topic).locked
+    for nick in PLAYERS:
+        assert len(day.pms(nick, ROLE_SUBJECT)) == (1 if nick in WRITTEN else 0), nick
+    checks = [m for m in day.pms(SHERIFF) if m.subject != ROLE_SUBJECT]
+    assert len(checks) == 1 and CHECKED in checks[0].body
+    sent = day.board.pms_from(BOT)
+    assert len(sent) == len(WRITTEN) + 1
+    assert len({day.server.conversation_of(m.pm_id) for m in sent}) == len(sent)  # a conversation per letter
+    row = day.store.game(GAME)
+    assert row.state is not None and row.state.day == 2
+    day2 = day.store.day(row.id, 2)
+    assert day2 is not None and day2["topic"] == str(topic.topic_id) and day.store.day(row.id, 3) is None
+
+
+def run(day: Ipb3Played, point: str = "", seen: list[str] | None = None, **http: float) -> PublishReport:
+    client = day.client(**http)
+    return publish(day.store, GAME, client, NOW, poster=poster_for(client), checkpoint=crash_at(point, seen))
+
+
+def test_publish_on_ipb3_posts_closes_and_writes_each_once(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        seen: list[str] = []
+        report = run(day, seen=seen)
+        assert seen == CHECKPOINTS
+        assert report.sent == PUBLICATIONS and (report.locked, report.new_day) == (True, 2)
+        assert_published_once(day)
+        assert not day.store.pending(day.store.game(GAME).id)
+        # every PM's id is its conversation's first message, found in the folder by its marker
+        letters = [row for row in day.store.outbox(day.store.game(GAME).id) if row["kind"] == "pm"]
+        assert sorted(str(row["remote_id"]) for row in letters) == sorted(str(m.pm_id) for m in day.board.pms_from(BOT))
+        closing = [r for r in day.server.requests if "module=moderate" in r.query]
+        assert len(closing) == 1 and closing[0].params["do"] == "00" and closing[0].method == "GET"
+
+
+def test_a_rerun_after_publishing_sends_nothing(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        run(day)
+        made = len(day.writes())
+        with pytest.raises(Exception, match="day 2 has no draft"):
+            run(day)
+        assert len(day.writes()) == made
+        assert_published_once(day)
+
+
+@pytest.mark.parametrize("point", CHECKPOINTS[::2])
+def test_a_crash_at_any_step_then_a_rerun_publishes_everything_once(tmp_path: Path, point: str) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        with pytest.raises(Crash):
+            run(day, point)
+        report = run(day)
+        assert_published_once(day)
+        assert report.new_day == 2
+
+
+@pytest.mark.parametrize("where", WRITES)
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_write_the_board_made_before_its_answer_failed_is_not_made_twice(
+    tmp_path: Path, where: str, fault: str
+) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        day.server.slow_for = 1.5
+        day.server.fail_after_acting(where, fault)
+        for _ in range(8):
+            try:
+                run(day, timeout=0.5, deadline=1.0)
+                break
+            except ForumError:
+                continue
+        assert_published_once(day)
+
+
+def test_the_double_post_guard_is_kept_clear_and_flood_control_waited_out(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path, flood_interval=20.0) as day:
+        poster = day.poster()
+        topic = poster.post_topic(FORUM, "Флуд", f"первое {MARK_A}", marker=MARK_A)
+        reply = poster.post_reply(topic, "", f"второе {MARK_B}", marker=MARK_B)
+        first, second = day.board.posts_of(topic)
+        assert (first.post_id, second.post_id) == (day.board.topic(topic).posts[0].post_id, reply)
+        assert (second.time - first.time).total_seconds() >= 20.0  # the board's answer was waited out
+        refused = [r for r in day.server.requests if "do=reply_post" in r.query and r.method == "GET"]
+        assert len(refused) == 2  # the reply's form refused by flood control once, then served
+
+
+def test_a_post_inside_the_double_post_window_is_found_not_believed(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        poster = day.poster(min_gap=0.0)  # as if the gap were not kept: the guard answers with an old topic
+        first = poster.post_topic(FORUM, "Первая", f"раз {MARK_A}", marker=MARK_A)
+        second = poster.post_topic(FORUM, "Вторая", f"два {MARK_B}", marker=MARK_B)
+        assert first != second and day.board.topic(second).title == "Вторая"
+        assert MARK_B in day.board.topic(second).posts[0].body
+        assert len(day.topics_titled("Вторая")) == 1
+
+
+def test_flood_control_between_conversations_is_waited_out(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path, pm_flood_interval=30.0) as day:
+        poster = day.poster()
+        one = poster.send_pm(["Alice"], "первое", f"текст {MARK_A}", marker=MARK_A)
+        two = poster.send_pm(["Charlie"], "второе", f"текст {MARK_B}", marker=MARK_B)
+        sent = sorted(day.board.pms_from(BOT), key=lambda m: m.pm_id)
+        assert [m.pm_id for m in sent] == [one, two]
+        assert (sent[1].time - sent[0].time).total_seconds() >= 30.0
+
+
+def test_a_lock_refused_is_reported_and_publishing_goes_on(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path, bot_moderator=False) as day:
+        report = run(day)
+        assert report.locked is False and any("lock" in note for note in report.notes)
+        assert not day.board.topic(day.day1_topic).locked
+        assert len(day.topics_titled(DAY2_TITLE)) == 1
+
+
+def test_one_recipient_per_conversation_and_an_unknown_one_is_its_own_error(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        poster = day.poster()
+        with pytest.raises(TooManyRecipients) as many:
+            poster.send_pm(["Alice", "Charlie"], "тема", "текст")
+        assert many.value.limit == 1
+        with pytest.raises(UnknownRecipient, match="Nobody"):
+            poster.send_pm(["Nobody"], "тема", "текст письма")
+        assert day.board.pms_from(BOT) == []
+
+
+def test_a_long_subject_is_cut_as_the_form_cuts_it_and_the_pm_still_found(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        poster = day.poster()
+        subject = "Очень длинная тема личного сообщения, длиннее сорока знаков"
+        pm_id = poster.send_pm(["Alice"], subject, f"текст {MARK_A}", marker=MARK_A)
+        [sent] = day.board.pms_from(BOT)
+        assert sent.subject == subject[:40] and pm_id == sent.pm_id
+        assert poster.find_marker_in_sent(MARK_A, subject=subject, recipients=["Alice"]) == pm_id
+        assert poster.find_marker_in_sent(MARK_A, recipients=["Charlie"]) is None
+        # a reply by the recipient does not hide the letter: the conversation's first message holds it
+        day.server.reply_in_conversation(day.server.conversation_of(pm_id), "Alice", "ответ")
+        assert poster.find_marker_in_sent(MARK_A, recipients=["Alice"]) == pm_id
+
+
+def test_poster_for_an_ipb3_client_is_the_ipb3_poster(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        assert isinstance(poster_for(day.client()), Ipb3Poster)
