@@ -41,7 +41,8 @@ from fakeboard.ipb3 import Ipb3Server
 from forumbot.errors import ForumError
 from forumbot.forum.client import Ipb3Client
 from forumbot.forum.http import HttpSettings
-from forumbot.forum.ipb3_posting import Ipb3Poster
+from forumbot.forum.ipb3_posting import CONVERSATION, Ipb3Poster
+from forumbot.forum.markup import browser_fields, parse_html
 from forumbot.forum.posting import TooManyRecipients, UnknownRecipient, poster_for
 from forumbot.host import games
 from forumbot.host.outbox import MARKER
@@ -253,3 +254,26 @@ def test_a_long_subject_is_cut_as_the_form_cuts_it_and_the_pm_still_found(tmp_pa
 def test_poster_for_an_ipb3_client_is_the_ipb3_poster(tmp_path: Path) -> None:
     with ipb3_played_day(tmp_path) as day:
         assert isinstance(poster_for(day.client()), Ipb3Poster)
+
+
+def test_a_reply_through_the_conversation_form_reaches_the_bot_as_its_own_message(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        poster = day.poster()
+        first = poster.send_pm(["Alice"], "Роль", f"Ваша роль {MARK_A}", marker=MARK_A)
+        assert first is not None
+        conversation = day.server.conversation_of(first)
+        alice = day.client("Alice", "Alice-secret")
+        page = alice.http.get(alice.http.url(f"{CONVERSATION}{conversation}"))
+        form = next(f for f in parse_html(page.text).iter("form") if "do=sendReply" in (f.get("action") or ""))
+        fields = [
+            (k, "Проверяю — Charlie" if k == "msgContent" else v) for k, v in browser_fields(form, press="submit")
+        ]
+        alice.http.post(alice.http.rebase(form.get("action") or ""), fields, content=True)
+        held = day.server.conversation(conversation)
+        assert len(held.messages) == 2 and held.participants == (BOT, "Alice")
+        reply = day.board.pm(held.messages[1])
+        assert (reply.sender, reply.recipients, reply.body) == ("Alice", (BOT,), "Проверяю — Charlie")
+        inbox = day.client().fetch_inbox()
+        [found] = [m for m in inbox if m.pm_id == reply.pm_id]
+        assert found.conversation_id == conversation and found.sender == "Alice"
+        assert first not in {m.pm_id for m in inbox}  # the bot's own message is not in his inbox
