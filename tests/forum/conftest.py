@@ -1,10 +1,9 @@
-"""Shared helpers of the forum client tests: a fake clock and the fake boards (`server.py`)."""
+"""Shared helpers of the forum client tests: the fake boards (`server.py`); the fake clock is the suite's."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
-import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -24,34 +23,6 @@ def _load_server() -> ModuleType:
 
 
 boards = _load_server()
-
-
-class FakeClock:
-    """Time that moves only when someone sleeps; every sleep is recorded, nothing really waits."""
-
-    def __init__(self, start: float = 1_795_973_879.0) -> None:
-        self.now = start
-        self.mono = 1000.0
-        self.sleeps: list[float] = []
-        self._lock = threading.Lock()
-
-    def time(self) -> float:
-        return self.now
-
-    def monotonic(self) -> float:
-        return self.mono
-
-    def sleep(self, seconds: float) -> None:
-        with self._lock:
-            self.sleeps.append(seconds)
-            if seconds > 0:
-                self.now += seconds
-                self.mono += seconds
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture

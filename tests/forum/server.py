@@ -21,6 +21,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 
+from fakeboard.clock import FakeClock
+
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"  # the captured pages, phpbb/ and ipb/
 
 
@@ -46,9 +48,9 @@ class FakeBoard:
     """What both fakes share: sessions, counting, scripted replies, two ways of being served."""
 
     charset = "utf-8"
-    session_params = ("sid", "s")
+    session_params: tuple[str, ...] = ("sid", "s")
 
-    def __init__(self, clock=None) -> None:
+    def __init__(self, clock: FakeClock | None = None) -> None:
         self.clock = clock  # the test's fake clock, shared with the client (phpBB's form timing)
         self.sessions: dict[str, str] = {}  # session id -> the User-Agent it is bound to
         self.hits: Counter[str] = Counter()
@@ -146,7 +148,7 @@ class FakePhpbb(FakeBoard):
         "If you continue to have problems please contact the Board Administrator."
     )
 
-    def __init__(self, clock=None) -> None:
+    def __init__(self, clock: FakeClock | None = None) -> None:
         super().__init__(clock)
         self.topics = {2: {0: "phpbb/viewtopic_page1.html", 10: "phpbb/viewtopic_page2.html"}}
         self.inbox: dict[int, bytes] = {0: self.page("phpbb/pm_inbox.html")}
@@ -241,7 +243,9 @@ class FakeIpb(FakeBoard):
     username, password = "Ведущий", "пароль-1"
     session_params = ("s",)
 
-    def __init__(self, clock=None, *, charset: str = "windows-1251", charset_in_header: bool = True) -> None:
+    def __init__(
+        self, clock: FakeClock | None = None, *, charset: str = "windows-1251", charset_in_header: bool = True
+    ) -> None:
         super().__init__(clock)
         self.charset = charset
         self.charset_in_header = charset_in_header
@@ -352,6 +356,7 @@ def serve(board: FakeBoard) -> Iterator[str]:
     thread.start()
     try:
         host, port = server.server_address[:2]
+        assert isinstance(host, str)
         yield f"http://{host}:{port}/"
     finally:
         server.shutdown()

@@ -5,11 +5,13 @@ from __future__ import annotations
 import random
 import threading
 import time
+from typing import Any
 
 import httpx
 import pytest
 import respx
 
+from fakeboard.clock import FakeClock
 from forumbot.errors import ConfigError, ForumUnavailable, NoPermission, NotLoggedIn, ParseError
 from forumbot.forum.http import (
     ForumHttp,
@@ -32,7 +34,7 @@ class MarkerRules:
         return "NO-PERMISSION" in html
 
 
-def make_http(clock, *, logins: list[int] | None = None, **settings) -> ForumHttp:
+def make_http(clock: FakeClock, *, logins: list[int] | None = None, **settings: Any) -> ForumHttp:
     def authenticate(http: ForumHttp) -> None:
         assert logins is not None
         logins.append(1)
@@ -49,7 +51,7 @@ def make_http(clock, *, logins: list[int] | None = None, **settings) -> ForumHtt
 
 
 @respx.mock
-def test_503_is_retried_with_growing_backoff_then_succeeds(clock):
+def test_503_is_retried_with_growing_backoff_then_succeeds(clock: FakeClock) -> None:
     route = respx.get(BASE + "a").mock(
         side_effect=[httpx.Response(503), httpx.Response(502), httpx.Response(200, text="ok")]
     )
@@ -60,7 +62,7 @@ def test_503_is_retried_with_growing_backoff_then_succeeds(clock):
 
 
 @respx.mock
-def test_429_retry_after_seconds_is_honoured(clock):
+def test_429_retry_after_seconds_is_honoured(clock: FakeClock) -> None:
     respx.get(BASE + "a").mock(
         side_effect=[httpx.Response(429, headers={"Retry-After": "7"}), httpx.Response(200, text="ok")]
     )
@@ -69,7 +71,7 @@ def test_429_retry_after_seconds_is_honoured(clock):
 
 
 @respx.mock
-def test_429_retry_after_http_date_is_honoured(clock):
+def test_429_retry_after_http_date_is_honoured(clock: FakeClock) -> None:
     stamp = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(clock.now + 12))
     when = httpx.Headers({"Retry-After": stamp})
     respx.get(BASE + "a").mock(side_effect=[httpx.Response(429, headers=when), httpx.Response(200)])
@@ -78,7 +80,7 @@ def test_429_retry_after_http_date_is_honoured(clock):
 
 
 @respx.mock
-def test_retry_after_beyond_the_limit_gives_up_at_once(clock):
+def test_retry_after_beyond_the_limit_gives_up_at_once(clock: FakeClock) -> None:
     route = respx.get(BASE + "a").mock(return_value=httpx.Response(503, headers={"Retry-After": "3600"}))
     with pytest.raises(ForumUnavailable, match="3600"):
         make_http(clock).get(BASE + "a")
@@ -86,7 +88,7 @@ def test_retry_after_beyond_the_limit_gives_up_at_once(clock):
 
 
 @respx.mock
-def test_timeouts_exhaust_the_attempts_then_forum_unavailable_names_url_and_error(clock):
+def test_timeouts_exhaust_the_attempts_then_forum_unavailable_names_url_and_error(clock: FakeClock) -> None:
     route = respx.get(BASE + "slow").mock(side_effect=httpx.ReadTimeout("read timed out"))
     with pytest.raises(ForumUnavailable) as err:
         make_http(clock, max_attempts=3).get(BASE + "slow")
@@ -96,13 +98,13 @@ def test_timeouts_exhaust_the_attempts_then_forum_unavailable_names_url_and_erro
 
 
 @respx.mock
-def test_connection_errors_are_retried(clock):
+def test_connection_errors_are_retried(clock: FakeClock) -> None:
     respx.get(BASE + "a").mock(side_effect=[httpx.ConnectError("refused"), httpx.Response(200, text="ok")])
     assert make_http(clock).get(BASE + "a").text == "ok"
 
 
 @respx.mock
-def test_a_non_idempotent_post_is_not_retried_after_a_read_timeout(clock):
+def test_a_non_idempotent_post_is_not_retried_after_a_read_timeout(clock: FakeClock) -> None:
     route = respx.post(BASE + "post").mock(side_effect=httpx.ReadTimeout("late"))
     with pytest.raises(ForumUnavailable):
         make_http(clock).post(BASE + "post", {"a": "b"}, idempotent=False)
@@ -110,7 +112,7 @@ def test_a_non_idempotent_post_is_not_retried_after_a_read_timeout(clock):
 
 
 @respx.mock
-def test_rate_limit_spaces_requests_to_one_host(clock):
+def test_rate_limit_spaces_requests_to_one_host(clock: FakeClock) -> None:
     respx.get(url__startswith=BASE).mock(return_value=httpx.Response(200))
     http = make_http(clock, min_interval=2.0)
     for name in "abc":
@@ -119,7 +121,7 @@ def test_rate_limit_spaces_requests_to_one_host(clock):
 
 
 @respx.mock
-def test_login_wall_triggers_one_relogin_and_a_retry(clock):
+def test_login_wall_triggers_one_relogin_and_a_retry(clock: FakeClock) -> None:
     route = respx.get(BASE + "t").mock(
         side_effect=[httpx.Response(200, text="LOGIN-WALL"), httpx.Response(200, text="posts")]
     )
@@ -130,21 +132,21 @@ def test_login_wall_triggers_one_relogin_and_a_retry(clock):
 
 
 @respx.mock
-def test_a_second_login_wall_is_not_logged_in(clock):
+def test_a_second_login_wall_is_not_logged_in(clock: FakeClock) -> None:
     respx.get(BASE + "t").mock(return_value=httpx.Response(200, text="LOGIN-WALL"))
     with pytest.raises(NotLoggedIn, match="board.test"):
         make_http(clock, logins=[]).get(BASE + "t")
 
 
 @respx.mock
-def test_login_wall_without_credentials_is_not_logged_in(clock):
+def test_login_wall_without_credentials_is_not_logged_in(clock: FakeClock) -> None:
     respx.get(BASE + "t").mock(return_value=httpx.Response(200, text="LOGIN-WALL"))
     with pytest.raises(NotLoggedIn):
         make_http(clock).get(BASE + "t")
 
 
 @respx.mock
-def test_relogin_is_shared_by_parallel_requests(clock):
+def test_relogin_is_shared_by_parallel_requests(clock: FakeClock) -> None:
     lock = threading.Lock()
     served: dict[str, int] = {}
 
@@ -164,7 +166,7 @@ def test_relogin_is_shared_by_parallel_requests(clock):
 
 
 @respx.mock
-def test_no_permission_page_and_status_codes_map_to_the_tree(clock):
+def test_no_permission_page_and_status_codes_map_to_the_tree(clock: FakeClock) -> None:
     respx.get(BASE + "np").mock(return_value=httpx.Response(200, text="NO-PERMISSION"))
     respx.get(BASE + "403").mock(return_value=httpx.Response(403))
     respx.get(BASE + "404").mock(return_value=httpx.Response(404))
@@ -178,7 +180,7 @@ def test_no_permission_page_and_status_codes_map_to_the_tree(clock):
 
 
 @respx.mock
-def test_charset_from_meta_when_the_header_has_none(clock):
+def test_charset_from_meta_when_the_header_has_none(clock: FakeClock) -> None:
     body = '<html><head><meta http-equiv="content-type" content="text/html; charset=windows-1251" />Ведущий'
     respx.get(BASE + "cp").mock(
         return_value=httpx.Response(200, content=body.encode("cp1251"), headers={"Content-Type": "text/html"})
@@ -187,18 +189,18 @@ def test_charset_from_meta_when_the_header_has_none(clock):
     assert page.charset == "windows-1251" and page.text.endswith("Ведущий")
 
 
-def test_retry_after_parsing():
+def test_retry_after_parsing() -> None:
     assert retry_after_seconds("5", 0) == 5.0
     assert retry_after_seconds("Thu, 01 Jan 1970 00:01:40 GMT", 40.0) == 60.0
     assert retry_after_seconds("soon", 0) is None and retry_after_seconds(None, 0) is None
 
 
-def test_forms_are_encoded_in_the_forum_charset():
+def test_forms_are_encoded_in_the_forum_charset() -> None:
     assert encode_form({"UserName": "Ведущий"}, "windows-1251") == b"UserName=%C2%E5%E4%F3%F9%E8%E9"
     assert encode_form([("m", "Ω")], "windows-1251") == b"m=%26%23937%3B"  # as a browser sends it
 
 
-def test_base_url_and_rebase():
+def test_base_url_and_rebase() -> None:
     assert normalise_base_url("http://h/forum") == "http://h/forum/"
     assert normalise_base_url("http://h/forum/index.php") == "http://h/forum/"
     with pytest.raises(ConfigError):
@@ -212,7 +214,7 @@ def test_base_url_and_rebase():
     http.close()
 
 
-def test_map_ordered_keeps_order_and_bounds_concurrency(clock):
+def test_map_ordered_keeps_order_and_bounds_concurrency(clock: FakeClock) -> None:
     http = make_http(clock, concurrency=3)
     lock = threading.Lock()
     running = peak = 0

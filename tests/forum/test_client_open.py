@@ -33,7 +33,7 @@ def saved_folder(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_a_folder_opens_the_saved_pages_client(saved_folder):
+def test_a_folder_opens_the_saved_pages_client(saved_folder: Path) -> None:
     client = open_client(ClientSettings(forum=str(saved_folder)))
     assert isinstance(client, SavedPagesClient)
     progress: list[tuple[int, int]] = []
@@ -46,7 +46,7 @@ def test_a_folder_opens_the_saved_pages_client(saved_folder):
     assert [page.page for page in client.fetch_topic("viewtopic.php?t=2", from_page=2)] == [2]
 
 
-def test_saved_pages_say_which_topics_they_hold(saved_folder):
+def test_saved_pages_say_which_topics_they_hold(saved_folder: Path) -> None:
     client = SavedPagesClient(saved_folder)
     with pytest.raises(ParseError, match=r"topic 9 \(topics saved: \[2\]\)"):
         list(client.fetch_topic(9))
@@ -54,12 +54,12 @@ def test_saved_pages_say_which_topics_they_hold(saved_folder):
         client.fetch_pm(77)
 
 
-def test_a_missing_folder_is_a_config_error(tmp_path):
+def test_a_missing_folder_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         open_client(ClientSettings(forum=str(tmp_path / "nope")))
 
 
-def test_the_dialect_comes_from_the_url_or_the_setting():
+def test_the_dialect_comes_from_the_url_or_the_setting() -> None:
     assert guess_dialect("https://f.example/viewtopic.php?t=5") == "phpbb"
     assert guess_dialect("https://f.example/forum/index.php?showtopic=5") == "ipb2"
     assert guess_dialect("https://f.example/forum/") is None
@@ -70,7 +70,7 @@ def test_the_dialect_comes_from_the_url_or_the_setting():
     assert isinstance(open_client(ClientSettings(forum="https://f.example/forum/", dialect="ipb3")), Ipb3Client)
 
 
-def test_auto_dialect_probes_the_index_page_once():
+def test_auto_dialect_probes_the_index_page_once() -> None:
     seen: list[str] = []
 
     def index(request: httpx.Request) -> httpx.Response:
@@ -82,7 +82,7 @@ def test_auto_dialect_probes_the_index_page_once():
     assert isinstance(client, IpbClient) and seen == ["http://ipb.test/forum/"]
 
 
-def test_client_settings_from_the_project_config():
+def test_client_settings_from_the_project_config() -> None:
     account = Settings(
         _env_file=None,
         username="host_bot",
@@ -108,7 +108,7 @@ def test_client_settings_from_the_project_config():
         ForumConfig(engine="phpbb", timezone="Mars/Olympus")
 
 
-def test_saved_pages_now_resolves_relative_dates(tmp_path):
+def test_saved_pages_now_resolves_relative_dates(tmp_path: Path) -> None:
     for name in ("topic_page1", "topic_page2"):
         shutil.copy(HTTP_FIXTURES / "ipb" / f"{name}_cp1251.html", tmp_path / f"{name}.html")
     client = open_client(ClientSettings(forum=str(tmp_path), now=datetime(2026, 11, 29, 18, 10, tzinfo=UTC)))

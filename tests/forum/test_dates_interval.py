@@ -23,8 +23,8 @@ S = timedelta(seconds=1)
 MIN = timedelta(minutes=1)
 
 
-def _utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=UTC)  # type: ignore[misc]
+def _utc(year: int, month: int, day: int, hour: int, minute: int, second: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, second, tzinfo=UTC)
 
 
 # --- ages: "N минут назад" --------------------------------------------------------------------

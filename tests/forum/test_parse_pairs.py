@@ -29,7 +29,7 @@ PAIRED_DIRS = ("phpbb", "ipb", "ipb3")  # every page there has its pair
 REAL_RU = FIXTURES / "phpbb-ru"  # the real board's exchanges: the pages a parser reads are paired
 PAIRS = sorted(p for d in PAIRED_DIRS for p in (FIXTURES / d).glob("*.json"))
 PAIRS += sorted(p for p in REAL_RU.glob("*.json") if p.name != "index.json")
-POST_FIELDS = ("author", "author_id", "edited", "edited_by", "edited_at", "edit_count", "edit_reason")
+POST_FIELDS: tuple[str, ...] = ("author", "author_id", "edited", "edited_by", "edited_at", "edit_count", "edit_reason")
 POST_FIELDS += ("permalink", "page")
 TIME_KEYS = frozenset({"time", "time_until"})
 ROW_KEYS = frozenset({"id", "subject", "sender", "sender_id", "time", "time_text", "unread", "url"})

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fakeboard import Board, BoardServer
+from fakeboard.clock import FakeClock
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState, Player
 from forumbot.engine.variants import find_variant
@@ -67,6 +68,7 @@ class Table:
         players: list[str],
     ) -> None:
         self.board, self.server, self.forum_id, self.name = board, server, forum_id, name
+        assert isinstance(server.clock, FakeClock)
         self.store = Store(tmp_path / "state.db")
         config = GameConfig.model_validate(
             {
@@ -82,7 +84,8 @@ class Table:
                 password="bot-pw",
                 dialect="phpbb",
                 http=HttpSettings(min_interval=0.0, timeout=5.0),
-            )
+            ),
+            clock=server.clock,  # the board's: phpBB's one-second rule for forms is kept without waiting
         )
         self.now = START
         self.topic = 0
@@ -134,7 +137,7 @@ def board(request: pytest.FixtureRequest) -> Iterator[tuple[Board, BoardServer, 
     for nick in GAMERU_12 + SALON_12:
         board.add_user(nick, "pw")
     forum = board.add_forum("Мафия")
-    with BoardServer(board, posts_per_page=10) as server:
+    with BoardServer(board, posts_per_page=10, clock=FakeClock(START)) as server:
         yield board, server, forum
 
 

@@ -8,7 +8,6 @@ calls only."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from fakeboard.board import Board, BoardServer
+from fakeboard.clock import FakeClock
 from forumbot.config import GameConfig
 from forumbot.engine import deal
 from forumbot.forum.client import PhpbbClient
@@ -39,38 +39,11 @@ TOWN = [n for n in PLAYERS if ROLE[n] != "mafia"]
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # 12:00 in Moscow; each day ends at 23:00 Moscow time
 
 
-class Clock:
-    """The board's and the bot's clock: it moves only when told to or slept on."""
-
-    def __init__(self, start: datetime) -> None:
-        self.now = start.timestamp()
-        self.mono = 1000.0
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def time(self) -> float:
-        return self.now
-
-    def monotonic(self) -> float:
-        return self.mono
-
-    def sleep(self, seconds: float) -> None:
-        with self._lock:
-            self.now += max(0.0, seconds)
-            self.mono += max(0.0, seconds)
-
-    def at(self, moment: datetime) -> datetime:
-        self.now = max(self.now, moment.timestamp())
-        return datetime.fromtimestamp(self.now, UTC)
-
-
 @dataclass
 class Host:
     board: Board
     server: BoardServer
-    clock: Clock
+    clock: FakeClock
     store: Store
 
     def client(self) -> PhpbbClient:
@@ -119,7 +92,7 @@ class Host:
 
 @pytest.fixture
 def host(tmp_path: Path) -> Iterator[Host]:
-    clock = Clock(START)
+    clock = FakeClock(START)
     board = Board.russian(bot=BOT, bot_password=BOT_PW, now=lambda: datetime.fromtimestamp(clock.now, UTC))
     board.add_user("Модератор", "mod-pw", moderator=True)
     for nick in PLAYERS:

@@ -7,7 +7,6 @@ share one fake clock: the one-second form rule and flood control are honoured wi
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fakeboard.board import Board, BoardServer, PrivateMessage, Topic
+from fakeboard.clock import FakeClock as SharedFakeClock
 from forumbot.config import GameConfig
 from forumbot.engine import deal
 from forumbot.forum.client import PhpbbClient
@@ -57,34 +57,11 @@ PUBLICATIONS = [
 CHECKPOINTS = [f"{when} {label}" for label in PUBLICATIONS for when in ("before", "after")] + ["before advance"]
 
 
-class FakeClock:
-    """Server and client time that moves only when slept on or told to: nothing really waits."""
+class FakeClock(SharedFakeClock):
+    """The suite's fake clock, starting when day 1 is over (the board's and the clients' time)."""
 
     def __init__(self, start: float = T_END) -> None:
-        self.now = start
-        self.mono = 1000.0
-        self.slept = 0.0
-        self.on_sleep: Callable[[float], None] | None = None
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def time(self) -> float:
-        return self.now
-
-    def monotonic(self) -> float:
-        return self.mono
-
-    def sleep(self, seconds: float) -> None:
-        with self._lock:
-            if seconds > 0:
-                self.now += seconds
-                self.mono += seconds
-                self.slept += seconds
-        hook = self.on_sleep
-        if hook is not None and seconds > 0:
-            hook(seconds)
+        super().__init__(start)
 
 
 class Crash(BaseException):

@@ -50,7 +50,8 @@ def index() -> dict[int, dict[str, Any]]:
 
 def page(n: int) -> str:
     """The captured body of exchange `n`."""
-    return (FIXTURES / index()[n]["body_file"]).read_text(encoding="utf-8")
+    body_file: str = index()[n]["body_file"]
+    return (FIXTURES / body_file).read_text(encoding="utf-8")
 
 
 def sent_at(n: int) -> float:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,43 +23,19 @@ from fakeboard.board import (
     TOPIC_LOCKED,
     Board,
     BoardServer,
+    GeneratedPost,
     format_date,
     populate_day,
 )
+from fakeboard.clock import FakeClock
 from forumbot.forum import phpbb
 from forumbot.forum.markup import first_class, parse_html, serialize
+from forumbot.posts import TopicPage
 from forumbot.render.phpbb_html import render_bbcode
 
 CAPTURED = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb"
 UA = "Mozilla/5.0 (X11; Linux x86_64) board-tests"
 T0 = 1_795_974_000.0  # just after the captured day was played (2026-11-29 17:40 UTC)
-
-
-class FakeClock:
-    """Server (and client) time that moves only when told or slept on: nothing really waits."""
-
-    def __init__(self, start: float = T0) -> None:
-        self.now = start
-        self.mono = 1000.0
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def time(self) -> float:
-        return self.now
-
-    def monotonic(self) -> float:
-        return self.mono
-
-    def sleep(self, seconds: float) -> None:
-        with self._lock:
-            if seconds > 0:
-                self.now += seconds
-                self.mono += seconds
-
-    def advance(self, seconds: float = 2.0) -> None:
-        self.sleep(seconds)
 
 
 # --- the captured demo day, rebuilt on the fake board ------------------------------------------------
@@ -172,18 +148,18 @@ def session(server: BoardServer, clock: FakeClock, name: str | None = None) -> I
 
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
+    return FakeClock(T0)
 
 
 @pytest.fixture
-def demo(clock: FakeClock):
+def demo(clock: FakeClock) -> Iterator[BoardServer]:
     with BoardServer(demo_board(), clock=clock) as server:
         yield server
     assert not server.errors, server.errors[0]
 
 
 @pytest.fixture
-def bot(demo: BoardServer, clock: FakeClock):
+def bot(demo: BoardServer, clock: FakeClock) -> Iterator[httpx.Client]:
     with session(demo, clock, "host_bot") as client:
         yield client
 
@@ -192,7 +168,7 @@ def _local(url: str | None) -> str | None:
     return re.sub(r"^https?://[^/]+/", "./", url) if url else url
 
 
-def _topic_view(page) -> dict:
+def _topic_view(page: TopicPage) -> dict[str, Any]:
     posts = [post.model_dump() | {"permalink": _local(post.permalink)} for post in page.posts]
     return {
         "topic_id": page.topic_id,
@@ -204,7 +180,7 @@ def _topic_view(page) -> dict:
     }
 
 
-def _shape(el: etree._Element, skip_class: str = "content") -> list[tuple]:
+def _shape(el: etree._Element, skip_class: str = "content") -> list[tuple[Any, ...]]:
     """Every element under `el` (tag, id, classes, attribute names), `div.content` insides left out."""
     out = []
     for child in el.iter():
@@ -239,7 +215,7 @@ def _posts_by_id(html: str) -> dict[int, etree._Element]:
 @pytest.mark.parametrize(
     ("query", "captured"), [("t=2", "viewtopic_page1.html"), ("t=2&start=10", "viewtopic_page2.html")]
 )
-def test_topic_pages_parse_exactly_like_the_captured_ones(bot, query, captured):
+def test_topic_pages_parse_exactly_like_the_captured_ones(bot: httpx.Client, query: str, captured: str) -> None:
     ours = phpbb.parse_topic_page(bot.get(f"viewtopic.php?{query}").text)
     real = phpbb.parse_topic_page((CAPTURED / captured).read_text())
     assert _topic_view(ours) == _topic_view(real)
@@ -248,7 +224,9 @@ def test_topic_pages_parse_exactly_like_the_captured_ones(bot, query, captured):
 @pytest.mark.parametrize(
     ("query", "captured"), [("t=2", "viewtopic_page1.html"), ("t=2&start=10", "viewtopic_page2.html")]
 )
-def test_post_markup_has_every_element_class_and_id_of_the_captured_page(bot, query, captured):
+def test_post_markup_has_every_element_class_and_id_of_the_captured_page(
+    bot: httpx.Client, query: str, captured: str
+) -> None:
     ours = _posts_by_id(bot.get(f"viewtopic.php?{query}").text)
     real = _posts_by_id((CAPTURED / captured).read_text())
     assert list(ours) == list(real)
@@ -257,7 +235,7 @@ def test_post_markup_has_every_element_class_and_id_of_the_captured_page(bot, qu
         assert div.get("class").replace(" online", "") == ours[post_id].get("class").replace(" online", "")
 
 
-def test_page_frame_matches_the_captured_page(bot):
+def test_page_frame_matches_the_captured_page(bot: httpx.Client) -> None:
     ours = parse_html(bot.get("viewtopic.php?t=2&start=10").text)
     real = parse_html((CAPTURED / "viewtopic_page2.html").read_text())
     for tag, cls in (("div", "pagination"), ("h2", "topic-title"), ("div", "action-bar")):
@@ -268,7 +246,7 @@ def test_page_frame_matches_the_captured_page(bot):
     assert ours.find("body").get("id") == "phpbb" and phpbb.detect(ours)
 
 
-def test_guest_view_of_a_public_forum_matches_the_captured_guest_page(clock):
+def test_guest_view_of_a_public_forum_matches_the_captured_guest_page(clock: FakeClock) -> None:
     with BoardServer(demo_board(public=True), clock=clock) as server, session(server, clock) as guest:
         html = guest.get("viewtopic.php?t=2").text
     real = (CAPTURED / "viewtopic_page1_guest.html").read_text()
@@ -277,7 +255,7 @@ def test_guest_view_of_a_public_forum_matches_the_captured_guest_page(clock):
     assert all(_shape(ours[k]) == _shape(theirs[k]) for k in theirs)
 
 
-def test_private_forum_gives_guests_the_login_wall(demo, clock):
+def test_private_forum_gives_guests_the_login_wall(demo: BoardServer, clock: FakeClock) -> None:
     with session(demo, clock) as guest:
         answer = guest.get("viewtopic.php?t=2")
     assert phpbb.is_login_wall(answer.text)
@@ -287,7 +265,7 @@ def test_private_forum_gives_guests_the_login_wall(demo, clock):
     assert set(fields) == set(phpbb.parse_login_form((CAPTURED / "login_page.html").read_text()))
 
 
-def test_pm_inbox_and_pm_parse_like_the_captured_ones(bot):
+def test_pm_inbox_and_pm_parse_like_the_captured_ones(bot: httpx.Client) -> None:
     ours, next_ours = phpbb.parse_pm_inbox(bot.get("ucp.php?i=pm&folder=inbox").text)
     real, next_real = phpbb.parse_pm_inbox((CAPTURED / "pm_inbox.html").read_text())
     assert ours == real and next_ours is next_real is None
@@ -298,7 +276,7 @@ def test_pm_inbox_and_pm_parse_like_the_captured_ones(bot):
     assert [(s.pm_id, s.unread) for s in again] == [(3, True), (2, True), (1, False)]  # opening it marked it read
 
 
-def test_pm_pages_keep_the_captured_markup(bot):
+def test_pm_pages_keep_the_captured_markup(bot: httpx.Client) -> None:
     ours = parse_html(bot.get("ucp.php?i=pm&folder=inbox").text)
     real = parse_html((CAPTURED / "pm_inbox.html").read_text())
     assert _shape(first_class(ours, "div", "cp-main")) == _shape(first_class(real, "div", "cp-main"))
@@ -308,7 +286,7 @@ def test_pm_pages_keep_the_captured_markup(bot):
     assert _shape(first_class(view, "div", "cp-main"), "x") == _shape(first_class(real_view, "div", "cp-main"), "x")
 
 
-def test_viewforum_keeps_the_captured_markup(bot):
+def test_viewforum_keeps_the_captured_markup(bot: httpx.Client) -> None:
     ours = parse_html(bot.get("viewforum.php?f=4").text)
     real = parse_html((CAPTURED / "viewforum_mafia.html").read_text())
     assert _shape(first_class(ours, "div", "forumbg")) == _shape(first_class(real, "div", "forumbg"))
@@ -323,7 +301,9 @@ def test_viewforum_keeps_the_captured_markup(bot):
         ("Alice", "ucp.php?i=pm&mode=compose", "pm_compose_form.html"),
     ],
 )
-def test_posting_forms_send_the_captured_fields(demo, clock, who, path, captured):
+def test_posting_forms_send_the_captured_fields(
+    demo: BoardServer, clock: FakeClock, who: str, path: str, captured: str
+) -> None:
     with session(demo, clock, who) as client:
         ours = phpbb.parse_posting_form(client.get(path).text)
     real = phpbb.parse_posting_form((CAPTURED / captured).read_text())
@@ -333,7 +313,7 @@ def test_posting_forms_send_the_captured_fields(demo, clock, who, path, captured
             assert re.sub(r"&sid=\w+", "", ours[name]) == re.sub(r"&sid=\w+", "", real[name]), name
 
 
-def test_dates_are_printed_in_the_viewers_zone_and_format(clock):
+def test_dates_are_printed_in_the_viewers_zone_and_format(clock: FakeClock) -> None:
     moment = datetime(2026, 11, 29, 17, 32, 50, tzinfo=UTC)
     assert format_date(moment, UTC) == "Sun Nov 29, 2026 5:32 pm"
     assert format_date(datetime(2026, 12, 1, 0, 5, tzinfo=UTC), UTC) == "Tue Dec 01, 2026 12:05 am"
@@ -353,7 +333,7 @@ def _content(html: str) -> str:
     return serialize(parse_html(f'<html><body><div class="content">{html}</div></body></html>').find(".//div"))
 
 
-def test_every_captured_post_renders_byte_for_byte():
+def test_every_captured_post_renders_byte_for_byte() -> None:
     real = {**_posts_by_id((CAPTURED / "viewtopic_page1.html").read_text())}
     real.update(_posts_by_id((CAPTURED / "viewtopic_page2.html").read_text()))
     for post_id, _, _, body in POSTS:
@@ -405,7 +385,7 @@ def test_every_captured_post_renders_byte_for_byte():
         ),
     ],
 )
-def test_bbcode_as_phpbb_renders_it(source, html):
+def test_bbcode_as_phpbb_renders_it(source: str, html: str) -> None:
     assert _content(render_bbcode(source)) == _content(html)
 
 
@@ -422,7 +402,7 @@ def test_bbcode_as_phpbb_renders_it(source, html):
         "&lt;b&gt; &amp; <b>",
     ],
 )
-def test_hostile_bbcode_comes_out_inert(source):
+def test_hostile_bbcode_comes_out_inert(source: str) -> None:
     root = parse_html(f'<html><body><div class="content">{render_bbcode(source)}</div></body></html>')
     for el in root.iter():
         if not isinstance(el.tag, str):
@@ -434,7 +414,7 @@ def test_hostile_bbcode_comes_out_inert(source):
             assert el.get("onclick") == "if(document.getElementById(hash.substr(1)))href=hash"
 
 
-def test_hostile_nick_and_subject_are_escaped_everywhere(clock):
+def test_hostile_nick_and_subject_are_escaped_everywhere(clock: FakeClock) -> None:
     board = Board()
     nick = '<img src=x onerror="alert(1)">&amp;'
     board.add_user("host_bot", "pw-host_bot")
@@ -452,7 +432,7 @@ def test_hostile_nick_and_subject_are_escaped_everywhere(clock):
     assert inbox[0].sender == nick and inbox[0].subject == "<script>s</script>"
 
 
-def test_html_bodies_guests_and_deleted_users(clock):
+def test_html_bodies_guests_and_deleted_users(clock: FakeClock) -> None:
     board = Board()
     board.add_user("host_bot", "pw-host_bot")
     topic = board.add_topic(board.add_forum("F"), "T", "host_bot", "<p>raw <em>html</em></p>", DAY, html=True)
@@ -475,7 +455,7 @@ def _long_topic(posts: int) -> Board:
     return board
 
 
-def test_pages_of_a_three_page_topic_link_forward_and_back(clock):
+def test_pages_of_a_three_page_topic_link_forward_and_back(clock: FakeClock) -> None:
     with BoardServer(_long_topic(25), clock=clock) as server, session(server, clock, "host_bot") as client:
         pages = []
         url: str | None = "viewtopic.php?t=1"
@@ -497,7 +477,7 @@ def test_pages_of_a_three_page_topic_link_forward_and_back(clock):
     assert ids == list(range(1, 26))
 
 
-def test_a_140_page_topic_shows_ellipses_and_the_last_page(clock):
+def test_a_140_page_topic_shows_ellipses_and_the_last_page(clock: FakeClock) -> None:
     board = _long_topic(1400)
     with BoardServer(board, clock=clock) as server, session(server, clock, "host_bot") as client:
         first = client.get("viewtopic.php?t=1").text
@@ -507,6 +487,7 @@ def test_a_140_page_topic_shows_ellipses_and_the_last_page(clock):
 
     def labels(html: str) -> list[str]:
         box = first_class(parse_html(html), "div", "pagination")
+        assert box is not None
         return [
             "…" if "ellipsis" in (li.get("class") or "") else "".join(li.itertext()).strip()
             for li in box.find("ul")
@@ -522,7 +503,7 @@ def test_a_140_page_topic_shows_ellipses_and_the_last_page(clock):
     assert "<title>Long day - Page 71 - Mafia Test Board</title>" in middle
 
 
-def test_pm_inbox_pages(clock):
+def test_pm_inbox_pages(clock: FakeClock) -> None:
     board = Board()
     board.add_user("host_bot", "pw-host_bot")
     for k in range(30):
@@ -538,7 +519,7 @@ def test_pm_inbox_pages(clock):
 # --- login, sessions, forms -------------------------------------------------------------------------
 
 
-def test_login_sets_phpbb_cookies_and_redirects(demo, clock):
+def test_login_sets_phpbb_cookies_and_redirects(demo: BoardServer, clock: FakeClock) -> None:
     client = httpx.Client(base_url=demo.url, headers={"User-Agent": UA})
     first = client.get("ucp.php?mode=login")
     fields = phpbb.parse_login_form(first.text)
@@ -563,7 +544,9 @@ def test_login_sets_phpbb_cookies_and_redirects(demo, clock):
         ("nobody", "pw", "You have specified an incorrect username."),
     ],
 )
-def test_wrong_credentials_show_the_login_form_with_phpbbs_error(demo, clock, username, password, message):
+def test_wrong_credentials_show_the_login_form_with_phpbbs_error(
+    demo: BoardServer, clock: FakeClock, username: str, password: str, message: str
+) -> None:
     with session(demo, clock) as client:
         fields = phpbb.parse_login_form(client.get("ucp.php?mode=login").text)
         clock.advance()
@@ -571,10 +554,11 @@ def test_wrong_credentials_show_the_login_form_with_phpbbs_error(demo, clock, us
             fields.pop("_action"), data={**fields, "username": username, "password": password, "login": "Login"}
         )
     assert phpbb.is_login_wall(answer.text)
-    assert message in first_class(parse_html(answer.text), "div", "error").text
+    error = first_class(parse_html(answer.text), "div", "error")
+    assert error is not None and message in error.text
 
 
-def test_a_form_posted_in_the_second_it_was_made_is_invalid(demo, clock):
+def test_a_form_posted_in_the_second_it_was_made_is_invalid(demo: BoardServer, clock: FakeClock) -> None:
     with session(demo, clock) as client:
         fields = phpbb.parse_login_form(client.get("ucp.php?mode=login").text)
         data = {**fields, "username": "host_bot", "password": "pw-host_bot", "login": "Login"}
@@ -587,13 +571,15 @@ def test_a_form_posted_in_the_second_it_was_made_is_invalid(demo, clock):
         assert FORM_INVALID in client.post(fields["_action"], data=forged).text
 
 
-def test_sessions_are_bound_to_the_user_agent(demo, clock, bot):
+def test_sessions_are_bound_to_the_user_agent(demo: BoardServer, clock: FakeClock, bot: httpx.Client) -> None:
     other = httpx.Client(base_url=demo.url, headers={"User-Agent": "another browser"}, cookies=bot.cookies)
     assert phpbb.is_login_wall(other.get("viewtopic.php?t=2").text)
     assert not phpbb.is_login_wall(bot.get("viewtopic.php?t=2").text)
 
 
-def test_expired_sessions_get_the_login_wall_until_a_new_login(demo, clock, bot):
+def test_expired_sessions_get_the_login_wall_until_a_new_login(
+    demo: BoardServer, clock: FakeClock, bot: httpx.Client
+) -> None:
     assert not phpbb.is_login_wall(bot.get("viewtopic.php?t=2").text)
     demo.expire_sessions()
     assert phpbb.is_login_wall(bot.get("viewtopic.php?t=2").text)
@@ -603,7 +589,7 @@ def test_expired_sessions_get_the_login_wall_until_a_new_login(demo, clock, bot)
     assert not phpbb.is_login_wall(bot.get("viewtopic.php?t=2").text)
 
 
-def test_remember_me_logs_in_again_after_the_session_expired(demo, clock):
+def test_remember_me_logs_in_again_after_the_session_expired(demo: BoardServer, clock: FakeClock) -> None:
     with session(demo, clock) as client:
         fields = phpbb.parse_login_form(client.get("ucp.php?mode=login").text)
         clock.advance()
@@ -616,14 +602,14 @@ def test_remember_me_logs_in_again_after_the_session_expired(demo, clock):
         assert phpbb.is_login_wall(client.get("viewtopic.php?t=2").text)
 
 
-def test_logout_needs_the_session_id(demo, clock, bot):
+def test_logout_needs_the_session_id(demo: BoardServer, clock: FakeClock, bot: httpx.Client) -> None:
     sid = bot.cookies[f"{demo.cookie_prefix}_sid"]
     assert "You were not logged out" in bot.get("ucp.php?mode=logout").text
     bot.get(f"ucp.php?mode=logout&sid={sid}")
     assert phpbb.is_login_wall(bot.get("viewtopic.php?t=2").text)
 
 
-def test_the_projects_phpbb_client_reads_the_board_and_logs_in_again(demo, clock):
+def test_the_projects_phpbb_client_reads_the_board_and_logs_in_again(demo: BoardServer, clock: FakeClock) -> None:
     from forumbot.forum.client import ClientSettings, open_client
     from forumbot.forum.http import HttpSettings
 
@@ -652,7 +638,9 @@ def _form(client: httpx.Client, path: str) -> dict[str, str]:
     return fields
 
 
-def test_new_topic_and_reply_redirect_to_what_was_posted(demo, clock, bot):
+def test_new_topic_and_reply_redirect_to_what_was_posted(
+    demo: BoardServer, clock: FakeClock, bot: httpx.Client
+) -> None:
     fields = _form(bot, "posting.php?mode=post&f=4")
     clock.advance()
     answer = bot.post(
@@ -678,7 +666,7 @@ def test_new_topic_and_reply_redirect_to_what_was_posted(demo, clock, bot):
     assert [p.post_id for p in page.posts] == [18, 19]
 
 
-def test_flood_control_refuses_a_second_post_too_soon_and_creates_nothing(clock):
+def test_flood_control_refuses_a_second_post_too_soon_and_creates_nothing(clock: FakeClock) -> None:
     with BoardServer(demo_board(), clock=clock, flood_interval=15) as server, session(server, clock, "Alice") as c:
         fields = _form(c, "posting.php?mode=reply&t=2")
         clock.advance()
@@ -688,7 +676,8 @@ def test_flood_control_refuses_a_second_post_too_soon_and_creates_nothing(clock)
         fields = _form(c, "posting.php?mode=reply&t=2")
         clock.advance(5)
         refused = c.post("posting.php?mode=reply&t=2", data={**fields, "message": "two", "post": "Submit"})
-        assert FLOOD_ERROR in first_class(parse_html(refused.text), "p", "error").text
+        error = first_class(parse_html(refused.text), "p", "error")
+        assert error is not None and FLOOD_ERROR in error.text
         assert phpbb.parse_posting_form(refused.text)["message"] == "two"  # the text is kept for a retry
         assert [p.body for p in server.board.posts_of(2)][-1] == "one"
         # a PM counts as a post too
@@ -707,7 +696,7 @@ def test_flood_control_refuses_a_second_post_too_soon_and_creates_nothing(clock)
         assert [p.body for p in server.board.posts_of(2)][-1] == "three"
 
 
-def test_missing_or_wrong_token_is_phpbbs_invalid_form(demo, clock, bot):
+def test_missing_or_wrong_token_is_phpbbs_invalid_form(demo: BoardServer, clock: FakeClock, bot: httpx.Client) -> None:
     fields = _form(bot, "posting.php?mode=reply&t=2")
     clock.advance()
     for broken in ({**fields, "form_token": "f" * 40}, {k: v for k, v in fields.items() if k != "form_token"}):
@@ -716,7 +705,7 @@ def test_missing_or_wrong_token_is_phpbbs_invalid_form(demo, clock, bot):
     assert len(demo.board.posts_of(2)) == 16
 
 
-def test_quotes_nested_deeper_than_three_are_refused(demo, clock, bot):
+def test_quotes_nested_deeper_than_three_are_refused(demo: BoardServer, clock: FakeClock, bot: httpx.Client) -> None:
     fields = _form(bot, "posting.php?mode=reply&t=2")
     clock.advance()
     deep = "[quote]" * 4 + "x" + "[/quote]" * 4
@@ -725,7 +714,9 @@ def test_quotes_nested_deeper_than_three_are_refused(demo, clock, bot):
     assert len(demo.board.posts_of(2)) == 16
 
 
-def test_a_reply_after_someone_else_posted_is_reviewed_not_posted(demo, clock, bot):
+def test_a_reply_after_someone_else_posted_is_reviewed_not_posted(
+    demo: BoardServer, clock: FakeClock, bot: httpx.Client
+) -> None:
     fields = _form(bot, "posting.php?mode=reply&t=2")
     demo.board.add_post(2, "Alice", "meanwhile", DAY.replace(minute=50))
     clock.advance()
@@ -736,7 +727,7 @@ def test_a_reply_after_someone_else_posted_is_reviewed_not_posted(demo, clock, b
     assert again["topic_cur_post_id"] == "18" and again["message"] == "late"
 
 
-def test_quote_button_text_and_edit_tracking_as_phpbb(demo, clock):
+def test_quote_button_text_and_edit_tracking_as_phpbb(demo: BoardServer, clock: FakeClock) -> None:
     with session(demo, clock, "Alice") as alice:
         quoted = _form(alice, "posting.php?mode=quote&p=3")["message"]
         assert quoted == POSTS[14][3][: POSTS[14][3].index("Agreed")]  # as Charlie's p16 began
@@ -762,7 +753,7 @@ def test_quote_button_text_and_edit_tracking_as_phpbb(demo, clock):
     assert last.body == "Tally v2" and not last.edited
 
 
-def test_locked_topic_refuses_replies_and_only_moderators_lock(demo, clock):
+def test_locked_topic_refuses_replies_and_only_moderators_lock(demo: BoardServer, clock: FakeClock) -> None:
     with session(demo, clock, "Alice") as alice:
         denied = alice.get("mcp.php?f=4&t=2&quickmod=1&action=lock")
         assert denied.status_code == 403 and NOT_AUTHORISED in denied.text and phpbb.is_no_permission(denied.text)
@@ -786,7 +777,7 @@ def test_locked_topic_refuses_replies_and_only_moderators_lock(demo, clock):
         assert 'id="qr_postform"' not in alice.get("viewtopic.php?t=2").text
 
 
-def test_pm_compose_in_two_steps(demo, clock, bot):
+def test_pm_compose_in_two_steps(demo: BoardServer, clock: FakeClock, bot: httpx.Client) -> None:
     fields = _form(bot, "ucp.php?i=pm&mode=compose")
     assert not any(k.startswith("address_list") for k in fields)
     one_step = bot.post(
@@ -826,7 +817,7 @@ def test_pm_compose_in_two_steps(demo, clock, bot):
 # --- server knobs -----------------------------------------------------------------------------------
 
 
-def test_latency_is_added_to_every_answer():
+def test_latency_is_added_to_every_answer() -> None:
     with BoardServer(demo_board(), latency=0.05) as server:
         client = httpx.Client(base_url=server.url, headers={"User-Agent": UA})
         began = time.perf_counter()
@@ -835,7 +826,7 @@ def test_latency_is_added_to_every_answer():
         assert time.perf_counter() - began >= 0.15
 
 
-def test_faults_request_log_and_unknown_routes(demo, clock, bot):
+def test_faults_request_log_and_unknown_routes(demo: BoardServer, clock: FakeClock, bot: httpx.Client) -> None:
     demo.reset_log()
     demo.fail_next(2, status=503, retry_after=7)
     first = bot.get("viewtopic.php?t=2")
@@ -854,7 +845,7 @@ def test_faults_request_log_and_unknown_routes(demo, clock, bot):
     assert demo.requests[0].params == {"t": "2"} and demo.requests[0].method == "GET"
 
 
-def test_a_stopped_board_answers_nobody_not_even_kept_alive_connections():
+def test_a_stopped_board_answers_nobody_not_even_kept_alive_connections() -> None:
     server = BoardServer(demo_board()).start()
     client = httpx.Client(base_url=server.url, headers={"User-Agent": UA})
     assert client.get("index.php").status_code == 200
@@ -868,14 +859,14 @@ def test_a_stopped_board_answers_nobody_not_even_kept_alive_connections():
 PLAYERS = ["Alice", "Bob Smith", "Пётр", "Кот_Матроскин", "Дядя Фёдор", "Шарик", "Mr. Pink", "Charlie"]
 
 
-def _day(seed: int, posts: int = 300) -> tuple[Board, list]:
+def _day(seed: int, posts: int = 300) -> tuple[Board, list[GeneratedPost]]:
     board = Board()
     board.add_user("host_bot", "pw-host_bot")
     topic = board.add_topic(board.add_forum("Mafia"), "Day 1", "host_bot", "Day 1 begins", DAY)
     return board, populate_day(board, topic, posts, PLAYERS, seed, DAY)
 
 
-def test_populate_day_is_deterministic_and_mixed_in_fixed_shares():
+def test_populate_day_is_deterministic_and_mixed_in_fixed_shares() -> None:
     board, made = _day(7)
     again, made_again = _day(7)
     assert made == made_again
@@ -899,7 +890,7 @@ def test_populate_day_is_deterministic_and_mixed_in_fixed_shares():
     assert times == sorted(times)
 
 
-def test_a_generated_day_serves_and_parses(clock):
+def test_a_generated_day_serves_and_parses(clock: FakeClock) -> None:
     board, made = _day(3, posts=120)
     with BoardServer(board, clock=clock) as server, session(server, clock, "host_bot") as client:
         pages = [phpbb.parse_topic_page(client.get(f"viewtopic.php?t=1&start={s}").text) for s in range(0, 121, 10)]

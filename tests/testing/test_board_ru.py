@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -28,7 +29,7 @@ from capture_board import (
 from lxml import etree, html
 
 from fakeboard import Board, BoardServer, format_date, translate
-from fakeboard.board import LANGUAGE_PACK, SKELETONS
+from fakeboard.board import LANGUAGE_PACK, SKELETONS, User
 
 UA = "Mozilla/5.0 (X11; Linux x86_64) board-tests"
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -51,6 +52,13 @@ def one(root: html.HtmlElement, xpath: str) -> html.HtmlElement:
     found = root.xpath(xpath)
     assert len(found) == 1, (xpath, len(found))
     return found[0]
+
+
+def member(board: Board, name: str) -> User:
+    """A member the board has."""
+    user = board.user(name)
+    assert user is not None, name
+    return user
 
 
 def message(text: str) -> str:
@@ -102,7 +110,8 @@ def browser_data(text: str, form_id: str, **values: str) -> dict[str, str]:
 
 
 def action(text: str, form_id: str) -> str:
-    return one(doc(text), f'//form[@id="{form_id}"]').get("action").removeprefix("./")
+    target: str = one(doc(text), f'//form[@id="{form_id}"]').get("action")
+    return target.removeprefix("./")
 
 
 def posts(text: str) -> dict[int, html.HtmlElement]:
@@ -116,7 +125,7 @@ def posts(text: str) -> dict[int, html.HtmlElement]:
 UNREAD_MARKS = {"unreadpost", "online", "icon-red", "icon-lightgray", "first-unread"}  # read tracking: not emulated
 
 
-def shape(el: etree._Element) -> list[tuple]:
+def shape(el: etree._Element) -> list[tuple[Any, ...]]:
     """Every element under `el` (tag, id, classes, attribute names), the insides of `div.content` left out."""
     out = []
     for child in el.iter():
@@ -131,7 +140,8 @@ def shape(el: etree._Element) -> list[tuple]:
 
 
 def serialize(el: etree._Element) -> str:
-    return html.tostring(el, encoding="unicode", with_tail=False)
+    text: str = html.tostring(el, encoding="unicode", with_tail=False)
+    return text
 
 
 # --- the board --------------------------------------------------------------------------------------
@@ -173,7 +183,7 @@ def bot(server: BoardServer, clock: Clock) -> Iterator[httpx.Client]:
 # --- the language table --------------------------------------------------------------------------------
 
 
-def test_every_text_the_skeletons_print_has_its_russian():
+def test_every_text_the_skeletons_print_has_its_russian() -> None:
     keys = set()
     for template in SKELETONS.glob("*.html"):
         keys |= {m[2] for m in re.finditer(r"""\bt\((['"])((?:(?!\1).)*)\1""", template.read_text())}
@@ -198,7 +208,7 @@ def test_every_text_the_skeletons_print_has_its_russian():
         ("en", "Yes", "Yes"),
     ],
 )
-def test_the_button_words_are_the_packs(lang, english, real):
+def test_the_button_words_are_the_packs(lang: str, english: str, real: str) -> None:
     assert translate(lang, english) == real
 
 
@@ -226,7 +236,7 @@ NOW = datetime(2026, 12, 1, 9, 50, 29, tzinfo=UTC)
         (datetime(2026, 5, 9, 9, 0, tzinfo=UTC), "09 май 2026, 12:00", "09 May 2026, 12:00"),
     ],
 )
-def test_relative_dates_as_phpbb_prints_them(moment, ru, en):
+def test_relative_dates_as_phpbb_prints_them(moment: datetime, ru: str, en: str) -> None:
     assert format_date(moment, MOSCOW, "|d M Y|, H:i", lang="ru", now=NOW) == ru
     assert format_date(moment, MOSCOW, "|d M Y|, H:i", lang="en", now=NOW) == en
 
@@ -244,12 +254,12 @@ def test_relative_dates_as_phpbb_prints_them(moment, ru, en):
         ("|d M Y|, H:i", "ru", "01 дек 2026, 12:50"),
     ],
 )
-def test_other_formats_are_phps_date(fmt, lang, text):
+def test_other_formats_are_phps_date(fmt: str, lang: str, text: str) -> None:
     assert format_date(NOW, MOSCOW, fmt, lang=lang, now=NOW, absolute=True) == text
 
 
 @pytest.mark.parametrize("capture", [17, 18, 21, 26, 29, 97])
-def test_every_post_date_of_the_captured_topic_is_read_back(capture):
+def test_every_post_date_of_the_captured_topic_is_read_back(capture: int) -> None:
     """`<time datetime>` (UTC) and its text, rendered for the viewer at the capture's time, as captured."""
     fmt = "d.m.Y H:i:s" if capture == 97 else "|d M Y|, H:i"
     lang = "en" if capture == 26 else "ru"
@@ -285,7 +295,7 @@ def _same_posts(ours: str, real: str) -> None:
         assert serialize(one(got, './/div[@class="content"]')) == serialize(one(div, './/div[@class="content"]'))
 
 
-def test_the_moderator_sees_edits_the_queued_and_the_deleted_post_as_captured(bot):
+def test_the_moderator_sees_edits_the_queued_and_the_deleted_post_as_captured(bot: httpx.Client) -> None:
     ours = bot.get(f"viewtopic.php?t={TOPIC_A}").text
     real = page(21)
     _same_posts(ours, real)
@@ -298,7 +308,7 @@ def test_the_moderator_sees_edits_the_queued_and_the_deleted_post_as_captured(bo
     assert words(one(doc(ours), '//p[strong[text()="Модераторы:"]]')) == words(moderators)
 
 
-def test_a_guest_sees_neither_the_queued_nor_the_deleted_post(server, clock):
+def test_a_guest_sees_neither_the_queued_nor_the_deleted_post(server: BoardServer, clock: Clock) -> None:
     with login(server, clock, None) as guest:
         ours = guest.get(f"viewtopic.php?t={TOPIC_A}").text
     real = page(24)
@@ -310,7 +320,7 @@ def test_a_guest_sees_neither_the_queued_nor_the_deleted_post(server, clock):
         assert posts(ours)[post_id].xpath(".//time/text()") == div.xpath(".//time/text()")
 
 
-def test_an_english_player_reads_the_topic_in_english(server, clock):
+def test_an_english_player_reads_the_topic_in_english(server: BoardServer, clock: Clock) -> None:
     clock.at(26)
     with login(server, clock, "Bepa") as bepa:
         ours = bepa.get(f"viewtopic.php?t={TOPIC_A}").text
@@ -319,13 +329,15 @@ def test_an_english_player_reads_the_topic_in_english(server, clock):
     assert serialize(one(doc(ours), footer)).strip() == serialize(one(doc(page(26)), footer)).strip()
 
 
-def test_a_date_format_with_seconds_makes_every_date_absolute(server, clock, bot):
+def test_a_date_format_with_seconds_makes_every_date_absolute(
+    server: BoardServer, clock: Clock, bot: httpx.Client
+) -> None:
     server.board.set_preferences(BOT, dateformat="d.m.Y H:i:s")
     clock.at(97)
     _same_posts(bot.get(f"viewtopic.php?t={TOPIC_A}").text, page(97))
 
 
-def test_a_moderators_edit_without_reason_leaves_no_trace(server, clock, bot):
+def test_a_moderators_edit_without_reason_leaves_no_trace(server: BoardServer, clock: Clock, bot: httpx.Client) -> None:
     text = "Просто комментарий, без голоса. [b][color=red]Вера[/color][/b] (голос дописан модератором без причины)"
     assert not server.board.edit_post_as(67, "Модератор", text)
     clock.at(29)
@@ -342,7 +354,9 @@ def test_a_moderators_edit_without_reason_leaves_no_trace(server, clock, bot):
         ("Модератор", 120, "опечатка", True),  # a reason always shows
     ],
 )
-def test_which_edits_phpbb_records(server, editor, post_id, reason, shown):
+def test_which_edits_phpbb_records(
+    server: BoardServer, editor: str, post_id: int, reason: str | None, shown: bool
+) -> None:
     before = server.board.post(post_id).edit_count
     assert server.board.edit_post_as(post_id, editor, "new text", reason=reason) is shown
     after = server.board.post(post_id)
@@ -350,7 +364,7 @@ def test_which_edits_phpbb_records(server, editor, post_id, reason, shown):
     assert after.edit_reason == (reason if shown else server.board.post(post_id).edit_reason)
 
 
-def test_a_locked_topic_shows_locked_to_everybody(server, clock, bot):
+def test_a_locked_topic_shows_locked_to_everybody(server: BoardServer, clock: Clock, bot: httpx.Client) -> None:
     server.board.lock_topic(TOPIC_LOCKED)
     clock.at(19)
     with login(server, clock, None) as guest:
@@ -365,7 +379,7 @@ def test_a_locked_topic_shows_locked_to_everybody(server, clock, bot):
             assert [SID.sub("", a.get("href")) for a in mine] == [SID.sub("", a.get("href")) for a in theirs]
 
 
-def test_no_such_topic_is_404_and_no_such_pm_200(bot):
+def test_no_such_topic_is_404_and_no_such_pm_200(bot: httpx.Client) -> None:
     missing = bot.get("viewtopic.php?t=999999")
     assert missing.status_code == 404 and message(missing.text) == message(page(28))
     assert words(one(doc(missing.text), '//h2[@class="message-title"]')) == "Информация"
@@ -375,7 +389,7 @@ def test_no_such_topic_is_404_and_no_such_pm_200(bot):
     assert unread.sub("", doc(no_pm.text).findtext(".//title")) == unread.sub("", doc(page(55)).findtext(".//title"))
 
 
-def test_the_footer_names_the_viewers_zone(server, clock, bot):
+def test_the_footer_names_the_viewers_zone(server: BoardServer, clock: Clock, bot: httpx.Client) -> None:
     footer = '//li[@class="rightside"][span]'
     for client, capture in ((bot, 6),):
         ours = serialize(one(doc(client.get("index.php").text), footer)).strip()
@@ -393,7 +407,7 @@ def _login_post(client: httpx.Client, form: str, **values: str) -> httpx.Respons
     return client.post(action(form, "login"), data={**data, "login": buttons(form, "login")["login"]})
 
 
-def test_the_login_page_is_the_captured_form(server, clock):
+def test_the_login_page_is_the_captured_form(server: BoardServer, clock: Clock) -> None:
     with login(server, clock, None) as guest:
         ours = guest.get("ucp.php?mode=login").text
     real = page(1)
@@ -413,7 +427,9 @@ def test_the_login_page_is_the_captured_form(server, clock):
     ("capture", "password", "wait"),
     [(2, "wrong", 1.5), (3, None, 0.0)],  # a wrong password; the right one in the second the form was made
 )
-def test_a_refused_login_answers_the_form_with_the_captured_error(server, clock, capture, password, wait):
+def test_a_refused_login_answers_the_form_with_the_captured_error(
+    server: BoardServer, clock: Clock, capture: int, password: str | None, wait: float
+) -> None:
     with login(server, clock, None) as guest:
         form = guest.get("ucp.php?mode=login").text
         clock.advance(wait)
@@ -425,7 +441,7 @@ def test_a_refused_login_answers_the_form_with_the_captured_error(server, clock,
     assert form_fields(answer.text, "login") == form_fields(page(capture), "login")
 
 
-def test_a_login_is_a_redirect_with_phpbbs_three_cookies(server, clock):
+def test_a_login_is_a_redirect_with_phpbbs_three_cookies(server: BoardServer, clock: Clock) -> None:
     with httpx.Client(base_url=server.url, headers={"User-Agent": UA}) as client:
         form = client.get("ucp.php?mode=login").text
         clock.advance(1.5)
@@ -439,7 +455,7 @@ def test_a_login_is_a_redirect_with_phpbbs_three_cookies(server, clock):
     assert words(logout) == "Выход" and f"sid={sid}" in logout.get("href")
 
 
-def test_after_three_failures_a_captcha_refuses_even_the_right_password(server, clock):
+def test_after_three_failures_a_captcha_refuses_even_the_right_password(server: BoardServer, clock: Clock) -> None:
     with login(server, clock, None) as guest:
         for _ in range(3):
             form = guest.get("ucp.php?mode=login").text
@@ -460,7 +476,7 @@ def test_after_three_failures_a_captcha_refuses_even_the_right_password(server, 
     assert server.login_attempts("Капча") >= 3
 
 
-def test_the_captcha_code_set_on_the_board_solves_it(clock):
+def test_the_captcha_code_set_on_the_board_solves_it(clock: Clock) -> None:
     board = capture_board(captcha_code="ABC123")
     with BoardServer(board, clock=clock) as server, login(server, clock, None) as guest:
         form = guest.get("ucp.php?mode=login").text
@@ -482,7 +498,9 @@ def test_the_captcha_code_set_on_the_board_solves_it(clock):
     ],
 )
 @pytest.mark.parametrize("how", ["logout", "expired"])
-def test_a_dead_session_gets_the_login_form_headed_by_why(server, clock, path, capture, how):
+def test_a_dead_session_gets_the_login_form_headed_by_why(
+    server: BoardServer, clock: Clock, path: str, capture: int, how: str
+) -> None:
     with login(server, clock) as client:
         if how == "logout":
             sid = client.cookies[f"{server.cookie_prefix}_sid"]
@@ -524,7 +542,9 @@ def _textarea(text: str) -> str:
         ("ucp.php?i=ucp_prefs&mode=personal", 93, "ucp"),
     ],
 )
-def test_the_forms_are_the_captured_forms(server, bot, path, capture, form_id):
+def test_the_forms_are_the_captured_forms(
+    server: BoardServer, bot: httpx.Client, path: str, capture: int, form_id: str
+) -> None:
     ours, real = bot.get(path).text, page(capture)
     assert form_fields(ours, form_id) == form_fields(real, form_id)
     assert buttons(ours, form_id) == buttons(real, form_id)
@@ -540,13 +560,15 @@ def test_the_forms_are_the_captured_forms(server, bot, path, capture, form_id):
 @pytest.mark.parametrize(
     ("path", "capture"), [("posting.php?mode=quote&p=64", 27), ("ucp.php?i=pm&mode=compose&action=quote&p=67", 38)]
 )
-def test_quoting_gives_the_exact_time_and_changes_nothing(server, bot, path, capture):
+def test_quoting_gives_the_exact_time_and_changes_nothing(
+    server: BoardServer, bot: httpx.Client, path: str, capture: int
+) -> None:
     before = (len(server.board.posts_of(TOPIC_A)), len(server.board.pms_from(BOT)), dict(server._last_post))
     assert _textarea(bot.get(path).text) == _textarea(page(capture))
     assert (len(server.board.posts_of(TOPIC_A)), len(server.board.pms_from(BOT)), dict(server._last_post)) == before
 
 
-def test_a_name_with_a_space_is_quoted_in_double_quotes(bot):
+def test_a_name_with_a_space_is_quoted_in_double_quotes(bot: httpx.Client) -> None:
     assert _textarea(bot.get("posting.php?mode=quote&p=119").text).startswith(
         '[quote="Mr. Pink" post_id=119 time=1796118069 user_id=65]'
     )
@@ -557,7 +579,9 @@ def _submit(client: httpx.Client, path: str, form: str, **values: str) -> httpx.
     return client.post(path, data={**data, "post": buttons(form, "postform")["post"]}, follow_redirects=False)
 
 
-def test_a_new_topic_then_replies_then_the_errors_as_captured(server, clock, bot):
+def test_a_new_topic_then_replies_then_the_errors_as_captured(
+    server: BoardServer, clock: Clock, bot: httpx.Client
+) -> None:
     clock.at(56)
     form = bot.get(f"posting.php?mode=post&f={FORUM}").text
     clock.advance(1.3)
@@ -593,7 +617,9 @@ def test_a_new_topic_then_replies_then_the_errors_as_captured(server, clock, bot
     assert [p.post_id for p in server.board.posts_of(TOPIC_ERRORS)] == [73, post_id]
 
 
-def test_a_post_that_needs_approval_waits_for_the_moderators(server, clock, bot):
+def test_a_post_that_needs_approval_waits_for_the_moderators(
+    server: BoardServer, clock: Clock, bot: httpx.Client
+) -> None:
     with login(server, clock, "Новичок") as newbie:
         form = newbie.get(f"posting.php?mode=reply&t={TOPIC_A}").text
         clock.advance(1.5)
@@ -612,7 +638,9 @@ def test_a_post_that_needs_approval_waits_for_the_moderators(server, clock, bot)
         assert queued.post_id not in posts(player.get(f"viewtopic.php?t={TOPIC_A}").text)
 
 
-def test_a_reply_after_someone_else_replied_comes_back_for_review(server, clock, bot):
+def test_a_reply_after_someone_else_replied_comes_back_for_review(
+    server: BoardServer, clock: Clock, bot: httpx.Client
+) -> None:
     path = f"posting.php?mode=reply&t={TOPIC_ERRORS}"
     clock.at(67)
     form = bot.get(path).text
@@ -640,7 +668,9 @@ def test_a_reply_after_someone_else_replied_comes_back_for_review(server, clock,
     assert stored.body == "Ответ бота, написанный до поста Веры"
 
 
-def test_a_locked_topic_refuses_the_player_not_the_moderator(server, clock, bot):
+def test_a_locked_topic_refuses_the_player_not_the_moderator(
+    server: BoardServer, clock: Clock, bot: httpx.Client
+) -> None:
     path = f"posting.php?mode=reply&t={TOPIC_LOCKED}"
     with login(server, clock, "Вера") as player:
         early = player.get(path).text
@@ -672,7 +702,9 @@ def _confirm(client: httpx.Client, form: str, word: str) -> httpx.Response:
 
 
 @pytest.mark.parametrize(("who", "capture", "topic"), [(BOT, 73, TOPIC_LOCKED), ("Админ", 79, 9)])
-def test_the_confirm_box_is_the_captured_one(server, clock, who, capture, topic):
+def test_the_confirm_box_is_the_captured_one(
+    server: BoardServer, clock: Clock, who: str, capture: int, topic: int
+) -> None:
     if topic == 9:
         server.board.add_topic(FORUM, "Тест захвата: закрытие на английском", BOT, "x", topic_id=9)
         server.board.set_moderator("Админ")
@@ -693,7 +725,7 @@ def test_the_confirm_box_is_the_captured_one(server, clock, who, capture, topic)
     assert not server.board.topic(topic).locked
 
 
-def test_only_the_viewers_own_word_for_yes_locks(server, bot):
+def test_only_the_viewers_own_word_for_yes_locks(server: BoardServer, bot: httpx.Client) -> None:
     form = bot.get(LOCK).text
     english = _confirm(bot, form, "Yes")  # the English word from a Russian account
     assert (english.status_code, english.headers["Location"]) == (
@@ -715,7 +747,7 @@ def test_only_the_viewers_own_word_for_yes_locks(server, bot):
     assert message(_confirm(bot, again, "Да").text) == message(page(78))
 
 
-def test_the_lock_link_of_the_topic_page_comes_back_to_the_topic(server, bot):
+def test_the_lock_link_of_the_topic_page_comes_back_to_the_topic(server: BoardServer, bot: httpx.Client) -> None:
     link = next(
         a.get("href")
         for a in doc(bot.get(f"viewtopic.php?t={TOPIC_ERRORS}").text).iter("a")
@@ -734,7 +766,7 @@ def test_the_lock_link_of_the_topic_page_comes_back_to_the_topic(server, bot):
     assert back == one(doc(page(82)), '//div[@id="message"]//a').get("href") == f"./viewtopic.php?t={TOPIC_ERRORS}"
 
 
-def test_the_english_moderator_confirms_with_yes(server, clock):
+def test_the_english_moderator_confirms_with_yes(server: BoardServer, clock: Clock) -> None:
     server.board.add_topic(FORUM, "Тест захвата: закрытие на английском", BOT, "x", topic_id=9)
     server.board.set_moderator("Админ")
     with login(server, clock, "Админ") as admin:
@@ -763,7 +795,7 @@ def _compose_error(text: str) -> str:
     return words(one(doc(text), '//form[@id="postform"]//div[@id="postingbox"]//p[@class="error"]'))
 
 
-def test_a_pm_in_the_captured_steps(server, clock, bot):
+def test_a_pm_in_the_captured_steps(server: BoardServer, clock: Clock, bot: httpx.Client) -> None:
     clock.at(83)
     form = bot.get(COMPOSE).text
     clock.at(84)
@@ -797,7 +829,9 @@ NINE = [
 ]
 
 
-def test_too_many_recipients_keeps_the_first_five_and_sends_nothing(server, clock, bot):
+def test_too_many_recipients_keeps_the_first_five_and_sends_nothing(
+    server: BoardServer, clock: Clock, bot: httpx.Client
+) -> None:
     form = bot.get(COMPOSE).text
     clock.advance(1.5)
     added = _compose(bot, form, "add_to", username_list="\n".join(NINE))
@@ -813,7 +847,9 @@ def test_too_many_recipients_keeps_the_first_five_and_sends_nothing(server, cloc
     assert not server.board.pms_from(BOT)
 
 
-def test_unknown_recipients_are_an_error_only_when_none_exists(server, clock, bot):
+def test_unknown_recipients_are_an_error_only_when_none_exists(
+    server: BoardServer, clock: Clock, bot: httpx.Client
+) -> None:
     form = bot.get(COMPOSE).text
     clock.advance(1.5)
     unknown = _compose(bot, form, "add_to", username_list="Гендальф")
@@ -823,7 +859,7 @@ def test_unknown_recipients_are_an_error_only_when_none_exists(server, clock, bo
     assert _addresses(mixed.text) == _addresses(page(90)) == ["address_list[u][60]"]
 
 
-def test_no_recipient_limit_unless_the_board_sets_one(clock):
+def test_no_recipient_limit_unless_the_board_sets_one(clock: Clock) -> None:
     board = capture_board(max_pm_recipients=0)
     with BoardServer(board, clock=clock) as server, login(server, clock) as bot:
         form = bot.get(COMPOSE).text
@@ -842,7 +878,9 @@ def _rows(text: str) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize(("fmt", "capture"), [("|d M Y|, H:i", 42), ("d.m.Y H:i:s", 96)])
-def test_the_inbox_rows_and_dates_are_the_captured_ones(server, clock, bot, fmt, capture):
+def test_the_inbox_rows_and_dates_are_the_captured_ones(
+    server: BoardServer, clock: Clock, bot: httpx.Client, fmt: str, capture: int
+) -> None:
     if capture == 96:
         for pm_id in (84, 82):
             server.board.mark_pm_read(pm_id, BOT)
@@ -860,7 +898,9 @@ def test_the_inbox_rows_and_dates_are_the_captured_ones(server, clock, bot, fmt,
     ("pm_id", "capture", "fmt"),
     [(84, 43, None), (82, 44, None), (67, 45, None), (63, 46, None), (58, 47, None), (67, 95, "d.m.Y H:i:s")],
 )
-def test_the_pm_page_says_when_it_was_sent_in_words(server, clock, bot, pm_id, capture, fmt):
+def test_the_pm_page_says_when_it_was_sent_in_words(
+    server: BoardServer, clock: Clock, bot: httpx.Client, pm_id: int, capture: int, fmt: str | None
+) -> None:
     if fmt:
         server.board.set_preferences(BOT, dateformat=fmt)
     clock.at(capture)
@@ -871,7 +911,9 @@ def test_the_pm_page_says_when_it_was_sent_in_words(server, clock, bot, pm_id, c
     assert not ours.xpath(f'//div[@id="post-{pm_id}"]//time')
 
 
-def test_a_sent_pm_waits_in_the_outbox_named_to_its_recipient(server, clock, bot):
+def test_a_sent_pm_waits_in_the_outbox_named_to_its_recipient(
+    server: BoardServer, clock: Clock, bot: httpx.Client
+) -> None:
     clock.at(40)
     server.board.send_pm(
         BOT, "Вера", "Тест: ЛС от бота", "Проверка", datetime.fromtimestamp(clock.now - 40, UTC), pm_id=69
@@ -886,7 +928,7 @@ def test_a_sent_pm_waits_in_the_outbox_named_to_its_recipient(server, clock, bot
     assert _rows(bot.get("ucp.php?i=pm&folder=sentbox").text)[0][1] == "Тест: ЛС от бота Кому Вера"
 
 
-def test_an_english_reader_gets_english_dates_in_the_inbox(server, clock):
+def test_an_english_reader_gets_english_dates_in_the_inbox(server: BoardServer, clock: Clock) -> None:
     server.board.send_pm("Вера", "Bepa", "Test: PM #1 (will be 'Today')", "x", utc("01.12.2026 11:49:20"), pm_id=200)
     server.board.send_pm(
         "Алиса Селезнёва", "Bepa", "Test: PM #3 (less than a minute)", "x", utc("01.12.2026 12:50:25"), pm_id=201
@@ -905,7 +947,7 @@ def test_an_english_reader_gets_english_dates_in_the_inbox(server, clock):
 # --- UCP preferences -----------------------------------------------------------------------------------------
 
 
-def test_the_preferences_change_the_date_format_and_back(server, clock, bot):
+def test_the_preferences_change_the_date_format_and_back(server: BoardServer, clock: Clock, bot: httpx.Client) -> None:
     path = "ucp.php?i=ucp_prefs&mode=personal"
     form = bot.get(path).text
     assert one(doc(form), '//select[@name="tz"]//option[@selected]').get("value") == "Europe/Moscow"
@@ -919,7 +961,7 @@ def test_the_preferences_change_the_date_format_and_back(server, clock, bot):
     clock.advance(1.5)
     done = bot.post(path, data={**data, "submit": "Отправить"})
     assert done.status_code == 200 and message(done.text) == message(page(94))
-    assert server.board.user(BOT).dateformat == "d.m.Y H:i:s"
+    assert member(server.board, BOT).dateformat == "d.m.Y H:i:s"
     clock.at(97)
     assert posts(bot.get(f"viewtopic.php?t={TOPIC_A}").text)[63].xpath(".//time/text()") == ["01.12.2026 11:48:43"]
     form = bot.get(path).text
@@ -927,10 +969,10 @@ def test_the_preferences_change_the_date_format_and_back(server, clock, bot):
     back = bot.post(
         path, data={**browser_data(form, "ucp", dateoptions="|d M Y|, H:i", dateformat="|d M Y|, H:i"), "submit": "x"}
     )
-    assert message(back.text) == message(page(98)) and server.board.user(BOT).dateformat == "|d M Y|, H:i"
+    assert message(back.text) == message(page(98)) and member(server.board, BOT).dateformat == "|d M Y|, H:i"
 
 
-def test_an_english_member_switches_to_russian(server, clock):
+def test_an_english_member_switches_to_russian(server: BoardServer, clock: Clock) -> None:
     with login(server, clock, "Bepa") as bepa:
         form = bepa.get("ucp.php?i=ucp_prefs&mode=personal").text
         assert buttons(form, "ucp") == buttons(page(91), "ucp") == {"submit": "Submit"}
@@ -945,7 +987,7 @@ def test_an_english_member_switches_to_russian(server, clock):
 # --- the board's settings ------------------------------------------------------------------------------------
 
 
-def test_board_russian_is_the_captured_setup():
+def test_board_russian_is_the_captured_setup() -> None:
     board = Board.russian()
     assert (
         board.language,
@@ -962,11 +1004,11 @@ def test_board_russian_is_the_captured_setup():
     )
     assert Board.russian(flood_interval=15).flood_interval == 15
     uid = board.add_user("Игрок")
-    assert board.user("Игрок").lang == "ru" and uid
+    assert member(board, "Игрок").lang == "ru" and uid
     assert LANGUAGE_PACK["ru"]["dateformat"] == "|d M Y|, H:i"
 
 
-def test_buttons_are_checked_by_name_not_value(server, clock, bot):
+def test_buttons_are_checked_by_name_not_value(server: BoardServer, clock: Clock, bot: httpx.Client) -> None:
     form = bot.get(f"posting.php?mode=reply&t={TOPIC_ERRORS}").text
     clock.advance(1.5)
     data = browser_data(form, "postform", message="любой текст кнопки")
@@ -978,9 +1020,9 @@ def test_buttons_are_checked_by_name_not_value(server, clock, bot):
     assert unsent.status_code == 200 and len(server.board.posts_of(TOPIC_ERRORS)) == 2
 
 
-def test_board_russian_with_the_bot_is_ready_to_play(clock):
+def test_board_russian_with_the_bot_is_ready_to_play(clock: Clock) -> None:
     board = Board.russian(bot=BOT, bot_password="pw-" + BOT)
-    assert board.user(BOT).user_id == 58 and board.is_moderator(BOT, FORUM)
+    assert member(board, BOT).user_id == 58 and board.is_moderator(BOT, FORUM)
     board.add_topic(FORUM, "Мафия-1. День 1", BOT, "Начало")
     with BoardServer(board, clock=clock) as server, login(server, clock) as bot:
         assert buttons(bot.get("posting.php?mode=reply&t=1").text, "postform")["post"] == "Отправить"
@@ -996,7 +1038,7 @@ def _forum_rows(text: str) -> dict[str, tuple[str, str, list[str]]]:
     return rows
 
 
-def test_the_forum_counts_and_marks_per_viewer(server, clock, bot):
+def test_the_forum_counts_and_marks_per_viewer(server: BoardServer, clock: Clock, bot: httpx.Client) -> None:
     server.board.lock_topic(TOPIC_LOCKED)
     server.board.add_post(TOPIC_LOCKED, BOT, "Ответ модератора в закрытую тему.", utc("01.12.2026 11:59:40"))
     with login(server, clock, None) as guest:
@@ -1006,7 +1048,7 @@ def test_the_forum_counts_and_marks_per_viewer(server, clock, bot):
                 assert ours[href] == real[href], (capture, href)
 
 
-def test_pages_split_where_the_viewer_sees_the_posts(clock):
+def test_pages_split_where_the_viewer_sees_the_posts(clock: Clock) -> None:
     with BoardServer(capture_board(), clock=clock, posts_per_page=5) as server, login(server, clock) as bot:
         with login(server, clock, "Вера") as player:
             assert list(posts(bot.get(f"viewtopic.php?t={TOPIC_A}&start=5").text)) == [68, 69, 119, 120]
@@ -1025,7 +1067,9 @@ def test_pages_split_where_the_viewer_sees_the_posts(clock):
         (68, "Вера", "01.12.2026 11:49:17", 33, "D M d, Y g:i a"),  # phpBB's English default: never relative
     ],
 )
-def test_an_english_reader_sees_when_a_pm_was_sent_in_english(server, clock, pm_id, sender, sent, capture, fmt):
+def test_an_english_reader_sees_when_a_pm_was_sent_in_english(
+    server: BoardServer, clock: Clock, pm_id: int, sender: str, sent: str, capture: int, fmt: str | None
+) -> None:
     server.board.send_pm(sender, "Bepa", "PM", "x", utc(sent), pm_id=pm_id)
     if fmt:
         server.board.set_preferences("Bepa", dateformat=fmt)
