@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from dataclasses import asdict
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
+from zoneinfo import ZoneInfo
 
 import typer
 
 from forumbot.cli.app import app, draft_app
 from forumbot.cli.common import (
+    JsonOption,
     NowOption,
     StateOption,
     current_time,
@@ -25,7 +28,17 @@ from forumbot.cli.common import (
     print_json,
     write_private,
 )
-from forumbot.cli.display import names, plain, print_publish_report, show_draft, table
+from forumbot.cli.display import (
+    in_zone_iso,
+    local,
+    names,
+    plain,
+    print_publish_report,
+    show_draft,
+    table,
+    zoned_rows,
+)
+from forumbot.cli.progress import page_progress, sending
 
 if TYPE_CHECKING:
     from forumbot.host.watch import PassReport
@@ -49,7 +62,7 @@ def end_day_command(
     with host_errors():
         store = open_store(state)
         row, config = load_game(store, game)
-        moment = current_time(now)
+        moment = current_time(now, config.game.zone)
         day = store.day(row.id, row.state.day) if row.state is not None else None
         if day is not None and moment < day["deadline"]:
             if not (early or "").strip():
@@ -60,12 +73,12 @@ def end_day_command(
                 )
         before = early and day is not None and moment < day["deadline"]
         told = Early(reason=(early or "").strip(), at=moment.isoformat()) if before else None
-        with game_client(config) as client:
-            draft = games.end_day(store, game, client, early=told, now=moment)
+        with game_client(config) as client, page_progress("reading the day") as progress:
+            draft = games.end_day(store, game, client, early=told, now=moment, progress=progress)
     if as_json:
-        print_json(draft.summary())
+        print_json(zoned_summary(draft.summary(), config.game.zone))
         return
-    show_draft(game, draft, approved_by=None)
+    show_draft(game, draft, approved_by=None, zone=config.game.zone)
 
 
 @draft_app.command("show")
@@ -75,16 +88,27 @@ def draft_show_command(
     to_moderators: Annotated[
         bool, typer.Option("--to-moderators", help="Also PM the draft to the config's moderators.")
     ] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """The draft outcome, the audit, and the BBCode the host would post."""
 
     with host_errors():
         store = open_store(state)
-        row, _ = load_game(store, game)
+        row, config = load_game(store, game)
         draft = store.draft(row.id, row.state.day) if row.state is not None else None
         if draft is None:
             fail(f"{game}: no draft for the current day (forumbot end-day {game})")
-    show_draft(game, draft.draft, approved_by=draft.approved_by)
+    if as_json:
+        zone = config.game.zone
+        data = zoned_summary(draft.draft.summary(), zone) | {"subject": draft.draft.subject, "post": draft.draft.post}
+        made = {"created_at": in_zone_iso(draft.created_at, zone), "approved_at": in_zone_iso(draft.approved_at, zone)}
+        print_json(
+            data
+            | made
+            | {"approved_by": draft.approved_by, "next_deadline": in_zone_iso(draft.draft.next_deadline, zone)}
+        )
+        return
+    show_draft(game, draft.draft, approved_by=draft.approved_by, zone=config.game.zone)
     out.print("")
     out.print(draft.draft.bbcode, markup=False)
     if to_moderators:
@@ -173,6 +197,7 @@ def publish_command(
     ] = 15.0,
     state: StateOption = None,
     now: NowOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Post the approved day: the new topic, the old one locked, the PMs that are due (roles never sent,
     checks, role changes, the reveal at the end); then open the next day. Before the first draft: the
@@ -183,10 +208,18 @@ def publish_command(
     with host_errors():
         store = open_store(state)
         _, config = load_game(store, game)
-    with host_errors(), game_client(config) as client:
-        poster = poster_for(client, flood_interval=flood_interval)
-        report = publish_day(store, game, client, current_time(now), poster=poster, roles=not no_roles)
+    with (
+        host_errors(),
+        game_client(config) as client,
+        sending(poster_for(client, flood_interval=flood_interval)) as poster,
+    ):
+        moment = current_time(now, config.game.zone)
+        report = publish_day(store, game, client, moment, poster=poster, roles=not no_roles)
+    if as_json:
+        print_json(asdict(report) | {"sent_now": poster.counts})
+        return
     print_publish_report(report)
+    out.print(poster.summary(), markup=False)
 
 
 @app.command("watch")
@@ -195,8 +228,11 @@ def watch_command(
     every: Annotated[str, typer.Option(help="Time between passes (s, m or h).")] = "10m",
     once: Annotated[bool, typer.Option("--once", help="One pass, then exit (for cron).")] = False,
     state: StateOption = None,
+    now: Annotated[str | None, typer.Option("--now", help="One pass as if it were this moment (ISO).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One pass; print what it did as JSON.")] = False,
 ) -> None:
-    """Between day ends: order receipts, PM commands and relays, interim vote counts, the deadline's draft."""
+    """Between day ends: order receipts, PM commands and relays, interim vote counts, the deadline's draft
+    (and, where the config asks, the reminder before the deadline and the lock at it)."""
     from forumbot.forum.posting import poster_for
     from forumbot.host import watch
     from forumbot.host.publish import publish as publish_day
@@ -205,57 +241,71 @@ def watch_command(
     with host_errors():
         store = open_store(state)
         _, config = load_game(store, game)
+    zone = config.game.zone
+
+    def moment() -> datetime:
+        return current_time(now, zone)
+
     with host_errors(), game_client(config) as client:
         poster = poster_for(client)
 
         def run_pass() -> PassReport:  # the loop retries a passing fault; the rest ends in host_errors
             return watch.watch_once(
-                store,
-                game,
-                client,
-                poster,
-                datetime.now(UTC),
-                publish=lambda: publish_day(store, game, client, datetime.now(UTC)),
+                store, game, client, poster, moment(), publish=lambda: publish_day(store, game, client, moment())
             )
 
-        if once:
-            _log_pass(run_pass())
-        else:
-            watch.watch_loop(
-                run_pass,
-                interval,
-                on_report=_log_pass,
-                on_error=lambda exc, wait: err.print(
-                    f"pass failed ({exc}); trying again in {wait:.0f} s", markup=False
-                ),
-            )
+        if once or now is not None or as_json:
+            report = run_pass()
+            if as_json:
+                print_json({"at": moment().astimezone(zone).isoformat()} | asdict(report))
+            else:
+                _log_pass(report, moment(), zone)
+            return
+        watch.watch_loop(
+            run_pass,
+            interval,
+            on_report=lambda report: _log_pass(report, moment(), zone),
+            on_error=lambda exc, wait: err.print(f"pass failed ({exc}); trying again in {wait:.0f} s", markup=False),
+        )
 
 
-def _log_pass(report: PassReport) -> None:
+def _log_pass(report: PassReport, at: datetime, zone: ZoneInfo) -> None:
+    did = [
+        f"{len(report.handled)} PMs handled",
+        f"{len(report.sent)} sent",
+        *(["interim count"] if report.interim_count else []),
+        *(["draft made and sent to the moderators"] if report.drafted else []),
+        *(["published"] if report.published else []),
+        *(["the game started"] if report.started else []),
+    ]
+    busy = report.handled or report.sent or report.interim_count or report.drafted or report.published
     out.print(
-        f"{datetime.now(UTC):%H:%M:%S} {len(report.handled)} PMs handled, {len(report.sent)} sent"
-        + (", interim count" if report.interim_count else "")
-        + (", draft made and sent to the moderators" if report.drafted else "")
-        + (", published" if report.published else "")
-        + (", the game started" if report.started else ""),
-        markup=False,
+        f"{at.astimezone(zone):%H:%M:%S} {zone.key}: " + (", ".join(did) if busy else "nothing to do"), markup=False
     )
     for problem in report.problems:
         err.print(f"problem: {problem}", markup=False)
 
 
 @app.command("relays")
-def relays_command(game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None) -> None:
+def relays_command(
+    game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None, as_json: JsonOption = False
+) -> None:
     """The host's audit of the letters players relayed through the bot (#mail, #mafia, #jakudza, #wall)."""
 
     with host_errors():
         store = open_store(state)
-        row, _ = load_game(store, game)
+        row, config = load_game(store, game)
         found = store.relays(row.id)
-    shown = table(f"{game}: relayed letters", "day", "PM", "from", "kind", "to", "status", "at")
+    zone = config.game.zone
+    if as_json:
+        print_json(zoned_rows([r | {"recipients": json.loads(r["recipients"])} for r in found], zone, "at"))
+        return
+    shown = table(f"{game}: relayed letters (times {zone.key})", "day", "PM", "from", "kind", "to", "status", "at")
     for r in found:
         to = names(json.loads(r["recipients"]))
-        shown.add_row(*plain(str(r["day"]), str(r["pm_id"]), r["sender"], r["kind"], to, r["status"], r["at"][:16]))
+        shown.add_row(
+            *plain(str(r["day"]), str(r["pm_id"]), r["sender"], r["kind"], to, r["status"], local(r["at"], zone))
+        )
     out.print(shown if found else f"{game}: no relayed letters")
 
 
@@ -300,3 +350,8 @@ def _print_preferences(account: str, prefs: Any) -> None:
             "of a PM near a deadline; a format with seconds (--date-format 'd.m.Y H:i:s') makes every date exact",
             markup=False,
         )
+
+
+def zoned_summary(summary: dict[str, Any], zone: ZoneInfo) -> dict[str, Any]:
+    """A draft's summary for JSON: the times of its votes and orders in the game's zone, with the offset."""
+    return summary | {key: zoned_rows(summary[key], zone, "time") for key in ("votes", "orders") if key in summary}

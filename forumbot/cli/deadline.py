@@ -18,6 +18,7 @@ from forumbot.cli.common import (
     open_store,
     out,
 )
+from forumbot.cli.progress import sending
 
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
@@ -83,7 +84,7 @@ def _announce(store: Store, game_id: int, config: GameConfig, marker: str) -> No
     letter = store.letter(marker, game_id)
     if letter is None:
         return
-    with host_errors(), game_client(config) as client:
-        done = Outbox(store, game_id, poster_for(client)).deliver(letter, label="the deadline's announcement")
+    with host_errors(), game_client(config) as client, sending(poster_for(client)) as poster:
+        done = Outbox(store, game_id, poster).deliver(letter, label="the deadline's announcement")
     where = f"post {done.remote_id}" if done.remote_id else "the day topic"
     out.print(f"announced in the day topic ({done.how}: {where})", markup=False)

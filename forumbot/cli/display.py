@@ -63,6 +63,13 @@ def in_zone_iso(moment: datetime | str | None, zone: ZoneInfo) -> str | None:
     return when.astimezone(zone).isoformat() if when.tzinfo is not None else str(moment)
 
 
+def zoned_rows(rows: list[dict[str, Any]], zone: ZoneInfo, *keys: str) -> list[dict[str, Any]]:
+    """JSON rows with their moments (`keys`) in the game's zone, ISO with the offset."""
+    return [
+        row | {k: in_zone_iso(row[k], zone) for k in keys if isinstance(row.get(k), str) and row[k]} for row in rows
+    ]
+
+
 def show_value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -75,13 +82,11 @@ def print_mismatches(result: ScenarioResult) -> None:
         )
 
 
-def print_tally(result: Tally) -> None:
-    votes = table("Голоса", "post", "voter", "target", "time", "counted", "why not")
+def print_tally(result: Tally, zone: ZoneInfo) -> None:
+    votes = table(f"Голоса (times {zone.key})", "post", "voter", "target", "time", "counted", "why not")
     for r in result.records:
         why = (r.reason or "") + (f" (nearest: {r.nearest})" if r.nearest else "")
-        votes.add_row(
-            *plain(str(r.post_id), r.voter, r.target, r.time.strftime("%d.%m %H:%M"), "yes" if r.counted else "", why)
-        )
+        votes.add_row(*plain(str(r.post_id), r.voter, r.target, local(r.time, zone), "yes" if r.counted else "", why))
     out.print(votes)
     counts = table("Итог", "player", "votes", "voters")
     for target, who in result.voters.items():
@@ -92,28 +97,35 @@ def print_tally(result: Tally) -> None:
         out.print("not voting: " + names(result.not_voting), markup=False)
 
 
-def show_draft(game: str, draft: DayDraft, approved_by: str | None) -> None:
+def show_draft(game: str, draft: DayDraft, approved_by: str | None, zone: ZoneInfo | None = None) -> None:
+    """The draft for the host: decisions, the audit tables, the notes; every time in `zone` (the game's)."""
+    zone = zone or ZoneInfo("UTC")
     status = f"approved by {approved_by}" if approved_by else "NOT approved"
     out.print(f"{game}, day {draft.day} — draft, {status}", markup=False)
     if draft.early is not None:
-        out.print(f"made before the deadline (at {draft.early.at}): {draft.early.reason}", markup=False)
+        out.print(
+            f"made before the deadline (at {local(draft.early.at, zone, with_zone=True)}): {draft.early.reason}",
+            markup=False,
+        )
+    if draft.next_deadline:
+        out.print(f"the post gives day {draft.day + 1} until {local(draft.next_deadline, zone, True)}", markup=False)
     everyone = list(draft.state.nicks())
     deaths = ", ".join(f"{isolate(n)} ({c})" for n, c in draft.deaths.items()) or "nobody"
     out.print(f"deaths: {deaths}; winner: {draft.winner}", markup=False)
     if draft.checks:
         checks = ", ".join(f"{isolate(n)}: {isolate_within(str(r), everyone)}" for n, r in draft.checks.items())
         out.print("checks (private): " + checks, markup=False)
-    _print_draft_votes(draft)
+    _print_draft_votes(draft, zone)
     _print_draft_orders(draft)
     _print_draft_notes(draft, everyone)
 
 
-def _print_draft_votes(draft: DayDraft) -> None:
-    votes = table("votes", "voter", "target", "time", "counted", "why not", "link")
+def _print_draft_votes(draft: DayDraft, zone: ZoneInfo) -> None:
+    votes = table(f"votes (times {zone.key})", "voter", "target", "time", "counted", "why not", "link")
     for v in draft.votes:
         why = (v.reason or "") + (f" (nearest: {v.nearest})" if v.nearest else "")
         votes.add_row(
-            *plain(v.voter, v.target or "", (v.time or "")[:16], "yes" if v.counted else "", why, v.link or "")
+            *plain(v.voter, v.target or "", local(v.time, zone), "yes" if v.counted else "", why, v.link or "")
         )
     out.print(votes)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -10,6 +11,7 @@ import typer
 
 from forumbot.cli.app import app
 from forumbot.cli.common import (
+    JsonOption,
     NowOption,
     StateOption,
     checked_topic,
@@ -24,10 +26,11 @@ from forumbot.cli.common import (
     print_json,
     read_nicks,
 )
-from forumbot.cli.display import names, plain, table
+from forumbot.cli.display import in_zone_iso, local, names, plain, table
 
 if TYPE_CHECKING:
-    from forumbot.store import Store
+    from forumbot.config import GameConfig
+    from forumbot.store import GameRow, Store
 
 
 @app.command("new-game")
@@ -140,10 +143,11 @@ def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str
     with host_errors():
         topic = checked_topic(topic, "--topic")
         store = open_store(state)
-        dealt = games.deal_game(store, game, current_time(now), topic=topic, seed=seed)
+        _, config = load_game(store, game)
+        dealt = games.deal_game(store, game, current_time(now, config.game.zone), topic=topic, seed=seed)
     out.print(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
     out.print(f"commitment for the first day's post: SHA-256 {dealt.commitment}", markup=False)
-    out.print(f"day 1 deadline: {dealt.deadline.isoformat()}", markup=False)
+    out.print(f"day 1 deadline: {local(dealt.deadline, config.game.zone, with_zone=True)}", markup=False)
     if topic is None:
         out.print(f"next: forumbot publish {game}  (day 1's topic with the commitment, and the role PMs)", markup=False)
     else:
@@ -175,52 +179,86 @@ def status_command(
     game: Annotated[str, typer.Argument(help="The game.")],
     secret: Annotated[bool, typer.Option("--secret", help="Show the roles too (host only).")] = False,
     votes: Annotated[bool, typer.Option("--votes", help="Read the day topic now for the votes so far.")] = False,
+    as_json: JsonOption = False,
     state: StateOption = None,
+    now: NowOption = None,
 ) -> None:
-    """Day, deadline, living players and the votes so far; roles only with --secret."""
+    """Day, deadline (and the time left), living players and the votes so far; roles only with --secret."""
     from forumbot.host import games
-    from forumbot.render.bidi import isolate
 
     with host_errors():
         store = open_store(state)
         row, config = load_game(store, game)
-    if row.state is None:
-        out.print(
-            f"{game} ({row.variant}): signups, {len(store.players(row.id))} players, roles not dealt", markup=False
-        )
-        return
-    gs = row.state
-    day = store.day(row.id, gs.day)
-    out.print(
-        f"{game} ({row.variant}) — day {gs.day}" + (f", winner: {gs.winner}" if gs.winner != "none" else ""),
-        markup=False,
-    )
-    if day is not None:
-        out.print(
-            f"topic: {day['topic'] or '-'}; deadline: {day['deadline'].astimezone(config.game.zone):%d.%m.%Y %H:%M %Z}",
-            markup=False,
-        )
-    shown = table("players", "nick", "status", *(["role"] if secret else []))
-    for p in gs.players:
-        life = "alive" if p.alive else f"dead (day {p.death_day}, {p.death_cause})"
-        cells = [p.nick, life] + ([p.role + (" (boss)" if p.boss else "")] if secret else [])
-        shown.add_row(*plain(*cells))
-    out.print(shown)
-    if votes:
-        with host_errors():
+        counted = None
+        if votes and row.state is not None:
             with game_client(config) as client:
                 counted = games.votes_so_far(store, game, client)
-        listed = ", ".join(f"{isolate(v['voter'])} → {isolate(v['target'])}" for v in counted)
-        out.print("votes so far: " + (listed or "none"), markup=False)
-        return
+    facts = _status_facts(store, row, config, secret, counted, current_time(now, config.game.zone))
+    if as_json:
+        print_json(facts)
+    else:
+        _print_status(game, facts)
+
+
+def _status_facts(
+    store: Store, row: GameRow, config: GameConfig, secret: bool, counted: list[dict[str, Any]] | None, now: datetime
+) -> dict[str, Any]:
+    """What status tells, as data (times in the game's zone, ISO with the offset)."""
+    zone = config.game.zone
+    facts: dict[str, Any] = {"game": row.name, "variant": row.variant, "timezone": zone.key}
+    if row.state is None:
+        return facts | {"phase": "signups", "players": store.players(row.id)}
+    gs = row.state
+    day = store.day(row.id, gs.day)
+    facts |= {"phase": "over" if gs.winner != "none" else "day", "day": gs.day, "winner": gs.winner}
+    if day is not None:
+        left = (day["deadline"] - now).total_seconds()
+        facts |= {"topic": day["topic"], "deadline": in_zone_iso(day["deadline"], zone), "seconds_left": int(left)}
+    facts["players"] = [
+        {"nick": p.nick, "alive": p.alive, "death_day": p.death_day, "death_cause": p.death_cause}
+        | ({"role": p.role, "boss": p.boss} if secret else {})
+        for p in gs.players
+    ]
     draft = store.draft(row.id, gs.day)
-    if draft is not None:
-        so_far = [v for v in draft.draft.votes if v.counted]
+    if counted is not None:
+        facts["votes"] = [{"voter": v["voter"], "target": v["target"]} for v in counted]
+    elif draft is not None:
+        facts["votes"] = [{"voter": v.voter, "target": v.target} for v in draft.draft.votes if v.counted]
+        facts["votes_from_draft_of"] = in_zone_iso(draft.created_at, zone)
+    return facts
+
+
+def _print_status(game: str, facts: dict[str, Any]) -> None:
+    from zoneinfo import ZoneInfo
+
+    from forumbot.render.bidi import isolate
+
+    zone = ZoneInfo(facts["timezone"])
+    if facts["phase"] == "signups":
         out.print(
-            f"votes so far (draft of {draft.created_at}): "
-            + (", ".join(f"{isolate(v.voter)} → {isolate(v.target or '')}" for v in so_far) or "none"),
-            markup=False,
+            f"{game} ({facts['variant']}): signups, {len(facts['players'])} players, roles not dealt", markup=False
         )
+        return
+    winner = f", winner: {facts['winner']}" if facts["winner"] != "none" else ""
+    out.print(f"{game} ({facts['variant']}) — day {facts['day']}{winner}", markup=False)
+    if "deadline" in facts:
+        left = facts["seconds_left"]
+        when = "passed" if left <= 0 else f"in {left // 3600} h {left % 3600 // 60:02d} min"
+        out.print(
+            f"topic: {facts['topic'] or '-'}; deadline: {local(facts['deadline'], zone, True)} ({when})", markup=False
+        )
+    secret = any("role" in p for p in facts["players"])
+    shown = table("players", "nick", "status", *(["role"] if secret else []))
+    for p in facts["players"]:
+        life = "alive" if p["alive"] else f"dead (day {p['death_day']}, {p['death_cause']})"
+        role = [p["role"] + (" (boss)" if p["boss"] else "")] if secret else []
+        shown.add_row(*plain(p["nick"], life, *role))
+    out.print(shown)
+    if "votes" in facts:
+        listed = ", ".join(f"{isolate(v['voter'])} → {isolate(v['target'] or '')}" for v in facts["votes"]) or "none"
+        since = facts.get("votes_from_draft_of")
+        label = f"votes so far (draft of {local(since, zone, True)})" if since else "votes so far"
+        out.print(f"{label}: {listed}", markup=False)
 
 
 @app.command("reveal")
@@ -255,7 +293,9 @@ def advance_command(
 
     with host_errors():
         topic = checked_topic(topic, "--topic")
-        new_state = games.advance(open_store(state), game, current_time(now), topic=topic)
+        store = open_store(state)
+        _, config = load_game(store, game)
+        new_state = games.advance(store, game, current_time(now, config.game.zone), topic=topic)
     if new_state.winner != "none":
         out.print(f"{game}: the game is over — {new_state.winner}", markup=False)
     else:

@@ -3,10 +3,14 @@ cron job's log, a test), so piped output stays clean."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from forumbot.cli.common import err
+
+if TYPE_CHECKING:
+    from forumbot.forum.posting import LockResult, Poster
 
 ProgressCallback = Callable[[int, int | None], None]
 
@@ -22,3 +26,78 @@ def page_progress(what: str) -> Iterator[ProgressCallback | None]:
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task(what, total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+class TickingPoster:
+    """A poster that moves a bar on stderr with each thing it writes, and counts them for the summary
+    (`summary()`); everything else is the wrapped poster's own. Sends only: looking for a marker is not one."""
+
+    def __init__(self, poster: Poster, tick: Callable[[str], None] | None = None) -> None:
+        self.poster = poster
+        self.tick = tick or (lambda kind: None)
+        self.counts: dict[str, int] = {}
+
+    @property
+    def username(self) -> str:
+        return self.poster.username
+
+    def _done(self, kind: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        self.tick(kind)
+
+    def post_topic(self, forum_id: int, subject: str, message: str, *, marker: str | None = None) -> int:
+        made = self.poster.post_topic(forum_id, subject, message, marker=marker)
+        self._done("topic")
+        return made
+
+    def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int:
+        made = self.poster.post_reply(topic, subject, message, marker=marker)
+        self._done("reply")
+        return made
+
+    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
+        made = self.poster.lock_topic(topic_id, forum_id)
+        self._done("lock")
+        return made
+
+    def send_pm(
+        self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
+    ) -> int | None:
+        made = self.poster.send_pm(recipients, subject, message, marker=marker)
+        self._done("PM")
+        return made
+
+    def find_marker_in_forum(self, forum_id: int, subject: str, marker: str) -> int | None:
+        return self.poster.find_marker_in_forum(forum_id, subject, marker)
+
+    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
+        return self.poster.find_marker_in_topic(topic_id, marker)
+
+    def find_marker_in_sent(
+        self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
+    ) -> int | None:
+        return self.poster.find_marker_in_sent(marker, subject=subject, recipients=recipients)
+
+    def summary(self) -> str:
+        """ "sent now: 1 topic, 12 PMs, 1 lock" (or "nothing sent now")."""
+        if not self.counts:
+            return "nothing sent now"
+        return "sent now: " + ", ".join(f"{n} {kind if n == 1 else PLURAL[kind]}" for kind, n in self.counts.items())
+
+
+PLURAL = {"topic": "topics", "reply": "replies", "lock": "locks", "PM": "PMs"}
+
+
+@contextmanager
+def sending(poster: Poster) -> Iterator[TickingPoster]:
+    """The poster wrapped so that each send moves a bar (on a terminal) and is counted."""
+    if not err.is_terminal:
+        yield TickingPoster(poster)
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err, transient=True) as bar:
+        task = bar.add_task("sending", total=None)
+        ticking = TickingPoster(poster)
+        ticking.tick = lambda kind: bar.update(task, description=ticking.summary())
+        yield ticking

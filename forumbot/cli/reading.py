@@ -13,7 +13,7 @@ import typer
 
 from forumbot.cli.app import app
 from forumbot.cli.common import client_opener, err, fail, load_zone, out, parse_moment, print_json, read_nicks
-from forumbot.cli.display import names, plain, print_tally, table
+from forumbot.cli.display import local, names, plain, print_tally, table, zoned_rows
 from forumbot.cli.progress import page_progress
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def tally_command(
         return
     for problem in read.problems:
         err.print(f"unreadable post: {problem}", markup=False)
-    print_tally(result)
+    print_tally(result, zone)
     if bbcode:
         out.print(render_tally_bbcode(result, f"Подсчёт голосов, день {day}"), markup=False)
 
@@ -181,10 +181,10 @@ def orders_command(
         err.print(f"skipped {skipped.name}: {skipped.reason}", markup=False)
     uncertain = games.uncertain_warnings(window, end, begin)
     if as_json:
-        print_json({"orders": rows, "uncertain": uncertain})
+        print_json({"orders": zoned_rows(rows, zone, "time"), "uncertain": uncertain})
         return
     shown = table(
-        f"{len(window.all_listed())} PMs, {len(rows)} lines",
+        f"{len(window.all_listed())} PMs, {len(rows)} lines (times {zone.key})",
         *("PM", "sender", "time", "action", "targets", "valid", "reason", "link"),
     )
     for row in rows:
@@ -192,7 +192,7 @@ def orders_command(
             *plain(
                 str(row.get("pm_id", "")),
                 str(row.get("actor") or ""),
-                str(row.get("time") or ""),
+                local(row.get("time"), zone),
                 str(row.get("action") or ""),
                 names(row.get("targets") or []),
                 "yes" if row.get("valid") else "no",

@@ -43,7 +43,7 @@ from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, 
 from forumbot.extract.commands import parse_commands
 from forumbot.extract.orders import OrderProblem
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
-from forumbot.forum.client import ForumClient
+from forumbot.forum.client import ForumClient, Progress
 from forumbot.host import deadlines
 from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
 from forumbot.host.tally import vote_json
@@ -208,6 +208,7 @@ def end_day(
     early: Early | None = None,
     now: datetime | None = None,
     checkpoint: Checkpoint = _no_checkpoint,
+    progress: Progress | None = None,
 ) -> DayDraft:
     """Read the day, resolve it, store the draft (replacing any earlier one) and return it. `early`: the
     host ends the day before its deadline, and why (kept in the draft).
@@ -227,7 +228,7 @@ def end_day(
         )
     rules = ruleset_for(state)
     start, deadline = day["starts_at"], day["deadline"]
-    topic = read_day_topic(store, client, day["topic"])
+    topic = read_day_topic(store, client, day["topic"], progress)
     posts = topic.posts
     checkpoint("posts read")
     window = read_day_pms(client, start, deadline)
@@ -302,9 +303,9 @@ def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str,
     return [entry for entry in audit if entry["counted"]]
 
 
-def read_day_topic(store: Store, client: ForumClient, topic: str) -> TopicRead:
+def read_day_topic(store: Store, client: ForumClient, topic: str, progress: Progress | None = None) -> TopicRead:
     """The whole day topic, incrementally: pages already read come from the state file's page cache."""
-    return read_topic(client, PageCache(store), topic)
+    return read_topic(client, PageCache(store), topic, progress=progress)
 
 
 def _open_day(store: Store, row: GameRow, state: GameState) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, pars
 from forumbot.extract.orders import OrderProblem
 from forumbot.forum.client import ForumClient
 from forumbot.posts import PrivateMessage
-from forumbot.host import games
+from forumbot.host import deadlines, games
 from forumbot.host.daywindow import place, shown_time
 from forumbot.host.outbox import Outbox, Writer, markers_for, strip_markers, with_marker
 from forumbot.host.publish import draft_letters, past_outcomes
@@ -133,6 +133,7 @@ def _pass(
         _messages(store, row, config, client, now, report)
         _duel(store, row, config, client, now, report)
         _interim_count(store, row, config, client, now, report)
+        deadlines.deadline_pass(store, row, config, now)  # the reminder before the deadline, the lock at it
         _unfinished_publication(store, row, report, publish)
         _deadline(store, row, config, client, now, report, publish)
     _flush(store, row.id, messenger, report)
