@@ -837,15 +837,17 @@ def open_client(
 ) -> ForumClient:
     """The client for `settings.forum`: a folder of saved pages, or a phpBB / IPB board by URL.
 
-    With `dialect="auto"` a URL naming a phpBB or IPB script decides; otherwise the board's index page
-    is fetched once and its links tell.
+    With `dialect="auto"` a URL naming a phpBB script decides; otherwise (an IPB URL, whose version it
+    does not say, or a bare address) the board's index page is fetched once and its markup tells.
     """
     scheme = urlsplit(settings.forum).scheme
     if settings.dialect == "saved" or scheme not in ("http", "https"):
         return SavedPagesClient(settings.forum, now=settings.now, tz=settings.tz)
     dialect = settings.dialect
     if dialect == "auto":
-        dialect = guess_dialect(settings.forum) or _probe_dialect(settings, clock, transport)
+        guessed = guess_dialect(settings.forum)
+        # IPB 3 keeps IPB 2's `showtopic=` links: for them too the board's markup tells
+        dialect = guessed if guessed == "phpbb" else _probe_dialect(settings, clock, transport)
     return _DIALECTS[dialect](
         settings.forum,
         username=settings.username,

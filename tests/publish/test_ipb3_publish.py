@@ -39,7 +39,7 @@ from publish_support import (
 
 from fakeboard.ipb3 import Ipb3Server
 from forumbot.errors import ForumError
-from forumbot.forum.client import Ipb3Client
+from forumbot.forum.client import ClientSettings, Ipb3Client, open_client
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.ipb3_posting import CONVERSATION, Ipb3Poster
 from forumbot.forum.markup import browser_fields, parse_html
@@ -277,3 +277,12 @@ def test_a_reply_through_the_conversation_form_reaches_the_bot_as_its_own_messag
         [found] = [m for m in inbox if m.pm_id == reply.pm_id]
         assert found.conversation_id == conversation and found.sender == "Alice"
         assert first not in {m.pm_id for m in inbox}  # the bot's own message is not in his inbox
+
+
+def test_a_topic_url_of_an_ipb3_board_opens_an_ipb3_client_and_its_poster(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        url = f"{day.server.url}index.php?showtopic={day.day1_topic}"
+        settings = ClientSettings(forum=url, username=BOT, password=BOT_PASSWORD, http=HttpSettings(min_interval=0))
+        client = open_client(settings, clock=day.clock)
+        day.clients.append(client)  # type: ignore[arg-type]
+        assert isinstance(client, Ipb3Client) and isinstance(poster_for(client), Ipb3Poster)
