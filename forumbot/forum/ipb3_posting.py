@@ -96,13 +96,15 @@ _FORUM_ID = re.compile(r"ipb\.topic\.forum_id\s*=\s*(\d+)")
 
 def ipb3_error(html: str | Element) -> str | None:
     """What IPB 3 said went wrong: the error page's reason (`p.ipsType_sectiontitle`), else the error
-    box above a form (`p.message.error`, or `div.message.error` with its lines); None if neither."""
+    box above a form (`p.message.error`, or `div.message.error` with its lines, not the `noscript` notice
+    every page carries); None if neither."""
     root = parse_html(html)
     title = first_class(root, "p", "ipsType_sectiontitle")
     if title is not None and text_of(title):
         return text_of(title)
     for box in list(iter_class(root, "p", "message")) + list(iter_class(root, "div", "message")):
-        if has_class(box, "error") and text_of(box):
+        in_noscript = any(el.tag == "noscript" for el in box.iterancestors())  # every page's JavaScript notice
+        if has_class(box, "error") and text_of(box) and not in_noscript:
             lines = [text_of(p) for p in box.iter("p") if text_of(p)] if box.tag == "div" else []
             return " ".join(lines) or text_of(box)
     return None
@@ -116,11 +118,13 @@ def ipb3_flood_wait(html: str | Element) -> int | None:
 
 def ipb3_topic_closed(html: str | Element) -> bool:
     """Whether the topic page shows the topic closed: its reply button is the `li.important` of the topic
-    buttons, with the lock icon (a moderator's still links to the form, a member's is plain text)."""
-    for buttons in iter_class(parse_html(html), "ul", "topic_buttons"):
+    buttons, with the lock icon (a moderator's still links to the form, a member's is plain text); or the
+    moderators' menu offers to open it and not to close it."""
+    root = parse_html(html)
+    for buttons in iter_class(root, "ul", "topic_buttons"):
         if any(has_class(li, "important") and li.find(".//img") is not None for li in buttons.iter("li")):
             return True
-    return False
+    return ipb3_mod_link(root, "01") is not None and ipb3_mod_link(root, "00") is None
 
 
 def ipb3_mod_link(html: str | Element, option: str) -> str | None:

@@ -40,8 +40,17 @@ from publish_support import (
 from fakeboard.ipb3 import Ipb3Server
 from forumbot.errors import ForumError
 from forumbot.forum.client import ClientSettings, Ipb3Client, open_client
-from forumbot.forum.http import HttpSettings
-from forumbot.forum.ipb3_posting import CONVERSATION, Ipb3Poster
+from forumbot.forum.http import HttpSettings, RefusedPage
+from forumbot.forum.ipb3_posting import (
+    CONVERSATION,
+    Ipb3Poster,
+    ipb3_error,
+    ipb3_flood_wait,
+    ipb3_folder_recipients,
+    ipb3_forum_of,
+    ipb3_mod_link,
+    ipb3_topic_closed,
+)
 from forumbot.forum.markup import browser_fields, parse_html
 from forumbot.forum.posting import TooManyRecipients, UnknownRecipient, poster_for
 from forumbot.host import games
@@ -286,3 +295,31 @@ def test_a_topic_url_of_an_ipb3_board_opens_an_ipb3_client_and_its_poster(tmp_pa
         client = open_client(settings, clock=day.clock)
         day.clients.append(client)  # type: ignore[arg-type]
         assert isinstance(client, Ipb3Client) and isinstance(poster_for(client), Ipb3Poster)
+
+
+def real_page(name: str) -> str:
+    return (Path(__file__).resolve().parents[2] / "fixtures" / "ipb3" / f"{name}.html").read_text("utf-8")
+
+
+def test_the_real_pages_read_as_the_poster_reads_them() -> None:
+    topic = real_page("ipb346_topic_rel1")
+    assert not ipb3_topic_closed(topic) and ipb3_forum_of(topic) == 14
+    assert ipb3_error(topic) is None and ipb3_flood_wait(topic) is None
+    assert ipb3_folder_recipients(real_page("ipb346_pm_folder")) == {80: ["Winnie"], 81: ["Ведущий"]}
+    refused = real_page("no_permission")
+    assert ipb3_error(refused) == "У вас нет прав для просмотра этой темы." and ipb3_flood_wait(refused) is None
+
+
+def test_the_fake_boards_closed_topic_and_flood_page_read_as_closed_and_flood(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path, flood_interval=60.0) as day:
+        poster = day.poster()
+        assert ipb3_mod_link(day.client().http.get(f"{day.server.url}index.php?showtopic=1").text, "00")
+        assert poster.lock_topic(day.day1_topic).locked and poster.lock_topic(day.day1_topic).already
+        page = day.client().http.get(f"{day.server.url}index.php?showtopic={day.day1_topic}")
+        assert ipb3_topic_closed(page.text) and ipb3_mod_link(page.text, "01") and not ipb3_mod_link(page.text, "00")
+        poster.post_reply(day.day1_topic, "", "итог")
+        with pytest.raises(RefusedPage) as flood:
+            day.client().http.get(
+                f"{day.server.url}index.php?app=forums&module=post&section=post&do=new_post&f={FORUM}"
+            )
+        assert flood.value.page.status == 403 and 55 <= (ipb3_flood_wait(flood.value.page.text) or 0) <= 60
