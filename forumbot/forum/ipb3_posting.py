@@ -198,8 +198,9 @@ def _same(a: str, b: str) -> bool:
 
 
 class Ipb3Poster:
-    """Posts, closes and PMs as the client's account on an IPB 3 board. `flood_interval` is the group's
-    flood control (how long to wait when the board says "too soon" without saying how long)."""
+    """Posts, closes and PMs as the client's account on an IPB 3 board. IPB 3's flood control always
+    names the seconds left, which are what is waited; `flood_interval` (the group's setting) is kept
+    for `poster_for`, which gives every poster the same options. `min_gap`: seconds between two posts."""
 
     def __init__(
         self,

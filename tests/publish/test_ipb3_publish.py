@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -323,3 +324,22 @@ def test_the_fake_boards_closed_topic_and_flood_page_read_as_closed_and_flood(tm
                 f"{day.server.url}index.php?app=forums&module=post&section=post&do=new_post&f={FORUM}"
             )
         assert flood.value.page.status == 403 and 55 <= (ipb3_flood_wait(flood.value.page.text) or 0) <= 60
+
+
+def test_the_fake_boards_long_topic_and_long_conversation_are_read_whole(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        for k in range(23):
+            day.board.add_post(day.day1_topic, "Alice", f"пост {k}", START + timedelta(hours=3, minutes=k))
+        first = day.board.send_pm(BOT, "Alice", "Роль", "Ваша роль", START)
+        conversation = day.server.conversation_of(first)
+        for k in range(24):
+            day.server.reply_in_conversation(conversation, "Alice", f"ответ {k}", START + timedelta(minutes=k + 1))
+        client = day.client()
+        pages = list(client.fetch_topic(day.day1_topic))
+        posts = [p for page in pages for p in page.posts]
+        assert len(pages) > 1 and pages[0].page_param == "page"
+        assert len(posts) == len(day.board.posts_of(day.day1_topic))
+        replies = [m for m in client.fetch_inbox() if m.conversation_id == conversation]
+        assert [m.pm_id for m in replies] == day.server.conversation(conversation).messages[1:]
+        [second] = [r for r in day.server.requests if f"topicID={conversation}" in r.query and "st=20" in r.query]
+        assert "showConversation" in second.query  # the conversation's second page, by its own next link
