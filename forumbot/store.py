@@ -281,6 +281,22 @@ def count_valid_orders(db: sqlite3.Connection, game_id: int, day: int, actor: st
     )
 
 
+def write_approval(db: sqlite3.Connection, game_id: int, day: int, created_at: str, by: str) -> None:
+    """Approve the day's draft, and only the draft made at `created_at` (one replaced since stays unapproved)."""
+    db.execute(
+        "UPDATE drafts SET approved_by = ?, approved_at = ? WHERE game_id = ? AND day = ? AND created_at = ?",
+        (by, now_utc(), game_id, day, created_at),
+    )
+
+
+def write_note(db: sqlite3.Connection, game_id: int, day: int, kind: str, subject: str, reason: str, by: str) -> None:
+    """A decision about the day that changes no vote (a moderator's rejection of a draft): in its audit."""
+    db.execute(
+        "INSERT INTO overrides (game_id, day, kind, subject, value, reason, by, at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)",
+        (game_id, day, kind, subject, reason, by, now_utc()),
+    )
+
+
 def write_setting(db: sqlite3.Connection, game_id: int, nick: str, key: str, value: object) -> None:
     if key not in ("gender", "afterlife", "leaving"):
         raise StateError(f"unknown player setting {key!r}")

@@ -35,11 +35,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from forumbot.config import GameConfig
+from forumbot.draft import DayDraft, StoredDraft
 from forumbot.engine.model import DayOutcome, GameState
 from forumbot.errors import ConfigError, ForumError, StateError
 from forumbot.forum.client import ForumClient
 from forumbot.forum.posting import Poster, poster_for
 from forumbot.host import games
+from forumbot.host.approval import draft_code, draft_subject
 from forumbot.host.outbox import MARKER_PREFIX, Delivery, Outbox, marker_line, markers_for, with_marker
 from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day_title
@@ -51,6 +53,7 @@ from forumbot.render.messages import (
     render_role_messages,
 )
 from forumbot.render.report import render_reports, told_so_far
+from forumbot.render.wording import audit_reason
 from forumbot.store import GameRow, Letter, Store
 
 __all__ = [
@@ -384,11 +387,11 @@ def draft_steps(store: Store, name: str) -> list[_Step]:
     version = hashlib.sha256(f"{draft.created_at}\n{day.bbcode}".encode()).hexdigest()[:16]
     message = Message(
         to=None,
-        subject=f"{config.game.name}: черновик итогов дня {state.day}",
-        body=draft_text(
-            config, state.day, day.post or day.bbcode, draft.approved_by, day.subject
-        )
-        + reports_note(store, row, config, day.outcome()),
+        subject=draft_subject(config.game.name, state.day, draft),
+        body=draft_text(config, state.day, day.post or day.bbcode, draft.approved_by, day.subject)
+        + audit_summary(day)
+        + reports_note(store, row, config, day.outcome())
+        + how_to_answer(draft),
     )
     marks = _Marks(store, row)
     # one PM per moderator: never more recipients than the board takes in one PM
@@ -442,12 +445,46 @@ def draft_text(
     title = f"Тема: [b]{escape(subject)}[/b]\n" if subject else ""
     return (
         f"Черновик итогов дня {day} игры [b]{game}[/b] ({status}).\n"
-        f"Одобрить: [code]forumbot draft approve {game} --by ИМЯ[/code]\n"
         "Так будет выглядеть новая тема:\n"
         f"{title}"
         "——————————\n"
         f"{bbcode.rstrip()}\n"
         "——————————\n"
+    )
+
+
+def audit_summary(draft: DayDraft, limit: int = 15) -> str:
+    """What the moderators should check before approving: every vote and order not counted and why, and
+    the decisions of the host and the moderators. Nicks are escaped; the full audit is the preview page."""
+    lines = [
+        f"{escape(v.voter)} → {escape(v.target or '?')}: {audit_reason(v.reason, v.why)}"
+        for v in draft.votes
+        if not v.counted and v.reason != "superseded"
+    ]
+    lines += [
+        f"{escape(o.actor)}: {escape(o.line or ' '.join(filter(None, [o.action, *o.targets])))}: "
+        f"{audit_reason(o.reason, o.why)}"
+        for o in draft.orders
+        if not o.valid
+    ]
+    decided = [f"{escape(o.by)}: {escape(o.kind)} {escape(o.subject)} — {escape(o.reason)}" for o in draft.overrides]
+    text = ""
+    if lines:
+        shown = lines[:limit] + ([f"… и ещё {len(lines) - limit}"] if len(lines) > limit else [])
+        text += "\n[b]Не засчитано:[/b]\n" + "\n".join(shown) + "\n"
+    if decided:
+        text += "\n[b]Решения ведущего и модераторов:[/b]\n" + "\n".join(decided) + "\n"
+    if draft.warnings:
+        text += "\n[b]Требует решения ведущего:[/b]\n" + "\n".join(escape(w) for w in draft.warnings) + "\n"
+    return text
+
+
+def how_to_answer(stored: StoredDraft) -> str:
+    code = draft_code(stored)
+    return (
+        f"\nЧтобы одобрить черновик {code}, ответьте на это письмо одним словом: [b]Одобряю[/b].\n"
+        "Чтобы отклонить: [b]Отклоняю[/b] и причина в той же строке или ниже — ведущий её увидит.\n"
+        "Ответ на письмо с прежним черновиком ничего не решает.\n"
     )
 
 

@@ -35,12 +35,13 @@ from forumbot.extract import Roster, orders_from_pm
 from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
 from forumbot.extract.orders import OrderProblem
 from forumbot.forum.client import ForumClient
-from forumbot.posts import PrivateMessage
 from forumbot.host import deadlines, games
+from forumbot.host.approval import Verdict, decide, read_verdict
 from forumbot.host.daywindow import place, shown_time
 from forumbot.host.outbox import Outbox, Writer, markers_for, strip_markers, with_marker
 from forumbot.host.publish import draft_letters, past_outcomes
 from forumbot.host.tally import render_tally_bbcode, tally_posts
+from forumbot.posts import PrivateMessage
 from forumbot.render.bbcode import escape
 from forumbot.render.messages import render_role_message, render_role_messages
 from forumbot.render.report import render_report, told_so_far
@@ -249,6 +250,10 @@ def _messages(
     for pm in _new_pms(store, row.id, client, report):
         sender = pm.sender.strip()
         report.handled.append(pm.pm_id)
+        verdict = read_verdict(pm) if sender in config.game.moderators else None
+        if verdict is not None:
+            _verdict(store, row.id, state.day, pm, sender, verdict, report)
+            continue
         if sender not in everyone:
             store.handle_pm(row.id, pm.pm_id, sender, "other", [])
             continue
@@ -266,6 +271,18 @@ def _messages(
         if lines and config.watch.receipts:
             outgoing.insert(0, _reply(marks, pm.pm_id, sender, "\n".join(lines)))
         store.handle_pm(row.id, pm.pm_id, sender, "orders" if lines else "other", outgoing, changes=changes)
+
+
+def _verdict(
+    store: Store, game_id: int, day: int, pm: PrivateMessage, moderator: str, verdict: Verdict, report: PassReport
+) -> None:
+    """A moderator's answer to the draft PM: approve or reject the draft it names, if it is the current one,
+    and tell him what became of it. An approval with `auto_publish` is published by this pass's deadline step."""
+    decision = decide(game_id, day, store.draft(game_id, day), moderator, verdict)
+    answer = _reply(marks_of(store, game_id), pm.pm_id, moderator, decision.answer)
+    store.handle_pm(game_id, pm.pm_id, moderator, "verdict", [answer], changes=decision.changes)
+    if decision.note:
+        report.problems.append(decision.note)
 
 
 def _order_receipts(

@@ -1,0 +1,158 @@
+"""Moderators approve the day's draft by answering the bot's draft PM, through the watch on the fake board:
+a configured moderator's "Одобряю" to the current draft approves it (and, with auto_publish, the day is
+published); a non-moderator's, or an answer naming a draft end-day has replaced since, approves nothing; a
+rejection's comment reaches the host through the day's audit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from fakeboard import Board, BoardServer
+from forumbot.config import GameConfig
+from forumbot.forum.client import ClientSettings, ForumClient, open_client
+from forumbot.forum.http import HttpSettings
+from forumbot.forum.posting import PhpbbPoster
+from forumbot.host import games
+from forumbot.host.approval import draft_subject
+from forumbot.host.publish import publish
+from forumbot.host.watch import PassReport, watch_once
+from forumbot.store import Store
+
+START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # 10:00 in Moscow; the day ends at 23:00 there
+AFTER_DEADLINE = 13 * 60 + 5  # minutes from START
+PLAYERS = ["Фредо", "Сонни", "Каттани", "Джо", "Анна", "Том", "Билл", "Лиза", "Вито", "Лука", "Пьер", "Ника"]
+NAME = "Мафия-одобрение"
+MODERATOR, STRANGER = "Модератор", "Зритель"
+
+
+class Table:
+    def __init__(self, tmp_path: Path, board: Board, server: BoardServer, forum: int) -> None:
+        self.board, self.path = board, tmp_path / "state.db"
+        config = GameConfig.model_validate(
+            {
+                "game": {"name": NAME, "variant": "gameru-3.3", "players": PLAYERS, "moderators": [MODERATOR]},
+                "forum": {"engine": "phpbb", "base_url": server.url, "forum_id": forum},
+                "watch": {"auto_publish": True, "interim_counts": False},
+            }
+        )
+        store = Store(self.path)
+        games.create_game(store, config)
+        self.topic = board.add_topic(forum, f"{NAME}. День 1", "host_bot", "День 1", START)
+        games.deal_game(store, NAME, START, topic=str(self.topic))
+        store.close()
+        self.client: ForumClient = open_client(
+            ClientSettings(
+                forum=server.url, username="host_bot", password="pw", dialect="phpbb", http=HttpSettings(min_interval=0)
+            )
+        )
+        self.poster = PhpbbPoster(self.client, flood_interval=0)
+
+    def run(self, minutes: int) -> PassReport:
+        store = Store(self.path)
+        when = START + timedelta(minutes=minutes)
+        try:
+            return watch_once(
+                store, NAME, self.client, self.poster, when, publish=lambda: publish(store, NAME, self.client, when)
+            )
+        finally:
+            store.close()
+
+    def answer(self, sender: str, subject: str, body: str, minutes: int) -> None:
+        self.board.send_pm(sender, "host_bot", subject, body, START + timedelta(minutes=minutes))
+
+    def draft_pm(self) -> tuple[str, str]:
+        drafts = [pm for pm in self.board.pms_to(MODERATOR) if "черновик" in pm.subject]
+        assert drafts, "the moderator got the draft"
+        return drafts[-1].subject, drafts[-1].body
+
+    def approved_by(self) -> str | None:
+        store = Store(self.path)
+        try:
+            found = store.draft(store.game(NAME).id, 1)
+            assert found is not None
+            return found.approved_by
+        finally:
+            store.close()
+
+    def from_bot(self, nick: str) -> list[str]:
+        return [pm.body for pm in self.board.pms_to(nick) if pm.sender == "host_bot"]
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    board = Board()
+    board.add_user("host_bot", "pw", moderator=True)
+    for nick in (MODERATOR, STRANGER, *PLAYERS):
+        board.add_user(nick, "pw")
+    forum = board.add_forum("Мафия")
+    with BoardServer(board) as server:
+        yield Table(tmp_path, board, server, forum)
+
+
+def vote_everyone_for(table: Table, target: str) -> None:
+    for i, nick in enumerate(p for p in PLAYERS if p != target):
+        when = START + timedelta(minutes=10 + i)
+        table.board.add_post(table.topic, nick, f"[color=red][b]{target}[/b][/color]", when)
+
+
+def test_the_draft_pm_shows_the_post_the_audit_and_how_to_answer(table: Table) -> None:
+    vote_everyone_for(table, "Лиза")
+    quoted = "[quote][color=red][b]Том[/b][/color][/quote]"
+    table.board.add_post(table.topic, "Фредо", quoted, START + timedelta(minutes=40))
+    table.run(AFTER_DEADLINE)
+    subject, body = table.draft_pm()
+    assert re.search(r"черновик итогов дня 1 \[[0-9a-f]{8}\]$", subject)
+    assert "Одобряю" in body and "Отклоняю" in body and "forumbot draft approve" not in body
+    assert "Не засчитано:" in body and "Фредо → Том: в цитате или спойлере" in body
+
+
+def test_only_a_configured_moderator_answering_the_current_draft_approves_it(table: Table) -> None:
+    vote_everyone_for(table, "Лиза")
+    table.run(AFTER_DEADLINE)
+    subject, _ = table.draft_pm()
+    table.answer(STRANGER, f"Re: {subject}", "Одобряю", AFTER_DEADLINE + 1)
+    table.answer(PLAYERS[0], f"Re: {subject}", "Одобряю", AFTER_DEADLINE + 2)
+    table.run(AFTER_DEADLINE + 3)
+    assert table.approved_by() is None and not table.from_bot(STRANGER)
+
+    store = Store(table.path)  # the host reads the day again: a new draft, with a new code
+    games.end_day(store, NAME, table.client)
+    store.close()
+    table.answer(MODERATOR, f"Re: {subject}", "Одобряю", AFTER_DEADLINE + 4)
+    report = table.run(AFTER_DEADLINE + 5)
+    assert table.approved_by() is None and not report.published
+    assert any("не к текущему черновику" in text for text in table.from_bot(MODERATOR))
+
+    store = Store(table.path)
+    stored = store.draft(store.game(NAME).id, 1)
+    store.close()
+    assert stored is not None
+    current = draft_subject(NAME, 1, stored)
+    table.answer(MODERATOR, f"Re: {current}", "одобряю!", AFTER_DEADLINE + 6)
+    report = table.run(AFTER_DEADLINE + 7)
+    assert table.approved_by() == MODERATOR
+    assert report.published and any(t.title == f"{NAME}. День 2" for t in table.board.topics)
+    assert any(text.startswith("Черновик") and "одобрен. Спасибо" in text for text in table.from_bot(MODERATOR))
+
+
+def test_a_rejection_keeps_the_draft_unapproved_and_its_comment_reaches_the_host(table: Table) -> None:
+    vote_everyone_for(table, "Лиза")
+    table.run(AFTER_DEADLINE)
+    subject, _ = table.draft_pm()
+    comment = "Отклоняю: голос Тома в 22:59 не засчитан\nпроверьте"
+    table.answer(MODERATOR, f"Re: {subject}", comment, AFTER_DEADLINE + 1)
+    report = table.run(AFTER_DEADLINE + 2)
+    assert table.approved_by() is None and not report.published
+    assert any("rejected by Модератор: голос Тома в 22:59 не засчитан проверьте" in p for p in report.problems)
+    store = Store(table.path)
+    notes = store.overrides(store.game(NAME).id, 1)
+    store.close()
+    assert [(n["kind"], n["by"], n["reason"]) for n in notes] == [
+        ("rejected", MODERATOR, "голос Тома в 22:59 не засчитан проверьте")
+    ]
+    assert any("Черновик" in text and "отклонён;" in text for text in table.from_bot(MODERATOR))
