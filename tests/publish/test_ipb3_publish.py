@@ -5,7 +5,7 @@ the board acted and crashes between steps never double a message."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -44,6 +44,7 @@ from forumbot.forum.client import ClientSettings, Ipb3Client, open_client
 from forumbot.forum.http import HttpSettings, RefusedPage
 from forumbot.forum.ipb3_posting import (
     CONVERSATION,
+    FOLDER,
     Ipb3Poster,
     ipb3_error,
     ipb3_flood_wait,
@@ -343,3 +344,46 @@ def test_the_fake_boards_long_topic_and_long_conversation_are_read_whole(tmp_pat
         assert [m.pm_id for m in replies] == day.server.conversation(conversation).messages[1:]
         [second] = [r for r in day.server.requests if f"topicID={conversation}" in r.query and "st=20" in r.query]
         assert "showConversation" in second.query  # the conversation's second page, by its own next link
+
+
+def field_names(html: str, pick: Callable[[Any], bool]) -> list[str]:
+    form = next(f for f in parse_html(html).iter("form") if pick(f))
+    return [name for name, _ in browser_fields(form)]
+
+
+def marks(html: str) -> set[str]:
+    """The markup the readers and the poster rely on, as found on a page."""
+    root = parse_html(html)
+    found = {f"{el.tag}.{c}" for el in root.iter() if isinstance(el.tag, str) for c in (el.get("class") or "").split()}
+    found |= {f"#{el.get('id')}" for el in root.iter() if isinstance(el.tag, str) and el.get("id") in KEY_IDS}
+    return found
+
+
+KEY_IDS = {"ipboard_body", "conversation", "message_table", "modform", "ips_Posts", "messenger_content"}
+TOPIC_MARKS = {"div.post_block", "span.author", "span.vcard", "abbr.published", "div.entry-content", "p.posted_info",
+               "div.pagination", "li.pagejump", "li.next", "ul.topic_buttons", "#ips_Posts", "#modform"}  # fmt: skip
+FOLDER_MARKS = {"#message_table", "td.col_m_subject", "td.col_m_replies", "td.col_f_post", "ul.last_post", "li.desc"}
+CONVERSATION_MARKS = {"#conversation", "div.post_block", "p.posted_info", "div.entry-content", "span.vcard"}
+
+
+def test_the_fake_boards_pages_carry_the_markup_of_the_real_ones(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path) as day:
+        for k in range(12):
+            day.board.add_post(day.day1_topic, "Alice", f"пост {k}", START + timedelta(hours=3, minutes=k))
+        first = day.board.send_pm(BOT, "Alice", "Роль", "Ваша роль", START)
+        conversation = day.server.conversation_of(first)
+        day.server.reply_in_conversation(conversation, "Alice", "ответ", START + timedelta(minutes=1))
+        http = day.client().http
+        topic = http.get(f"{day.server.url}index.php?showtopic={day.day1_topic}").text
+        folder = http.get(http.url(FOLDER)).text
+        talk = http.get(http.url(f"{CONVERSATION}{conversation}")).text
+    for fake, real, wanted in (
+        (topic, real_page("ipb346_topic_modview"), TOPIC_MARKS),
+        (folder, real_page("ipb346_pm_folder"), FOLDER_MARKS),
+        (talk, real_page("ipb346_pm_conversation"), CONVERSATION_MARKS),
+    ):
+        assert wanted <= marks(real) and wanted <= marks(fake) and "#ipboard_body" in marks(fake)
+    modform = lambda f: f.get("id") == "modform"  # noqa: E731
+    replying = lambda f: "do=sendReply" in (f.get("action") or "")  # noqa: E731
+    assert field_names(topic, modform) == field_names(real_page("ipb346_topic_modview"), modform)
+    assert set(field_names(real_page("ipb346_pm_conversation"), replying)) <= set(field_names(talk, replying))
