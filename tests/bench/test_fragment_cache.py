@@ -4,6 +4,7 @@ body is walked once, even past the 16,384 entries an older cache thrashed at; an
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from forumbot.extract.votes import find_fragments, forget_fragments
 
 
 @pytest.fixture
-def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def walks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     seen: list[str] = []
     walk = votes._fragments
 

@@ -35,13 +35,13 @@ def salon() -> GameState:
         "Anna": "civilian",
         "Boris": "civilian",
     }
-    players = [Player(nick=n, role=r, boss=n == "Don") for n, r in roles.items()]  # type: ignore[arg-type]
+    players = [Player(nick=n, role=r, boss=n == "Don") for n, r in roles.items()]
     return GameState(variant="salon", players=tuple(players))
 
 
 def kozanostra(game_type: str = "kozanostra") -> GameState:
     roles = {"Фредо": "mafia", "Каттани": "commissar", "Джо": "civilian", "Анна": "civilian"}
-    players = [Player(nick=n, role=r) for n, r in roles.items()]  # type: ignore[arg-type]
+    players = [Player(nick=n, role=r) for n, r in roles.items()]
     return GameState(variant="kozanostra", options={"game_type": game_type}, players=tuple(players))
 
 

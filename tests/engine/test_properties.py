@@ -30,7 +30,7 @@ def random_host(
         Replacement(old=n, new=f"Замена {state.day}.{k}", reason="left the forum") for k, n in enumerate(replaced)
     )
     new_nick = {r.old: r.new for r in replacements}
-    removals = ()
+    removals: tuple[Removal, ...] = ()
     if living and rng.random() < share:
         removed = rng.choice(living)
         removals = (Removal(nick=new_nick.get(removed, removed), reason="broke the rules"),)
@@ -199,7 +199,8 @@ def test_a_replaced_slot_keeps_its_role_and_its_history(args: tuple[str, int, in
         assert [e.target for e in outcome.events[: len(day.replacements)]] == [r.old for r in day.replacements]
         for removal in day.removals:
             assert removal.nick in outcome.deaths
-            assert not outcome.state.player(removal.nick).alive
+            removed = outcome.state.player(removal.nick)
+            assert removed is not None and not removed.alive
             assert any(e.kind == "removed_by_host" and e.target == removal.nick for e in outcome.events)
 
 

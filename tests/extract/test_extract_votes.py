@@ -30,7 +30,7 @@ def votes_of(post: Post, roster: Roster, **kw: object) -> list[tuple[str, bool, 
 
 
 def captured(post_id: int, **changes: object) -> Post:
-    post = next(p for p in phpbb_posts() if p.post_id == post_id)
+    post: Post = next(p for p in phpbb_posts() if p.post_id == post_id)
     return post.model_copy(update=changes)
 
 

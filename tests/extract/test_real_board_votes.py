@@ -4,13 +4,16 @@ edit phpBB leaves no notice of is caught by reading every page again."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 
+from forumbot.errors import ForumbotError
 from forumbot.forum import phpbb
 from forumbot.forum.cache import PageCache, read_topic
-from forumbot.posts import PmSummary, PrivateMessage, TopicPage
+from forumbot.forum.client import Progress
 from forumbot.host.tally import render_tally_bbcode, tally_posts
+from forumbot.posts import PmSummary, PrivateMessage, TopicPage
 from forumbot.store import Store
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb-ru"
@@ -59,11 +62,14 @@ class Replayed:
     def __init__(self, *pages: TopicPage) -> None:
         self.pages = list(pages)
 
+    def login(self) -> None:
+        pass
+
     def topic_id(self, topic: str | int) -> int:
         return 7
 
     def fetch_topic(
-        self, topic: str | int, *, from_page: int = 1, page_size: int | None = None, progress=None
+        self, topic: str | int, *, from_page: int = 1, page_size: int | None = None, progress: Progress | None = None
     ) -> Iterator[TopicPage]:
         yield self.pages.pop(0)
 
@@ -72,6 +78,15 @@ class Replayed:
 
     def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage:
         raise AssertionError("no PM here")
+
+    def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
+        raise AssertionError("no PM here")
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None:
+        return None
+
+    def close(self) -> None:
+        pass
 
 
 def test_an_edit_the_board_shows_no_notice_of_is_seen_on_the_next_read(tmp_path: Path) -> None:

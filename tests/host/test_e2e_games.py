@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,7 +111,7 @@ class Table:
     def pm(self, sender: str, body: str, minutes: int) -> None:
         self.board.send_pm(sender, "host_bot", "Игра-мафия", body, self.now + timedelta(minutes=minutes))
 
-    def end_day(self) -> dict[str, object]:
+    def end_day(self) -> dict[str, Any]:
         draft = games.end_day(self.store, self.name, self.client).to_json()
         games.approve(self.store, self.name, "Модератор")
         day = self.store.day(self.store.game(self.name).id, self.state().day)

@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from forumbot.cli import app
 from forumbot.config import GameConfig, load_game_config, load_settings
@@ -59,7 +59,7 @@ def game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run(*args: str) -> object:
+def run(*args: str) -> Result:
     result = runner.invoke(app, list(args))
     return result
 
@@ -112,7 +112,8 @@ def test_end_day_again_replaces_the_draft_and_changes_nothing_else(game: Path) -
     assert first == second
     after = store.game("Mafia-1")
     assert after.state == before.state
-    assert store.draft(after.id, 1).approved_by is None  # a new draft needs a new approval
+    redrafted = store.draft(after.id, 1)
+    assert redrafted is not None and redrafted.approved_by is None  # a new draft needs a new approval
 
 
 @pytest.mark.parametrize("step", ["posts read", "messages read", "votes and orders extracted", "day resolved"])
@@ -133,7 +134,8 @@ def test_a_crash_at_any_step_loses_nothing_and_a_rerun_gives_the_same_draft(game
     assert game_row.state is not None and game_row.state.day == 1
     again = games.end_day(store, "Mafia-1", client_for(config)).to_json()
     assert strip_overrides(again) == strip_overrides(clean)
-    assert store.draft(game_row.id, 1).draft.to_json() == again
+    stored = store.draft(game_row.id, 1)
+    assert stored is not None and stored.draft.to_json() == again
 
 
 def client_for(config: GameConfig) -> ForumClient:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,7 +66,7 @@ class Host:
         finally:
             client.close()
 
-    def day(self) -> dict:
+    def day(self) -> dict[str, Any]:
         row = self.store.game(GAME)
         assert row.state is not None
         found = self.store.day(row.id, row.state.day)
@@ -81,7 +82,7 @@ class Host:
     def order(self, sender: str, text: str, at: datetime) -> int:
         return self.board.send_pm(sender, BOT, "Приказ", text, self.clock.at(at))
 
-    def end_day(self, after: timedelta = timedelta(seconds=10)) -> dict:
+    def end_day(self, after: timedelta = timedelta(seconds=10)) -> dict[str, Any]:
         self.clock.at(self.day()["deadline"] + after)
         client = self.client()
         try:

@@ -85,11 +85,11 @@ class Replay:
                 continue
             if fields.get(name) != value:
                 self.problems.append(f"{kind}: {name}={fields.get(name)!r}, served {value!r}")
-        name, value = button
-        if name not in fields:
-            self.problems.append(f"{kind}: button {name!r} not pressed")
-        elif value is not None and fields[name] != value:
-            self.problems.append(f"{kind}: button {name}={fields[name]!r}, the page's value is {value!r}")
+        pressed, label = button
+        if pressed not in fields:
+            self.problems.append(f"{kind}: button {pressed!r} not pressed")
+        elif label is not None and fields[pressed] != label:
+            self.problems.append(f"{kind}: button {pressed}={fields[pressed]!r}, the page's value is {label!r}")
 
     def _serve(self, kind: str, body: bytes, form_id: str) -> httpx.Response:
         self.served[kind] = served_fields(body, form_id)

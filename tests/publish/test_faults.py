@@ -41,7 +41,8 @@ FAULTS = ("503", "429", "reset", SLOW)
 
 def client_for(day: Played) -> PhpbbClient:
     """A client as a new run makes it, with a timeout short enough for the "slow" fault."""
-    return day.client(timeout=0.5, deadline=1.0)
+    client: PhpbbClient = day.client(timeout=0.5, deadline=1.0)
+    return client
 
 
 def publish_until_done(day: Played, crashes: list[str], attempts: int = 12) -> int:
@@ -89,7 +90,7 @@ def test_random_faults_and_crashes_never_double_or_lose_a_message(
         day.server.clear_faults()
         state = day.store.game(GAME).state
         assert state is not None
-        senders = [nick for nick in WRITTEN if state.player(nick) and state.player(nick).alive][:3]  # type: ignore[union-attr]
+        senders = [nick for nick in WRITTEN if state.player(nick) and state.player(nick).alive][:3]
         target = next(p.nick for p in state.living() if p.nick not in senders)
         for k, nick in enumerate(senders):
             day.board.send_pm(nick, BOT, "приказ", f"Проверяю — {target}", NOW + timedelta(minutes=10 + k))

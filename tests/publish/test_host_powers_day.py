@@ -102,4 +102,4 @@ def test_the_deadline_pass_replaces_a_draft_made_before_the_deadline(tmp_path: P
         client = day.client()
         report = watch_once(day.store, GAME, client, PhpbbPoster(client), NOW)
         assert report.drafted and any("before the deadline is replaced" in p for p in report.problems)
-        assert day.store.draft(row.id, 1).draft.early is None  # type: ignore[union-attr]
+        assert day.store.draft(row.id, 1).draft.early is None

@@ -3,6 +3,7 @@ locking, PMs in two steps, and finding a marker afterwards."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,7 +20,7 @@ MARKER = "fbm0123456789abcdef01234567"
 
 
 @pytest.fixture
-def day(tmp_path: Path):
+def day(tmp_path: Path) -> Iterator[Played]:
     with played_day(tmp_path, drafted=False) as played:
         yield played
 
@@ -109,10 +110,11 @@ def test_a_reply_shown_for_review_is_submitted_again_from_the_form_the_board_ret
     poster = day.poster()
     topic = poster.post_topic(FORUM, "busy", "first")
     # someone posts while the bot waits its second on the reply form
-    day.clock.on_sleep = lambda _: (
-        setattr(day.clock, "on_sleep", None),
-        day.board.add_post(topic, "Alice", "meanwhile", datetime.fromtimestamp(day.clock.now, UTC)),
-    )
+    def meanwhile(_: float) -> None:
+        day.clock.on_sleep = None
+        day.board.add_post(topic, "Alice", "meanwhile", datetime.fromtimestamp(day.clock.now, UTC))
+
+    day.clock.on_sleep = meanwhile
     post = poster.post_reply(topic, "", "the bot's reply")
     assert [p.body for p in day.board.posts_of(topic)] == ["first", "meanwhile", "the bot's reply"]
     assert day.board.posts_of(topic)[-1].post_id == post

@@ -3,6 +3,7 @@ through typer's runner, with the account from the environment and real (one-seco
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Played]:
     monkeypatch.chdir(tmp_path)  # no .env of the checkout
     monkeypatch.setenv("FORUMBOT_STATE", str(tmp_path / "state.db"))
     monkeypatch.setenv("FORUMBOT_USERNAME", BOT)

@@ -4,6 +4,7 @@ is seen as not made, PMs stay within the recipient limit, and the board's own te
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -60,7 +61,7 @@ def poster(replay: Replay) -> PhpbbPoster:
         ("88", _TOO_MANY),
     ],
 )
-def test_the_answers_matched_are_the_real_boards_words(exchange: str, pattern) -> None:
+def test_the_answers_matched_are_the_real_boards_words(exchange: str, pattern: re.Pattern[str]) -> None:
     error = form_error(page(exchange))
     assert error is not None and pattern.search(error)
     for other in {_FLOOD, _FORM_INVALID, _TOO_MANY, _NO_USERS} - {pattern}:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -77,7 +77,7 @@ def store(tmp_path: Path) -> Store:
     return s
 
 
-def pm(marks, to: str, text: str = "text") -> Letter:
+def pm(marks: Callable[..., str], to: str, text: str = "text") -> Letter:
     mark = marks("reply", to)
     return Letter(mark, "pm", [to], "s", with_marker(text, mark))
 

@@ -62,8 +62,10 @@ def test_draft_approval_and_advance(tmp_path: Path) -> None:
     stored = store.draft(game_id, 1)
     assert stored is not None and stored.approved_by is None and stored.draft.bbcode == "two"
     store.advance(game_id, 1, state.model_copy(update={"day": 2}), {"deaths": {}})
-    assert store.game("g").state.day == 2
-    assert store.day(game_id, 1)["status"] == "done"
+    advanced = store.game("g").state
+    assert advanced is not None and advanced.day == 2
+    day1 = store.day(game_id, 1)
+    assert day1 is not None and day1["status"] == "done"
 
 
 def test_a_file_that_is_not_a_database_is_a_state_error(tmp_path: Path) -> None:
