@@ -42,6 +42,7 @@ from forumbot.cli.progress import page_progress, sending
 
 if TYPE_CHECKING:
     from forumbot.host.watch import PassReport
+    from forumbot.store import GameRow, Store
 
 
 @app.command("end-day")
@@ -207,7 +208,14 @@ def publish_command(
 
     with host_errors():
         store = open_store(state)
-        _, config = load_game(store, game)
+        row, config = load_game(store, game)
+    idle = _nothing_to_publish(store, row)
+    if idle is not None:
+        if as_json:
+            print_json({"game": game, "nothing_to_do": idle})
+        else:
+            out.print(f"{game}: {idle}", markup=False)
+        return
     with (
         host_errors(),
         game_client(config) as client,
@@ -220,6 +228,18 @@ def publish_command(
         return
     print_publish_report(report)
     out.print(poster.summary(), markup=False)
+
+
+def _nothing_to_publish(store: Store, row: GameRow) -> str | None:
+    """Why a publish run has nothing to do (everything due is out and no approved draft waits), or None."""
+    if row.state is None or store.pending(row.id, "publish"):
+        return None
+    if row.state.winner != "none":
+        return "the game is over and everything is published; nothing to do"
+    day = store.day(row.id, row.state.day)
+    if row.state.day == 1 or store.draft(row.id, row.state.day) is not None or day is None or not day["topic"]:
+        return None
+    return f"day {row.state.day} is open in topic {day['topic']}: nothing to publish until its draft is approved"
 
 
 @app.command("watch")

@@ -44,23 +44,33 @@ def table(title: str, *columns: str) -> Table:
 
 
 def local(moment: datetime | str | None, zone: ZoneInfo, with_zone: bool = False) -> str:
-    """A moment as a host reads it: day, month, hour and minute in the game's zone (its name with
-    `with_zone`; a table names the zone once, in its title)."""
+    """A moment (or an interval "a/b") as a host reads it: day, month, hour and minute in the game's zone (its
+    name with `with_zone`; a table names the zone once, in its title)."""
     if moment is None or moment == "":
         return ""
+    if isinstance(moment, str) and "/" in moment:
+        return " – ".join(local(part, zone) for part in moment.split("/", 1)) + (f" ({zone.key})" if with_zone else "")
     when = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
     if when.tzinfo is None:
         return str(moment)
-    shown = f"{when.astimezone(zone):%d.%m.%Y %H:%M}"
-    return f"{shown} ({zone.key})" if with_zone else shown
+    if not with_zone:  # a table's cell: its title names the zone, and the year is the game's
+        return f"{when.astimezone(zone):%d.%m %H:%M}"
+    return f"{when.astimezone(zone):%d.%m.%Y %H:%M} ({zone.key})"
 
 
 def in_zone_iso(moment: datetime | str | None, zone: ZoneInfo) -> str | None:
-    """A moment for JSON: ISO 8601 in the game's zone, with its offset."""
+    """A moment (or an interval "a/b") for JSON: ISO 8601 in the game's zone, with its offset."""
     if moment is None or moment == "":
         return None
+    if isinstance(moment, str) and "/" in moment:
+        return "/".join(in_zone_iso(part, zone) or "" for part in moment.split("/", 1))
     when = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
     return when.astimezone(zone).isoformat() if when.tzinfo is not None else str(moment)
+
+
+def say(text: str) -> None:
+    """A line for the host, folded to the terminal's width (80 columns when not on one)."""
+    out.print(text, markup=False, soft_wrap=False)
 
 
 def zoned_rows(rows: list[dict[str, Any]], zone: ZoneInfo, *keys: str) -> list[dict[str, Any]]:
@@ -101,20 +111,20 @@ def show_draft(game: str, draft: DayDraft, approved_by: str | None, zone: ZoneIn
     """The draft for the host: decisions, the audit tables, the notes; every time in `zone` (the game's)."""
     zone = zone or ZoneInfo("UTC")
     status = f"approved by {approved_by}" if approved_by else "NOT approved"
-    out.print(f"{game}, day {draft.day} — draft, {status}", markup=False)
+    say(f"{game}, day {draft.day} — draft, {status}")
     if draft.early is not None:
         out.print(
             f"made before the deadline (at {local(draft.early.at, zone, with_zone=True)}): {draft.early.reason}",
             markup=False,
         )
     if draft.next_deadline:
-        out.print(f"the post gives day {draft.day + 1} until {local(draft.next_deadline, zone, True)}", markup=False)
+        say(f"the post gives day {draft.day + 1} until {local(draft.next_deadline, zone, True)}")
     everyone = list(draft.state.nicks())
     deaths = ", ".join(f"{isolate(n)} ({c})" for n, c in draft.deaths.items()) or "nobody"
-    out.print(f"deaths: {deaths}; winner: {draft.winner}", markup=False)
+    say(f"deaths: {deaths}; winner: {draft.winner}")
     if draft.checks:
         checks = ", ".join(f"{isolate(n)}: {isolate_within(str(r), everyone)}" for n, r in draft.checks.items())
-        out.print("checks (private): " + checks, markup=False)
+        say("checks (private): " + checks)
     _print_draft_votes(draft, zone)
     _print_draft_orders(draft)
     _print_draft_notes(draft, everyone)
@@ -142,21 +152,21 @@ def _print_draft_orders(draft: DayDraft) -> None:
 
 def _print_draft_notes(draft: DayDraft, everyone: list[str]) -> None:
     activity = ", ".join(f"{isolate(n)}: {a.posts} posts, {a.orders} PMs" for n, a in draft.activity.items())
-    out.print(f"activity: {activity}", markup=False)
+    say(f"activity: {activity}")
     for problem in draft.page_problems:
-        out.print(f"UNREADABLE POST {isolate_within(str(problem), everyone)}", markup=False)
+        say(f"UNREADABLE POST {isolate_within(str(problem), everyone)}")
     for pm in draft.unread_pms:
         sender, subject = isolate(str(pm.get("sender"))), isolate(str(pm.get("subject")))
-        out.print(f"UNREAD PM {pm.get('pm_id')} from {sender} ({subject}): {pm.get('reason')}", markup=False)
+        say(f"UNREAD PM {pm.get('pm_id')} from {sender} ({subject}): {pm.get('reason')}")
     for warning in draft.warnings:
-        out.print(f"WARNING {isolate_within(warning, everyone)}", markup=False)
+        say(f"WARNING {isolate_within(warning, everyone)}")
     for note in [isolate_within(n, everyone) for n in draft.inactivity] + [
         f"override by {isolate(o.by)}: {o.kind} {isolate(o.subject)} — {o.reason}" for o in draft.overrides
     ]:
-        out.print(f"note: {note}", markup=False)
+        say(f"note: {note}")
     for e in draft.events:
         parts = [e.kind, isolate(e.actor or ""), "→", isolate(e.target or ""), e.detail]
-        out.print("event: " + " ".join(p for p in parts if p), markup=False)
+        say("event: " + " ".join(p for p in parts if p))
 
 
 def print_publish_report(report: PublishReport) -> None:

@@ -26,7 +26,7 @@ from forumbot.cli.common import (
     print_json,
     read_nicks,
 )
-from forumbot.cli.display import in_zone_iso, local, names, plain, table
+from forumbot.cli.display import in_zone_iso, local, names, plain, say, table
 
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
@@ -235,18 +235,14 @@ def _print_status(game: str, facts: dict[str, Any]) -> None:
 
     zone = ZoneInfo(facts["timezone"])
     if facts["phase"] == "signups":
-        out.print(
-            f"{game} ({facts['variant']}): signups, {len(facts['players'])} players, roles not dealt", markup=False
-        )
+        say(f"{game} ({facts['variant']}): signups, {len(facts['players'])} players, roles not dealt")
         return
     winner = f", winner: {facts['winner']}" if facts["winner"] != "none" else ""
-    out.print(f"{game} ({facts['variant']}) — day {facts['day']}{winner}", markup=False)
+    say(f"{game} ({facts['variant']}) — day {facts['day']}{winner}")
     if "deadline" in facts:
         left = facts["seconds_left"]
         when = "passed" if left <= 0 else f"in {left // 3600} h {left % 3600 // 60:02d} min"
-        out.print(
-            f"topic: {facts['topic'] or '-'}; deadline: {local(facts['deadline'], zone, True)} ({when})", markup=False
-        )
+        say(f"topic: {facts['topic'] or '-'}; deadline: {local(facts['deadline'], zone, True)} ({when})")
     secret = any("role" in p for p in facts["players"])
     shown = table("players", "nick", "status", *(["role"] if secret else []))
     for p in facts["players"]:
@@ -258,7 +254,7 @@ def _print_status(game: str, facts: dict[str, Any]) -> None:
         listed = ", ".join(f"{isolate(v['voter'])} → {isolate(v['target'] or '')}" for v in facts["votes"]) or "none"
         since = facts.get("votes_from_draft_of")
         label = f"votes so far (draft of {local(since, zone, True)})" if since else "votes so far"
-        out.print(f"{label}: {listed}", markup=False)
+        say(f"{label}: {listed}")
 
 
 @app.command("reveal")
@@ -266,12 +262,18 @@ def reveal_command(
     game: Annotated[str, typer.Argument(help="The game.")],
     force: Annotated[bool, typer.Option("--force", help="Reveal before the game has ended.")] = False,
     state: StateOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """The role list as dealt and the salt: anyone can check them against day 1's SHA-256 commitment."""
     from forumbot.host import games
 
     with host_errors():
         shown = games.reveal(open_store(state), game, force=force)
+    if as_json:
+        print_json(
+            {"roles": shown.roles, "salt": shown.salt, "commitment": shown.commitment, "verified": shown.verified}
+        )
+        return
     out.print(shown.roles, markup=False)
     out.print(f"salt: {shown.salt}", markup=False)
     out.print(

@@ -136,6 +136,10 @@ def test_two_days_rehearsed_with_an_early_end_and_a_moved_deadline(table: tuple[
     )
     assert "sent now: 1 topic" in published and "day 2 is open" in published
     topic2 = day_topic(published)
+    again = ok("publish", GAME, "--flood-interval", "0", "--now", clock.at(datetime(2026, 11, 29, 20, 11, tzinfo=UTC)))
+    assert "nothing to publish until its draft is approved" in again  # a re-run with nothing to do: exit 0
+    revealed = as_json(ok("reveal", GAME, "--force", "--json"))
+    assert revealed["verified"] is True
     assert "День 2 заканчивается 30.11.2026 в 23:00 (Europe/Moscow)." in board.topic(topic2).posts[0].body
 
     # day 2: the deadline moves two hours later, once, and holds
