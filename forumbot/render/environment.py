@@ -23,7 +23,7 @@ from jinja2.exceptions import SecurityError
 
 from forumbot.errors import ConfigError
 from forumbot.render.bbcode import Safe, escape
-from forumbot.render.phrases import agree, number, plural, role_name
+from forumbot.render.phrases import agree, number, plural, role_name, zone_label
 
 
 class BBCodeContext(jinja2.runtime.Context):
@@ -63,6 +63,7 @@ def environment(loader: jinja2.BaseLoader, *, sandboxed: bool = False) -> jinja2
     env.filters["plural"] = plural
     env.filters["agree"] = agree
     env.filters["num"] = number
+    env.filters["zone"] = zone_label
     return env
 
 

@@ -228,7 +228,7 @@ def render_reveal(
         "players": [
             {
                 # a slot another account took over lists both (the commitment names the first)
-                "nick": p.nick + (f" (заменил {', '.join(p.replaced)})" if p.replaced else ""),
+                "nick": p.nick + (f" (вместо игрока {', '.join(p.replaced)})" if p.replaced else ""),
                 "dealt": role_name(d.role, rules) + (" (босс)" if d.boss else ""),
                 "final": role_name(p.role, rules) + (" (босс)" if p.boss else ""),
                 "alive": p.alive,

@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from forumbot.engine.variants import Ruleset
 from forumbot.render.bbcode import Safe, escape
@@ -211,6 +213,32 @@ class Phrasebook:
         text = deck.pop()
         forms = {word: agree(word, gender) for word in GENDER_FORMS}
         return Safe(text.format(**forms, **{k: escape(str(v)) for k, v in values.items()}))
+
+
+# The names Russian readers know a zone by; any other zone is told by its offset ("UTC+5").
+ZONE_NAMES: dict[str, str] = {"Europe/Moscow": "МСК"}
+
+
+def zone_label(zone: str | tzinfo | None, at: datetime | None = None) -> str:
+    """A time zone as a Russian reader names it: "МСК" for Moscow, else its offset at `at` ("UTC+5:30")."""
+    if zone is None:
+        return ""
+    key = zone if isinstance(zone, str) else getattr(zone, "key", None)
+    if key in ZONE_NAMES:
+        return ZONE_NAMES[key]
+    try:
+        tz = ZoneInfo(zone) if isinstance(zone, str) else zone
+    except (ZoneInfoNotFoundError, ValueError):
+        return str(zone)
+    offset = (at or datetime.now(UTC)).astimezone(tz).utcoffset() or timedelta(0)
+    return "UTC" + _offset_text(offset)
+
+
+def _offset_text(offset: timedelta) -> str:
+    minutes = int(offset.total_seconds() // 60)
+    sign = "-" if minutes < 0 else "+"
+    hours, rest = divmod(abs(minutes), 60)
+    return f"{sign}{hours}" + (f":{rest:02d}" if rest else "")
 
 
 def role_name(role: str, rules: Ruleset | None = None) -> str:

@@ -40,7 +40,7 @@ def test_the_reveal_opens_the_commitment_and_lists_both_accounts_of_a_slot() -> 
     commitment = commitment_of(dealt, salt)
     after = resolve_day(dealt, DayInput(replacements=(Replacement(old="P2", new="Новый"),))).state
     body = render_reveal(config("gameru-3.3"), after, salt, commitment).body
-    assert "Новый (заменил P2)" in body and salt in body
+    assert "Новый (вместо игрока P2)" in body and salt in body
 
 
 def test_a_player_whose_role_the_host_changed_is_told_his_new_role() -> None:

@@ -66,7 +66,7 @@ def test_the_role_texts_follow_the_variant() -> None:
     gameru = deal("gameru-3.3", [f"P{i}" for i in range(9)], 3)
     sheriff = next(p.nick for p in gameru.players if p.role == "sheriff")
     body = render_role_message(config("gameru-3.3"), gameru, sheriff).body
-    assert "Проверяю — ник" in body and "красным жирным" in body and "23:00 (Europe/Moscow)" in body
+    assert "Проверяю — ник" in body and "красным жирным" in body and "23:00 (МСК)" in body
     koz = deal("kozanostra", [f"P{i}" for i in range(8)], 3, {"yakuza": 1, "ninja": 1})
     ninja = next(p.nick for p in koz.players if p.role == "ninja")
     yakuza = next(p.nick for p in koz.players if p.role == "yakuza")
