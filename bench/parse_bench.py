@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from datetime import timedelta, timezone
+from functools import partial
 from pathlib import Path
 
 import lxml.html
@@ -58,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     total_posts = total_bare = total_full = 0.0
     for name, data, parse in pages():
         posts = parse(data)
-        bare = rate(lambda data=data: lxml.html.fromstring(data), args.seconds)
-        full = rate(lambda data=data, parse=parse: parse(data), args.seconds)
+        bare = rate(partial(lxml.html.fromstring, data), args.seconds)
+        full = rate(partial(parse, data), args.seconds)
         total_posts += posts
         total_bare += 1 / bare  # seconds per page
         total_full += 1 / full

@@ -394,7 +394,7 @@ def send_child(job: dict[str, Any]) -> dict[str, Any]:
         waited[0] += max(0.0, seconds)
         real_sleep(seconds)
 
-    clock.sleep = sleep  # type: ignore[method-assign]
+    clock.sleep = sleep
     poster = poster_for(client, flood_interval=0.0)
     began = time.perf_counter()
     for n in range(job["letters"]):
