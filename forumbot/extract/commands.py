@@ -116,6 +116,12 @@ def _setting(line: str) -> Setting | str:
     return f"{line!r}: unknown setting {match['key']!r} (GENDER or AFTERLIFE)"
 
 
+def is_command_line(line: str) -> bool:
+    """Whether a line is one of the commands above (Z, Q, O ...), not an order."""
+    upper = line.strip().upper()
+    return upper in ("Z", "Q", "O") or upper.startswith("O ")
+
+
 def is_magic_word(body_text: str, word: str) -> bool:
     """A private game's signup: the PM says exactly the game's magic word (case matters, seed 000)."""
     return bool(word) and body_text.strip() == word

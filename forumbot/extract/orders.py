@@ -356,6 +356,30 @@ def text_from_html(body_html: str) -> str:
     return text
 
 
+def quoted_order_lines(pm: PrivateMessage) -> list[tuple[Action, str, str]]:
+    """The order lines inside the PM's quotes (a quoted or forwarded letter): (action, target text, line).
+    They never count, the sender's own lines do; the audit lists them so the host sees why."""
+    if not pm.body_html.strip():
+        return []
+    try:
+        root = lxml_html.fragment_fromstring(pm.body_html, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return []
+    found: list[tuple[Action, str, str]] = []
+    for quote in [e for e in root.iter() if e is not root and is_quote(e)]:
+        if any(is_quote(a) for a in quote.iterancestors() if a is not root):
+            continue  # a quote inside a quote is read with the outer one
+        for cite in list(quote.iter("cite")):  # "X wrote:": who is quoted, not what
+            cite.drop_tree()
+        for el in quote.iter("br", *_BLOCK_TAGS):
+            el.tail = "\n" + (el.tail or "")
+        for line in quote.text_content().splitlines():
+            parsed = parse_line(line)
+            if parsed is not None:
+                found.append((parsed[0], parsed[1], " ".join(line.split())))
+    return found
+
+
 def _body_text(pm: PrivateMessage) -> str:
     # The parser's body_text already lacks quotes; rebuild it from the HTML only when it is missing.
     return pm.body_text if pm.body_text.strip() else text_from_html(pm.body_html)

@@ -40,8 +40,8 @@ from forumbot.engine.model import ACTIONS
 from forumbot.engine.variants import Ruleset
 from forumbot.errors import StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm
-from forumbot.extract.commands import parse_commands
-from forumbot.extract.orders import OrderProblem
+from forumbot.extract.commands import is_command_line, parse_commands
+from forumbot.extract.orders import OrderProblem, quoted_order_lines
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, Progress
 from forumbot.host import deadlines
@@ -441,6 +441,7 @@ def audit_pms(
                     orders.append(order)
                 rows.append(_order_entry(order, pm, valid=reason is None, reason=reason))
             rows += [_problem_entry(p, pm) | ({"reason": outside} if outside else {}) for p in problems]
+            rows += [_quoted_entry(pm, action, target, line) for action, target, line in quoted_order_lines(pm)]
             if not rows:
                 rows.append(_message_entry(timed, outside or "no_order"))
         audit += [row | {"time": timed.when(), "pm_id": pm.pm_id} for row in rows]
@@ -479,7 +480,32 @@ def _order_entry(order: Order, pm: PrivateMessage, *, valid: bool, reason: str |
     }
 
 
+def _quoted_entry(pm: PrivateMessage, action: str, target: str, line: str) -> dict[str, Any]:
+    """An order line inside a quote (a quoted or forwarded letter): shown, never counted."""
+    return {
+        "actor": pm.sender,
+        "action": action,
+        "targets": [target],
+        "time": _iso(pm.time),
+        "link": pm.url or f"pm:{pm.pm_id}",
+        "valid": False,
+        "reason": "quoted",
+        "line": line,
+    }
+
+
 def _problem_entry(problem: OrderProblem, pm: PrivateMessage) -> dict[str, Any]:
+    if problem.reason == "unknown_line" and is_command_line(problem.raw):  # Z, Q, O ...: the watch answers
+        return {
+            "actor": problem.sender,
+            "action": "command",
+            "targets": [],
+            "time": _iso(pm.time),
+            "link": problem.ref,
+            "valid": False,
+            "reason": "command",
+            "line": problem.raw,
+        }
     return {
         "actor": problem.sender,
         "action": None,
@@ -723,8 +749,8 @@ def _draft_payload(
         "executed": list(outcome.executed),
         "tally": dict(outcome.tally),
         "votes": vote_audit,
-        "orders": order_audit,
-        "void": _merge_void(outcome, vote_audit, order_audit),
+        "void": _merge_void(outcome, vote_audit, order_audit),  # marks the audit rows the rules voided
+        "orders": _mark_superseded(order_audit),
         "overrides": overrides,
         "activity": activity,
         "inactivity": inactivity_notes(state, outcome, activity, rules),
@@ -756,6 +782,19 @@ def _merge_void(
         else:
             rest.append(void.model_dump(mode="json"))
     return rest
+
+
+def _mark_superseded(order_audit: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Of a sender's valid orders of one kind, the last is carried out: the earlier ones are marked
+    superseded (after the rules' own voids are merged in)."""
+    last: dict[tuple[str, str], dict[str, Any]] = {}
+    for entry in order_audit:
+        if entry.get("valid") and entry.get("action"):
+            key = (str(entry["actor"]), str(entry["action"]))
+            if key in last:
+                last[key] |= {"valid": False, "reason": "superseded"}
+            last[key] = entry
+    return order_audit
 
 
 def inactivity_notes(

@@ -463,9 +463,9 @@ def audit_summary(draft: DayDraft, limit: int = 15) -> str:
     ]
     lines += [
         f"{escape(o.actor)}: {escape(o.line or ' '.join(filter(None, [o.action, *o.targets])))}: "
-        f"{audit_reason(o.reason, o.why)}"
+        f"{audit_reason(o.reason, o.why, order=True)}"
         for o in draft.orders
-        if not o.valid
+        if not o.valid and o.reason not in ("superseded", "command")
     ]
     decided = [f"{escape(o.by)}: {escape(o.kind)} {escape(o.subject)} — {escape(o.reason)}" for o in draft.overrides]
     text = ""

@@ -238,7 +238,7 @@ def _reason(reason: str | None) -> str:
 
 def _why(row: dict[str, Any]) -> str:
     """An audit row's reason in Russian (the rules' typed reason where the row has one)."""
-    return audit_reason(row.get("reason"), row.get("why"))
+    return audit_reason(row.get("reason"), row.get("why"), order="actor" in row)
 
 
 # --- the page -----------------------------------------------------------------------------------------

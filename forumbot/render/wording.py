@@ -32,14 +32,18 @@ AUDIT_REASONS: dict[str, str] = {
     "uncertain_time": "форум не показывает, до или после конца дня: решает ведущий",
     "edited": "сообщение отредактировано",
     "changed": "текст изменился после прошлого чтения (правка без отметки форума)",
-    "superseded": "заменён более поздним",
+    "superseded": "заменён более поздним голосом",
     "wrong_channel": "голосуют не здесь",
     "unknown_line": "строка не понята",
     "unknown_target": "нет такого игрока",
     "no_order": "в письме нет приказа",
     "no_such_order": "в этой игре нет такого приказа",
+    "command": "команда игрока, не приказ (ответ — в квитанции)",
     "dead_sender": "отправитель выбыл из игры",
 }
+
+# The same codes where an order line, not a vote, is meant.
+ORDER_REASONS: dict[str, str] = {"superseded": "заменён более поздним приказом"}
 
 # The rules' reasons (`Reason.code`), with the values they carry.
 RULE_REASONS: dict[str, str] = {
@@ -89,9 +93,9 @@ def rule_reason(reason: Reason, *, to_sender: bool = False) -> str:
     return template.format(**values)
 
 
-def audit_reason(code: str | None, why: Mapping[str, Any] | Reason | None = None) -> str:
-    """An audit row's reason in Russian: the rules' (`why`) when it has one, else the code's wording, else the
-    text as it was stored (an override's note, an older draft's English)."""
+def audit_reason(code: str | None, why: Mapping[str, Any] | Reason | None = None, *, order: bool = False) -> str:
+    """An audit row's reason in Russian: the rules' (`why`) when it has one, else the code's wording (`order`:
+    the row is an order line), else the text as it was stored (an override's note, an older draft's English)."""
     if isinstance(why, Reason):
         return rule_reason(why)
     if why:
@@ -101,4 +105,4 @@ def audit_reason(code: str | None, why: Mapping[str, Any] | Reason | None = None
             pass
     if not code:
         return ""
-    return AUDIT_REASONS.get(code, code)
+    return (ORDER_REASONS.get(code) if order else None) or AUDIT_REASONS.get(code, code)

@@ -75,7 +75,7 @@ def test_without_a_window_every_saved_pm_is_listed_in_the_forums_order(folder: P
     found = run(folder)
     assert [r["pm_id"] for r in found["orders"]] == [58, 63, 67, 82, 84]
     z = next(r for r in found["orders"] if r["pm_id"] == 58)
-    assert z["action"] is None and not z["valid"]  # "Z" asks for a report: no order
+    assert z["action"] == "command" and z["reason"] == "command" and not z["valid"]  # "Z" asks for a report
 
 
 def test_a_dead_sender_and_a_table_for_people(folder: Path) -> None:

@@ -85,7 +85,8 @@ def test_the_demo_day_holds_every_trap(demo: dict[str, Any]) -> None:
     assert ("Шарик", "kill", ("Дядя Фёдор",), False) in orders  # not the boss
     assert ("Чебурашка", "check", ("Winnie",), True) in orders
     assert ("Gandalf", "kill", ("Дядя Фёдор",), True) in orders
-    assert not any(o[0] == "Alice" and o[1] == "kill" for o in orders)  # a quoted order is no order
+    quoted = [o for o in demo["payload"]["orders"] if o["actor"] == "Alice" and o["action"] == "kill"]
+    assert quoted and all(not o["valid"] and o["reason"] == "quoted" for o in quoted)  # listed, never counted
 
 
 def test_draft_show_prints_the_post(demo: dict[str, Any]) -> None:
@@ -122,7 +123,8 @@ def test_the_preview_page_shows_the_post_the_chart_and_the_audit(demo: dict[str,
     links = [a.get("href") for a in tree.get_element_by_id("audit-votes").iter("a")]
     assert all(link.startswith("https://forum.example.org/viewtopic.php?p=") for link in links)
     assert "заменён более поздним голосом" in tree.get_element_by_id("audit-votes").text_content()
-    assert "only the boss's order counts for the mafia" in tree.get_element_by_id("audit-orders").text_content()
+    orders_audit = tree.get_element_by_id("audit-orders").text_content()
+    assert "приказ мафии отдаёт босс" in orders_audit and "only the boss" not in orders_audit  # in Russian
     assert "Незнайка: no post and no order today" in tree.get_element_by_id("audit-notes").text_content()
     assert "Чебурашка: mafia" in tree.get_element_by_id("private-checks").text_content()
 
