@@ -127,30 +127,30 @@ def show_draft(game: str, draft: DayDraft, approved_by: str | None, zone: ZoneIn
         say("checks (private): " + checks)
     _print_draft_votes(draft, zone)
     _print_draft_orders(draft)
-    _print_draft_notes(draft, everyone)
+    _print_draft_notes(draft, everyone, zone)
 
 
 def _print_draft_votes(draft: DayDraft, zone: ZoneInfo) -> None:
-    votes = table(f"votes (times {zone.key})", "voter", "target", "time", "counted", "why not", "link")
+    votes = table(f"votes (times {zone.key})", "voter", "target", "time", "counted", "why not", "post")
     for v in draft.votes:
         why = (v.reason or "") + (f" (nearest: {v.nearest})" if v.nearest else "")
-        votes.add_row(
-            *plain(v.voter, v.target or "", local(v.time, zone), "yes" if v.counted else "", why, v.link or "")
-        )
+        where = str(v.post_id) if v.post_id is not None else short_ref(v.link)
+        votes.add_row(*plain(v.voter, v.target or "", local(v.time, zone), "yes" if v.counted else "", why, where))
     out.print(votes)
 
 
 def _print_draft_orders(draft: DayDraft) -> None:
-    orders = table("orders", "actor", "action", "targets", "valid", "why not", "link")
+    orders = table("orders", "actor", "action", "targets", "valid", "why not", "where")
     for o in draft.orders:
         why = (o.reason or "") + (f" (nearest: {o.nearest})" if o.nearest else "")
-        orders.add_row(*plain(o.actor, o.action or "", names(o.targets), "yes" if o.valid else "", why, o.link or ""))
+        row = (o.actor, o.action or "", names(o.targets), "yes" if o.valid else "", why, short_ref(o.link))
+        orders.add_row(*plain(*row))
     for x in draft.void:
-        orders.add_row(*plain(x.actor, x.action, names(x.targets), "", x.reason, x.ref or ""))
+        orders.add_row(*plain(x.actor, x.action, names(x.targets), "", x.reason, short_ref(x.ref)))
     out.print(orders)
 
 
-def _print_draft_notes(draft: DayDraft, everyone: list[str]) -> None:
+def _print_draft_notes(draft: DayDraft, everyone: list[str], zone: ZoneInfo) -> None:
     activity = ", ".join(f"{isolate(n)}: {a.posts} posts, {a.orders} PMs" for n, a in draft.activity.items())
     say(f"activity: {activity}")
     for problem in draft.page_problems:
@@ -161,12 +161,29 @@ def _print_draft_notes(draft: DayDraft, everyone: list[str]) -> None:
     for warning in draft.warnings:
         say(f"WARNING {isolate_within(warning, everyone)}")
     for note in [isolate_within(n, everyone) for n in draft.inactivity] + [
-        f"override by {isolate(o.by)}: {o.kind} {isolate(o.subject)} — {o.reason}" for o in draft.overrides
+        _override_note(o.kind, o.subject, o.value, o.by, o.reason, zone) for o in draft.overrides
     ]:
         say(f"note: {note}")
     for e in draft.events:
         parts = [e.kind, isolate(e.actor or ""), "→", isolate(e.target or ""), e.detail]
         say("event: " + " ".join(p for p in parts if p))
+
+
+def _override_note(kind: str, subject: str, value: str | None, by: str, reason: str, zone: ZoneInfo) -> str:
+    if kind == "deadline":  # subject: the new deadline, value: the old one
+        moved = f"the deadline moved from {local(value, zone, True)} to {local(subject, zone, True)}"
+        return f"{moved} by {isolate(by)} — {reason}"
+    return f"override by {isolate(by)}: {kind} {isolate(subject)} — {reason}"
+
+
+def short_ref(link: str | None) -> str:
+    """Where a row came from, short enough for a table: a link's query ("p=12#p12", "i=pm&p=7")."""
+    if not link:
+        return ""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(link)
+    return (parts.query + (f"#{parts.fragment}" if parts.fragment else "")) or link
 
 
 def print_publish_report(report: PublishReport) -> None:
