@@ -34,6 +34,7 @@ from forumbot.cli.display import (
     names,
     plain,
     print_publish_report,
+    say,
     show_draft,
     table,
     zoned_rows,
@@ -214,7 +215,7 @@ def publish_command(
         if as_json:
             print_json({"game": game, "nothing_to_do": idle})
         else:
-            out.print(f"{game}: {idle}", markup=False)
+            say(f"{game}: {idle}")
         return
     with (
         host_errors(),
@@ -239,7 +240,7 @@ def _nothing_to_publish(store: Store, row: GameRow) -> str | None:
     day = store.day(row.id, row.state.day)
     if row.state.day == 1 or store.draft(row.id, row.state.day) is not None or day is None or not day["topic"]:
         return None
-    return f"day {row.state.day} is open in topic {day['topic']}: nothing to publish until its draft is approved"
+    return f"nothing to publish: day {row.state.day} (topic {day['topic']}) has no approved draft yet"
 
 
 @app.command("watch")

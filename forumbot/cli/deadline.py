@@ -16,8 +16,8 @@ from forumbot.cli.common import (
     host_errors,
     load_game,
     open_store,
-    out,
 )
+from forumbot.cli.display import say
 from forumbot.cli.progress import sending
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def deadline_command(
         moment = current_time(now, zone)
         if next_day_length is not None:
             deadlines.set_next_day_length(store, row, next_day_length, reason=reason, by=by)
-            out.print(f"{game}: the next day lasts at least {next_day_length:g} h (end-day tells it)", markup=False)
+            say(f"{game}: the next day lasts at least {next_day_length:g} h (end-day tells it)")
         if when is None:
             return
         day = store.day(row.id, row.state.day) if row.state is not None else None
@@ -63,17 +63,16 @@ def deadline_command(
         moved = deadlines.move_deadline(
             store, row, config, deadlines.parse_when(when, current, zone), moment, reason=reason, by=by
         )
-    out.print(
+    say(
         f"{game}: day {moved.day} now ends {deadlines.told(moved.after, zone)}, "
-        f"was {deadlines.told(moved.before, zone)}",
-        markup=False,
+        f"was {deadlines.told(moved.before, zone)}"
     )
     if moved.announcement is None:
-        out.print("the day has no topic yet: nothing to announce", markup=False)
+        say("the day has no topic yet: nothing to announce")
     elif send:
         _announce(store, row.id, config, moved.announcement)
     else:
-        out.print("the announcement waits in the outbox for the next watch pass", markup=False)
+        say("the announcement waits in the outbox for the next watch pass")
 
 
 def _announce(store: Store, game_id: int, config: GameConfig, marker: str) -> None:
@@ -87,4 +86,4 @@ def _announce(store: Store, game_id: int, config: GameConfig, marker: str) -> No
     with host_errors(), game_client(config) as client, sending(poster_for(client)) as poster:
         done = Outbox(store, game_id, poster).deliver(letter, label="the deadline's announcement")
     where = f"post {done.remote_id}" if done.remote_id else "the day topic"
-    out.print(f"announced in the day topic ({done.how}: {where})", markup=False)
+    say(f"announced in the day topic ({done.how}: {where})")

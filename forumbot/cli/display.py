@@ -188,18 +188,18 @@ def short_ref(link: str | None) -> str:
 
 def print_publish_report(report: PublishReport) -> None:
     for label in report.sent:
-        out.print(f"sent: {label}", markup=False)
+        say(f"sent: {label}")
     for label in report.recovered:
-        out.print(f"found on the forum (sent before an interruption): {label}", markup=False)
+        say(f"found on the forum (sent before an interruption): {label}")
     if report.skipped:
-        out.print(f"done by an earlier run: {len(report.skipped)}", markup=False)
+        say(f"done by an earlier run: {len(report.skipped)}")
     if report.locked:
-        out.print("the previous day's topic is locked", markup=False)
+        say("the previous day's topic is locked")
     for note in report.notes:
         err.print(f"note: {note}", markup=False)
     if report.winner != "none":
-        out.print(f"{report.game}: the game is over — {report.winner}; final topic {report.topic_id}", markup=False)
+        say(f"{report.game}: the game is over — {report.winner}; final topic {report.topic_id}")
     elif report.new_day is not None:
-        out.print(f"{report.game}: day {report.new_day} is open in topic {report.topic_id}", markup=False)
+        say(f"{report.game}: day {report.new_day} is open in topic {report.topic_id}")
     elif report.topic_id is not None:
-        out.print(f"{report.game}: day {report.day} is in topic {report.topic_id}", markup=False)
+        say(f"{report.game}: day {report.day} is in topic {report.topic_id}")

@@ -77,7 +77,7 @@ def signups_command(
             posts = [post for page in client.fetch_topic(topic) for post in page.posts]
         exclude = [n for n in (load_settings().username,) if n]
         players = games.record_signups(store, game, posts, exclude)
-    out.print(f"{len(players)} players signed up: {names(players)}", markup=False)
+    say(f"{len(players)} players signed up: {names(players)}")
 
 
 def _game_and_topic(store: Store, args: list[str]) -> tuple[str, str | None]:
@@ -145,13 +145,13 @@ def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str
         store = open_store(state)
         _, config = load_game(store, game)
         dealt = games.deal_game(store, game, current_time(now, config.game.zone), topic=topic, seed=seed)
-    out.print(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
-    out.print(f"commitment for the first day's post: SHA-256 {dealt.commitment}", markup=False)
-    out.print(f"day 1 deadline: {local(dealt.deadline, config.game.zone, with_zone=True)}", markup=False)
+    say(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
+    say(f"commitment for the first day's post: SHA-256 {dealt.commitment}")
+    say(f"day 1 deadline: {local(dealt.deadline, config.game.zone, with_zone=True)}")
     if topic is None:
-        out.print(f"next: forumbot publish {game}  (day 1's topic with the commitment, and the role PMs)", markup=False)
+        say(f"next: forumbot publish {game}  (day 1's topic with the commitment, and the role PMs)")
     else:
-        out.print(f"next: forumbot publish {game}  (the role PMs; day 1 is read from topic {topic})", markup=False)
+        say(f"next: forumbot publish {game}  (the role PMs; day 1 is read from topic {topic})")
 
 
 @app.command("day-topic")

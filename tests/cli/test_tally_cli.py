@@ -7,12 +7,17 @@ The expectations are written from the posts of fixtures/demo/make_demo.py and do
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from typer.testing import CliRunner
 
 from forumbot.cli import app
+from forumbot.host.tally import StaleCount, Tally, render_tally_bbcode, tally_posts
+from forumbot.posts import Post
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo"
 PLAYERS = [
@@ -131,8 +136,71 @@ def test_the_vote_count_post_is_ready_to_paste(lists: tuple[Path, Path]) -> None
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "Лидер: [b]Пётр[/b] (4)" in result.output
-    assert "[b]Пётр[/b] — 4: Alice, Ёжик в тумане, Маша, Bob Smith" in result.output
+    post = result.output[result.output.index("[b]Подсчёт голосов") :]
+    # without a read time (saved pages), the count stands as of the newest post: Маша's remark at 23:20
+    assert "Подсчёт на 23:20 МСК (29.11). Голосование до 23:00 МСК (29.11)." in post
+    assert "В живых: 15; проголосовали: 8." in post
+    assert "Лидер: Пётр — 4 голоса." in post
+    assert "Пётр: 4 голоса (Alice, Ёжик в тумане, Маша, Bob Smith)" in post
+    assert "Не голосовали (7): " in post and "Чебурашка" in line_of(post, "Не голосовали")
+    assert post.count("[b]") == 1  # the title only: no nick in bold, let alone red bold
+
+
+def line_of(text: str, start: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(start))
+
+
+# --- the count as players read it -------------------------------------------------------------------------
+
+MOSCOW = ZoneInfo("Europe/Moscow")
+NOON = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)  # 12:00 Moscow
+
+
+def red_bold(post_id: int, author: str, target: str) -> Post:
+    body = f'<span style="color:red"><strong class="text-strong">{target}</strong></span>'
+    return Post(
+        post_id=post_id,
+        topic_id=1,
+        author=author,
+        author_id=None,
+        time=NOON + timedelta(minutes=post_id),
+        content_html=body,
+        permalink=f"./viewtopic.php?p={post_id}#p{post_id}",
+    )
+
+
+def count_of(votes: list[tuple[str, str]], **kwargs: Any) -> Tally:
+    posts = [red_bold(i + 1, voter, target) for i, (voter, target) in enumerate(votes)]
+    return tally_posts(posts, ["Анна", "Борис", "Вера", "Глеб"], deadline=NOON.replace(hour=20), **kwargs)
+
+
+def test_a_tie_is_named_as_a_tie_with_who_goes_by_the_rules() -> None:
+    tally = count_of([("Анна", "Борис"), ("Борис", "Вера")], read_at=NOON + timedelta(minutes=30))
+    post = render_tally_bbcode(tally, "Подсчёт", zone=MOSCOW)
+    assert "Ничья: Борис, Вера — по 1 голосу. По правилам сейчас впереди: Борис." in post  # the earliest vote
+    assert "Лидер:" not in post
+    tied3 = count_of([("Анна", "Борис"), ("Борис", "Анна"), ("Вера", "Борис"), ("Глеб", "Анна")])
+    assert "Ничья: Борис, Анна — по 2 голоса." in render_tally_bbcode(tied3, "Подсчёт", zone=MOSCOW)
+
+
+def test_the_time_of_the_count_is_the_read_in_the_games_zone() -> None:
+    tally = count_of([("Анна", "Борис")], read_at=datetime(2026, 11, 29, 18, 30, tzinfo=UTC))
+    moscow = render_tally_bbcode(tally, "Подсчёт", zone=MOSCOW)
+    assert "Подсчёт на 21:30 МСК (29.11). Голосование до 23:00 МСК (29.11)." in moscow
+    assert "В живых: 4; проголосовали: 1." in moscow and "Не голосовали (3): Борис, Вера, Глеб" in moscow
+    ekaterinburg = render_tally_bbcode(tally, "Подсчёт", zone=ZoneInfo("Asia/Yekaterinburg"))
+    assert "Подсчёт на 23:30 UTC+5 (29.11). Голосование до 01:00 UTC+5 (30.11)." in ekaterinburg
+
+
+def test_a_count_from_a_read_older_than_the_last_post_is_refused() -> None:
+    read_at = NOON + timedelta(minutes=10)
+    tally = count_of([("Анна", "Борис")], read_at=read_at)
+    with pytest.raises(StaleCount, match="before the last post"):
+        render_tally_bbcode(tally, "Подсчёт", zone=MOSCOW, last_post_at=read_at + timedelta(seconds=1))
+    assert "Борис: 1 голос (Анна)" in render_tally_bbcode(tally, "Подсчёт", zone=MOSCOW, last_post_at=read_at)
+    cached = count_of([("Анна", "Борис")], read_at=read_at, complete=False)
+    with pytest.raises(StaleCount, match="from the cache"):
+        render_tally_bbcode(cached, "Подсчёт", zone=MOSCOW)
 
 
 def test_bad_inputs_are_one_line_errors(tmp_path: Path, lists: tuple[Path, Path]) -> None:

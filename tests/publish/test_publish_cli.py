@@ -48,5 +48,5 @@ def test_draft_to_the_moderators_then_publish_from_the_command_line(live: Played
     assert f"day 2 is open in topic {topic.topic_id}" in output and "previous day's topic is locked" in output
     assert f"sent: PM check → {SHERIFF}" in output
     code, output = invoke("publish", GAME)  # a re-run with nothing to do says so, and is no error
-    assert code == 0 and "nothing to publish until its draft is approved" in output
+    assert code == 0 and "nothing to publish: day 2" in output
     assert len(live.topics_titled(DAY2_TITLE)) == 1
