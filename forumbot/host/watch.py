@@ -67,7 +67,18 @@ VERBS = {
     "assault": "Насилую",
     "special": "S",
 }
-SUBJECT = "forumbot"
+# What each answer of the bot is about, after the game's name in its subject.
+ABOUT = {
+    "receipt": "ваше письмо ведущему",
+    "signup": "запись в игру",
+    "relay": "пересылка письма",
+    "draft": "черновик итогов дня",
+}
+
+
+def about(game: str, what: str) -> str:
+    """An answer's subject: the game, and what the answer is about."""
+    return f"{game}: {ABOUT[what]}"
 BACKOFF_START = 30.0  # seconds before the first retry of a pass the forum failed; it doubles up to --every
 PERMANENT_ERRORS = (LoginFailed, ConfigError, StateError)
 
@@ -177,7 +188,7 @@ def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport
     return sorted(found, key=lambda pm: pm.pm_id)  # the forum's order: ids grow as messages arrive
 
 
-def _reply(marks: Marks, store_key: object, to: str, body: str, subject: str = SUBJECT) -> Letter:
+def _reply(marks: Marks, store_key: object, to: str, body: str, subject: str) -> Letter:
     mark = marks("reply", store_key, to)
     return Letter(mark, "pm", [to], subject, stamp(body, mark))
 
@@ -198,19 +209,20 @@ def _signups(
     word, wanted = config.watch.magic_word, config.watch.max_players
     if not word or not wanted:
         return
+    signup = about(config.game.name, "signup")
     for pm in _new_pms(store, row.id, client, report):
         sender = pm.sender.strip()
         players = store.players(row.id)
         if not is_magic_word(pm.body_text, word):
             # A wrong word is not echoed back: the word stays secret.
             answer = "Это не волшебное слово этой игры."
-            store.handle_pm(row.id, pm.pm_id, sender, "other", [_reply(marks, pm.pm_id, sender, answer)])
+            store.handle_pm(row.id, pm.pm_id, sender, "other", [_reply(marks, pm.pm_id, sender, answer, signup)])
         elif sender in players:
             answer = f"Вы уже записаны в игру «{escape(config.game.name)}» ({len(players)} из {wanted})."
-            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer)])
+            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer, signup)])
         elif len(players) >= wanted:
             answer = "Набор в игру уже закончен."
-            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer)])
+            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer, signup)])
         else:
             joined = [*players, sender]
             answer = f"Вы записаны в игру «{escape(config.game.name)}» ({len(joined)} из {wanted})."
@@ -219,7 +231,7 @@ def _signups(
                 pm.pm_id,
                 sender,
                 "signup",
-                [_reply(marks, pm.pm_id, sender, answer)],
+                [_reply(marks, pm.pm_id, sender, answer, signup)],
                 changes=[partial(write_players, game_id=row.id, nicks=joined)],
             )
         report.handled.append(pm.pm_id)
@@ -252,7 +264,7 @@ def _messages(
         report.handled.append(pm.pm_id)
         verdict = read_verdict(pm) if sender in config.game.moderators else None
         if verdict is not None:
-            _verdict(store, row.id, state.day, pm, sender, verdict, report)
+            _verdict(store, row.id, state.day, pm, sender, verdict, report, config.game.name)
             continue
         if sender not in everyone:
             store.handle_pm(row.id, pm.pm_id, sender, "other", [])
@@ -268,21 +280,40 @@ def _messages(
         refusal = None if side == "inside" else UNCERTAIN if side == "uncertain" else LATE
         lines = _order_receipts(store, row.id, config, state, pm, everyone, refusal, changes)
         lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
+        if not lines and not commands.problems:  # nothing in it the bot could read: say so, quoting its start
+            lines = [_nothing_found(pm.body_text)]
         if lines and config.watch.receipts:
-            outgoing.insert(0, _reply(marks, pm.pm_id, sender, "\n".join(lines)))
+            outgoing.insert(0, _reply(marks, pm.pm_id, sender, "\n".join(lines), about(config.game.name, "receipt")))
         store.handle_pm(row.id, pm.pm_id, sender, "orders" if lines else "other", outgoing, changes=changes)
 
 
 def _verdict(
-    store: Store, game_id: int, day: int, pm: PrivateMessage, moderator: str, verdict: Verdict, report: PassReport
+    store: Store,
+    game_id: int,
+    day: int,
+    pm: PrivateMessage,
+    moderator: str,
+    verdict: Verdict,
+    report: PassReport,
+    game: str,
 ) -> None:
     """A moderator's answer to the draft PM: approve or reject the draft it names, if it is the current one,
     and tell him what became of it. An approval with `auto_publish` is published by this pass's deadline step."""
     decision = decide(game_id, day, store.draft(game_id, day), moderator, verdict)
-    answer = _reply(marks_of(store, game_id), pm.pm_id, moderator, decision.answer)
+    answer = _reply(marks_of(store, game_id), pm.pm_id, moderator, decision.answer, about(game, "draft"))
     store.handle_pm(game_id, pm.pm_id, moderator, "verdict", [answer], changes=decision.changes)
     if decision.note:
         report.problems.append(decision.note)
+
+
+def _nothing_found(body_text: str) -> str:
+    """The answer to a player's PM with no order, vote or command in it: what was read, and how to write."""
+    first = next((line.strip() for line in body_text.splitlines() if line.strip()), "")
+    shown = escape(first if len(first) <= 60 else first[:59] + "…")
+    return (
+        f"Не нашёл приказа в вашем письме{f': «{shown}»' if shown else ''}. "
+        "Приказ пишется отдельной строкой: действие, тире и точный ник, например «Проверяю — Ник»."
+    )
 
 
 def _order_receipts(
@@ -389,7 +420,7 @@ def _commands(
                 ("report", pm_id),
                 sender,
                 latest_report(store, row, config, state, sender),
-                "Ваш последний отчёт",
+                f"{config.game.name}: ваш последний отчёт",
             )
         )
     return lines
@@ -443,7 +474,7 @@ def _relay(store: Store, row: GameRow, config: GameConfig, state: GameState, pm:
     )
 
     if refusal is not None:
-        answer = _reply(marks, pm.pm_id, sender, f"Письмо не переслано: {refusal}.")
+        answer = _reply(marks, pm.pm_id, sender, f"Письмо не переслано: {refusal}.", about(config.game.name, "relay"))
         store.handle_pm(row.id, pm.pm_id, sender, "relay", [answer], changes=[record])
         return
     signed = "Анонимное письмо" if relay.anonymous else f"Письмо от {escape(sender)}"
@@ -456,7 +487,7 @@ def _relay(store: Store, row: GameRow, config: GameConfig, state: GameState, pm:
         for mark in [marks("relay", pm.pm_id, nick)]
     ]
     # The receipt says nothing of how many got it: that would tell the size of a clan.
-    receipt = _reply(marks, pm.pm_id, sender, "Письмо переслано.")
+    receipt = _reply(marks, pm.pm_id, sender, "Письмо переслано.", about(config.game.name, "relay"))
     store.handle_pm(row.id, pm.pm_id, sender, "relay", [*letters, receipt], changes=[record])
 
 

@@ -156,3 +156,19 @@ def test_a_rejection_keeps_the_draft_unapproved_and_its_comment_reaches_the_host
         ("rejected", MODERATOR, "голос Тома в 22:59 не засчитан проверьте")
     ]
     assert any("Черновик" in text and "отклонён;" in text for text in table.from_bot(MODERATOR))
+
+
+def test_a_players_pm_with_no_order_is_answered_under_the_games_name(table: Table) -> None:
+    store = Store(table.path)
+    state = store.game(NAME).state
+    store.close()
+    assert state is not None
+    asker, civilian = [p.nick for p in state.players if p.role == "civilian"][:2]
+    table.answer(asker, "вопрос", "А когда заканчивается день?", 30)
+    table.answer(civilian, "приказ", "Убиваю — Лиза", 31)  # a civilian kills nobody: refused, with why
+    table.run(35)
+    [answer] = [pm for pm in table.board.pms_to(asker) if pm.sender == "host_bot"]
+    assert answer.subject == f"{NAME}: ваше письмо ведущему"
+    assert answer.body.startswith("Не нашёл приказа в вашем письме: «А когда заканчивается день?».")
+    [refused] = [pm.body for pm in table.board.pms_to(civilian) if pm.sender == "host_bot"]
+    assert refused.startswith("Не принято: Убиваем — Лиза: ваша роль не даёт такого приказа.")
