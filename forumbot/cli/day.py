@@ -71,7 +71,7 @@ def end_day_command(
                 local = day["deadline"].astimezone(config.game.zone)
                 fail(
                     f"{game}: day {row.state.day if row.state else '?'} ends at {local:%d.%m.%Y %H:%M} "
-                    f"({config.game.timezone}); to end it now, give --early REASON"
+                    f"({config.game.timezone}): or --early REASON"
                 )
         before = early and day is not None and moment < day["deadline"]
         told = Early(reason=(early or "").strip(), at=moment.isoformat()) if before else None
