@@ -259,6 +259,9 @@ def _messages(
     assert state is not None
     day = store.day(row.id, state.day)
     everyone = Roster(state.nicks())
+    drafted = store.draft(row.id, state.day)
+    # the duel's turn is made once all have moved: what comes after it is not this turn's
+    turn_made = drafted is not None and drafted.draft.early is not None and drafted.draft.early.reason == DUEL_REASON
     for pm in _new_pms(store, row.id, client, report):
         sender = pm.sender.strip()
         report.handled.append(pm.pm_id)
@@ -278,6 +281,8 @@ def _messages(
         side = place(client, pm, None, day["starts_at"], day["deadline"]).side if day is not None else "after"
         # a PM from before the day's start belonged to an earlier day, which is over
         refusal = None if side == "inside" else UNCERTAIN if side == "uncertain" else LATE
+        if refusal is None and turn_made:
+            refusal = TURN_MADE
         lines = _order_receipts(store, row.id, config, state, pm, everyone, refusal, changes)
         lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
         if not lines and not commands.problems:  # nothing in it the bot could read: say so, quoting its start
@@ -374,6 +379,7 @@ def _vote_receipt(state: GameState, sender: str, targets: tuple[str, ...], said:
 
 LATE = "день уже закончился"
 UNCERTAIN = "форум не показывает точное время отправки, о нём решит ведущий"
+TURN_MADE = "ход уже сделан: все игроки походили, итоги у модераторов"
 
 
 def config_mode(state: GameState) -> Any:

@@ -121,6 +121,10 @@ def test_the_duel_ends_the_day_once_all_have_moved_and_the_reports_go_with_the_p
     reports_due = len(found.draft.state.living())
     assert len(to_moderator) == 1 and f"утренние газеты: {reports_due} ЛС" in to_moderator[0]
     assert "Пример — газета для" in to_moderator[0]
+    commissar = duel.nicks("commissar")[0]
+    duel.pm(commissar, f"Проверяю — {last}", 46)  # after the turn was made: not this turn's
+    duel.run(47)
+    assert any(b.startswith(f"Не принято: Проверяю — {last}: ход уже сделан") for b in duel.from_bot(commissar))
     games.approve(store, NAME, "Модератор")
     duel.run(50)  # approved, before the deadline: the duel's draft is published at once
     state = store.game(NAME).state
