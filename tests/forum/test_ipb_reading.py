@@ -278,7 +278,10 @@ def test_a_soft_deleted_post_without_its_hidden_copy_is_still_deleted() -> None:
     html = page("ipb3/ipb346_topic_modview").decode("utf-8")
     start = html.index("<div id='postsDeleteShow_1108'")
     end = html.index("<ul class='post_controls clear clearfix'>", start)
-    stamp = '<p class=\'posted_info\'>Отправлено <abbr class="published" title="2026-12-01T17:59:00+00:00">Сегодня, 20:59</abbr></p>'
+    stamp = (
+        "<p class='posted_info'>Отправлено "
+        '<abbr class="published" title="2026-12-01T17:59:00+00:00">Сегодня, 20:59</abbr></p>'
+    )
     notice_only = html[:start] + stamp + html[end:]  # a viewer allowed the notice but not the post
     posts = {p.post_id: p for p in ipb.parse_topic_page(notice_only, tz=MSK, now=NOW).posts}
     assert posts[1108].visibility == "deleted" and "Сообщение удалено" in posts[1108].content_html
