@@ -178,8 +178,8 @@ def test_a_players_quote_of_the_marker_is_not_the_bots_post(day: Played) -> None
     assert day.poster().find_marker_in_topic(day.day1_topic, MARKER) is None
 
 
-def test_publishing_needs_a_phpbb_board(tmp_path: Path) -> None:
-    with pytest.raises(Exception, match="phpBB boards only"):
+def test_publishing_needs_a_board_it_can_write_to(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match=r"posts on phpBB, IPB 2 and IPB 3 boards only \(this forum is read as saved\)"):
         poster_for(SavedPagesClient(tmp_path))
 
 
