@@ -1,28 +1,38 @@
-"""The running vote count of a day: posts -> vote records (extract) -> counts, leader, who has not voted.
+"""The running vote count of a day: posts -> vote records (extract) -> counts, leader, ties, who has not voted.
 
 Pure: it takes parsed posts and returns a `Tally`; fetching is the forum client's job, printing the CLI's.
+
+A count players can trust says when it was made ("на 21:30 МСК", in the game's zone), the deadline, how many
+are alive, who has not voted, and a tie as a tie; it writes no nick in red bold (that is how players vote).
+It is made from a read that holds every post it could include: `render_tally_bbcode` refuses a read that
+came partly from the cache, or one older than the topic's last post (`StaleCount`: read again).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
 from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
-from forumbot.errors import ConfigError
+from forumbot.errors import ConfigError, ForumbotError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments
 from forumbot.extract.names import MatchMode
 from forumbot.extract.votes import EditedVotes
 from forumbot.posts import Post, TopicPage
 from forumbot.render.bbcode import to_html
-from forumbot.render.environment import load_template, render_template
+from forumbot.render.environment import load_template, render_template, tidy
+from forumbot.render.phrases import zone_label
 
 VOTE_COUNT_TEMPLATE = "vote_count.bbcode.j2"
 # The audit reasons of the tally contract; a spoiler is reported as a quote (neither is ever a vote).
 PUBLIC_REASON = {"spoiler": "quoted"}
+
+
+class StaleCount(ForumbotError):
+    """The read behind a count may miss posts it should include: read the topic again before posting it."""
 
 
 @dataclass(frozen=True)
@@ -30,10 +40,19 @@ class Tally:
     records: list[VoteRecord]
     counts: dict[str, int]  # target -> counted votes, most first
     voters: dict[str, list[str]]  # target -> who votes for him, in the order the votes came
-    leader: str | None
-    tied: list[str]
+    leader: str | None  # who would go now, ties broken as the variant breaks them
+    tied: list[str]  # the players sharing the most votes, when more than one
     not_voting: list[str]
     living: list[str] = field(default_factory=list)
+    read_at: datetime | None = None  # when the posts were read (None: as of the newest post read)
+    newest_post: datetime | None = None
+    deadline: datetime | None = None
+    complete: bool = True  # False: earlier pages came from the cache and may miss edits
+
+    @property
+    def as_of(self) -> datetime | None:
+        """The moment the count stands for: the read, else the newest post it saw."""
+        return self.read_at or self.newest_post
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,9 +98,13 @@ def tally_posts(
     options: dict[str, Any] | None = None,
     votes_per_post: int = 1,
     skip_authors: Iterable[str] = (),
+    read_at: datetime | None = None,
+    complete: bool = True,
 ) -> Tally:
     """Count a day's votes the way the variant's host would; posts of `skip_authors` (the bot's own
-    account) are neither votes nor audit rows."""
+    account) are neither votes nor audit rows. `read_at`: when the posts were read; `complete`: False when
+    some pages came from the cache (the count then may not be posted)."""
+    posts = list(posts)
     rules_cls = find_variant(variant)
     opts = rules_cls.parse_options(options)
     mode: MatchMode = opts.nick_matching
@@ -117,23 +140,61 @@ def tally_posts(
         tied=rules.top_candidates(counts) if len(rules.top_candidates(counts)) > 1 else [],
         not_voting=[n for n in living if n not in voted],
         living=list(living),
+        read_at=read_at,
+        newest_post=max((p.time for p in posts), default=None),
+        deadline=deadline,
+        complete=complete,
     )
 
 
-def render_tally_bbcode(tally: Tally, title: str, template: Path | None = None) -> str:
-    """A ready-to-paste vote-count post: leader, counts, who votes whom, who has not voted. `template`:
-    the host's own vote-count template (else the bundled `vote_count.bbcode.j2`)."""
-    context = {
+def ensure_current(tally: Tally, last_post_at: datetime | None = None) -> None:
+    """Refuse a count whose read may miss posts: one partly from the cache, or one made before the topic's
+    last post (`last_post_at`, as the forum shows it now) when it was read at a known moment."""
+    if not tally.complete:
+        raise StaleCount("the count was made from pages partly read from the cache: read the topic again")
+    if last_post_at is None:
+        return
+    if tally.as_of is None or last_post_at > tally.as_of:
+        made = f"{tally.as_of:%d.%m %H:%M:%S}" if tally.as_of else "an unknown moment"
+        raise StaleCount(f"the count was read at {made}, before the last post ({last_post_at:%d.%m %H:%M:%S})")
+
+
+def count_context(tally: Tally, title: str, zone: tzinfo | None = None) -> dict[str, Any]:
+    """What a vote-count template may print: the counts, and the moments in the game's zone."""
+    zone = zone or (tally.deadline.tzinfo if tally.deadline else None) or UTC
+    as_of = tally.as_of.astimezone(zone) if tally.as_of else None
+    deadline = tally.deadline.astimezone(zone) if tally.deadline else None
+    return {
         "title": title,
         "leader": tally.leader,
         "tied": tally.tied,
         "counts": tally.counts,
         "voters": tally.voters,
         "not_voting": tally.not_voting,
+        "living": tally.living,
+        "voted": len(tally.living) - len(tally.not_voting),
+        "as_of": as_of,
+        "deadline": deadline,
+        "zone": zone_label(zone, as_of or deadline),
     }
+
+
+def render_tally_bbcode(
+    tally: Tally,
+    title: str,
+    template: Path | None = None,
+    *,
+    zone: tzinfo | None = None,
+    last_post_at: datetime | None = None,
+) -> str:
+    """A ready-to-paste vote-count post: when it was made and the deadline (in `zone`, the game's), who leads
+    or who is tied, the counts, who votes whom, who has not voted, how many are alive. `template`: the host's
+    own vote-count template (else the bundled `vote_count.bbcode.j2`). Refuses (`StaleCount`) a count whose
+    read may miss posts (see `ensure_current`)."""
+    ensure_current(tally, last_post_at)
     where = str(template or VOTE_COUNT_TEMPLATE)
-    body = render_template(load_template(template, VOTE_COUNT_TEMPLATE), context, where).body
+    body = render_template(load_template(template, VOTE_COUNT_TEMPLATE), count_context(tally, title, zone), where).body
     votes = [f.text for f in find_fragments(to_html(body)) if f.red and f.bold and f.text.strip()]
     if votes:  # a player who copies the count would cast these as votes
         raise ConfigError(f"{where}: the vote count writes {', '.join(map(repr, votes))} in red bold, as a vote")
-    return body.strip() + "\n"
+    return tidy(body)

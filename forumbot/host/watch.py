@@ -541,6 +541,7 @@ def _interim_count(
         variant=state.variant,
         options=state.options,
         skip_authors=[client.account] if client.account else [],
+        read_at=now,  # the topic was read just now: the count says so
     )
     counts = dict(tally.counts)
     last = store.last_vote_count(row.id, state.day)
@@ -551,7 +552,8 @@ def _interim_count(
         few = len(posts) - last["posts"] < config.watch.count_every_posts
         if soon and few:
             return
-    body = render_tally_bbcode(tally, f"Промежуточный подсчёт голосов, день {state.day}", config.templates.vote_count)
+    title = f"Промежуточный подсчёт голосов, день {state.day}"
+    body = render_tally_bbcode(tally, title, config.templates.vote_count, zone=config.game.zone)
     mark = marks_of(store, row.id)("count", state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
     outgoing = Letter(mark, "reply", [str(day["topic"])], f"Подсчёт голосов, день {state.day}", stamp(body, mark))
 

@@ -1,5 +1,6 @@
 """The Russian of every published text: each template of each variant rendered for a set of outcomes (the
-render-support games and the scenario files), every nick marked so that the checks can find it.
+render-support games and the scenario files), and the vote count, every nick marked so that the checks can
+find it.
 
 - A nick takes no case ending, so it may stand only where Russian wants the nominative: first on its line,
   after a colon, a dash, an arrow, a comma or a bracket, or beside a declined «игрок». The phrase texts are
@@ -15,7 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 import render_support as rs
@@ -24,6 +27,8 @@ from forumbot.engine import ruleset_for
 from forumbot.engine.commitment import commitment_of
 from forumbot.engine.model import DayOutcome, GameState
 from forumbot.errors import ForumbotError
+from forumbot.host.tally import render_tally_bbcode, tally_posts
+from forumbot.posts import Post
 from forumbot.render.day import render_day
 from forumbot.render.messages import (
     render_check_messages,
@@ -123,6 +128,36 @@ def _renders(name: str, days: list[rs.Day], genders: dict[str, str]) -> Iterator
     yield text("reveal", f"{reveal.subject}\n{reveal.body}")
 
 
+def _vote_counts() -> Iterator[Text]:
+    """The vote count with a leader, with a tie, and with no vote yet."""
+    nicks = [mark(p.nick) for p in rs.gameru_players()]
+    start = datetime(2026, 11, 29, 7, 0, tzinfo=UTC)
+    moscow = ZoneInfo("Europe/Moscow")
+
+    def post(i: int, voter: str, target: str) -> Post:
+        body = f'<span style="color:red"><strong class="text-strong">{target}</strong></span>'
+        return Post(
+            post_id=i,
+            topic_id=1,
+            author=voter,
+            author_id=None,
+            time=start + timedelta(minutes=i),
+            content_html=body,
+            permalink=f"./viewtopic.php?p={i}",
+        )
+
+    ballots = {
+        "leader": [(nicks[0], nicks[1]), (nicks[2], nicks[1]), (nicks[3], nicks[4])],
+        "tie": [(nicks[0], nicks[1]), (nicks[2], nicks[3])],
+        "no votes": [],
+    }
+    for name, votes in ballots.items():
+        posts = [post(i + 1, voter, target) for i, (voter, target) in enumerate(votes)]
+        tally = tally_posts(posts, nicks, deadline=start.replace(hour=20), read_at=start + timedelta(hours=3))
+        body = render_tally_bbcode(tally, "Подсчёт голосов, день 1", zone=moscow)
+        yield Text(f"vote count ({name})", body, "gameru-3.3", {})
+
+
 def _everyone(state: GameState, gender: str) -> dict[str, str]:
     return {p.nick: gender for p in state.players}
 
@@ -135,7 +170,7 @@ def all_texts() -> list[Text]:
             texts += _renders(name, days, _everyone(days[0][0], gender))
     for name, days in _scenario_games():
         texts += _renders(name, days, _everyone(days[0][0], "female"))
-    return texts
+    return texts + list(_vote_counts())
 
 
 TEXTS = all_texts()

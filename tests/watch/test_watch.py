@@ -177,13 +177,15 @@ def test_interim_counts_only_when_changed_and_not_too_often(game: Game) -> None:
     game.vote("Alice", "Пётр", 5)
     game.run(10)
     assert len(game.messenger.replies) == 1
-    assert "Лидер: [b]Пётр[/b] (1)" in game.messenger.replies[0][2]
+    count = game.messenger.replies[0][2]
+    assert "Лидер: Пётр — 1 голос." in count and "[b]Пётр" not in count
+    assert "Подсчёт на 10:10 МСК (01.12). Голосование до 23:00 МСК (01.12)." in count  # the read, Moscow time
     game.run(20)  # unchanged: nothing
     game.vote("Bob Smith", "Пётр", 21)
     game.run(25)  # changed, but 15 minutes and 1 post since the last count
     assert len(game.messenger.replies) == 1
     game.run(45)  # 35 minutes since: the changed count goes out
-    assert len(game.messenger.replies) == 2 and "(2)" in game.messenger.replies[1][2]
+    assert len(game.messenger.replies) == 2 and "Лидер: Пётр — 2 голоса." in game.messenger.replies[1][2]
     for i, nick in enumerate(PLAYERS[2:7]):
         game.vote(nick, "Alice", 46 + i)
     game.run(52)  # 5 new posts: out at once
