@@ -328,3 +328,16 @@ def test_every_kind_can_be_told_without_a_night() -> None:
         return [p for p in [*PHRASES[kind], *PHRASES_AGREEING.get(kind, ())] if not speaks_of_night(p)]
 
     assert [kind for kind in PHRASES if not nightless(kind)] == []
+
+
+def test_the_last_post_is_titled_for_the_day_the_game_ended_with_one_win_heading() -> None:
+    finals = 0
+    for name, days in [*_support_games(), *_scenario_games()]:
+        before, outcome = days[-1]
+        if outcome.winner == "none":
+            continue
+        post = render_day(rs.config(before.variant), before, outcome)
+        assert post.subject == f"Мафия-7. День {outcome.day}: итоги игры", name
+        assert post.body.lower().count("игра окончена") == 1, name
+        finals += 1
+    assert finals >= 10  # many scenario files play a game to its end
