@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 import respx
 
-from forumbot.forum.cache import PageCache, fetch_topic_incremental, read_topic
+from fakeboard.clock import FakeClock
+from forumbot.forum.cache import CachedPage, PageCache, fetch_topic_incremental, read_topic
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
 from forumbot.posts import Post, TopicPage
@@ -17,7 +21,7 @@ from forumbot.store import Store
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
-def make_post(post_id: int, text: str | None = None, **extra) -> Post:
+def make_post(post_id: int, text: str | None = None, **extra: Any) -> Post:
     return Post(
         post_id=post_id,
         topic_id=2,
@@ -64,7 +68,7 @@ class SyntheticTopic(PhpbbClient):
 
 
 @pytest.fixture
-def cache(tmp_path):
+def cache(tmp_path: Path) -> Iterator[PageCache]:
     with PageCache(Store(tmp_path / "pages.sqlite")) as c:
         yield c
 
@@ -73,7 +77,7 @@ def ids(posts: list[Post]) -> list[int]:
     return [post.post_id for post in posts]
 
 
-def test_page_cache_round_trip(cache):
+def test_page_cache_round_trip(cache: PageCache) -> None:
     page = TopicPage(dialect="phpbb", topic_id=2, title="t", page=1, page_count=1, posts=(make_post(1),))
     cache.put("http://forum.test/", 2, page)
     assert cache.last_page("http://forum.test/", 2) == 1 and cache.last_page("http://forum.test/", 3) is None
@@ -83,7 +87,7 @@ def test_page_cache_round_trip(cache):
     assert cache.get("http://forum.test/", 2, 1) is None
 
 
-def test_retally_fetches_only_the_last_page_and_new_pages(cache):
+def test_retally_fetches_only_the_last_page_and_new_pages(cache: PageCache) -> None:
     client = SyntheticTopic([make_post(n) for n in range(1, 17)])
     assert ids(fetch_topic_incremental(client, cache, 2)) == list(range(1, 17))
     assert sorted(client.calls) == [1, 2]
@@ -98,7 +102,7 @@ def test_retally_fetches_only_the_last_page_and_new_pages(cache):
     assert sorted(client.calls) == [2, 3]
 
 
-def test_an_edited_post_on_a_refetched_page_replaces_the_cached_one_and_stays_marked(cache):
+def test_an_edited_post_on_a_refetched_page_replaces_the_cached_one_and_stays_marked(cache: PageCache) -> None:
     client = SyntheticTopic([make_post(n) for n in range(1, 17)])
     fetch_topic_incremental(client, cache, 2)
     client.posts[14] = make_post(15, "changed vote")  # no notice: phpBB prints none for a last post
@@ -107,7 +111,7 @@ def test_an_edited_post_on_a_refetched_page_replaces_the_cached_one_and_stays_ma
     assert fetch_topic_incremental(client, cache, 2)[14].edited  # the mark survives the next read
 
 
-def test_a_forum_edit_notice_is_kept_as_printed(cache):
+def test_a_forum_edit_notice_is_kept_as_printed(cache: PageCache) -> None:
     client = SyntheticTopic([make_post(n) for n in range(1, 17)])
     fetch_topic_incremental(client, cache, 2)
     client.posts[12] = make_post(13, "new", edited=True, edited_by="admin", edit_count=1)
@@ -115,7 +119,7 @@ def test_a_forum_edit_notice_is_kept_as_printed(cache):
     assert post.edited_by == "admin" and post.edit_count == 1
 
 
-def test_a_deletion_on_an_earlier_page_forces_a_full_read(cache):
+def test_a_deletion_on_an_earlier_page_forces_a_full_read(cache: PageCache) -> None:
     client = SyntheticTopic([make_post(n) for n in range(1, 17)])
     fetch_topic_incremental(client, cache, 2)
     del client.posts[3]  # post 4 goes: post 11 moves up to page 1
@@ -125,7 +129,7 @@ def test_a_deletion_on_an_earlier_page_forces_a_full_read(cache):
     assert sorted(client.calls) == [1, 2, 2]  # the last page, then (shift seen) everything
 
 
-def test_a_topic_that_shrank_drops_its_stale_pages(cache):
+def test_a_topic_that_shrank_drops_its_stale_pages(cache: PageCache) -> None:
     client = SyntheticTopic([make_post(n) for n in range(1, 24)])
     fetch_topic_incremental(client, cache, 2)
     del client.posts[20:]  # page 3 disappears; phpBB clamps start=20 to page 2
@@ -134,7 +138,7 @@ def test_a_topic_that_shrank_drops_its_stale_pages(cache):
     assert cache.last_page(client.forum, 2) == 2
 
 
-def test_retally_over_http_requests_one_page(fake_boards, clock, tmp_path):
+def test_retally_over_http_requests_one_page(fake_boards: ModuleType, clock: FakeClock, tmp_path: Path) -> None:
     """The same on the real captured pages, counting HTTP requests to the fake phpBB board."""
     board = fake_boards.FakePhpbb(clock)
     with respx.mock(assert_all_called=False) as router, PageCache(Store(tmp_path / "c.sqlite")) as cache:
@@ -152,7 +156,9 @@ def test_retally_over_http_requests_one_page(fake_boards, clock, tmp_path):
     assert board.count("viewtopic.php?t=2") == 1 and board.count("viewtopic.php?t=2&start=10") == 2
 
 
-def test_a_full_read_of_an_unchanged_topic_decodes_no_cached_page(cache, monkeypatch):
+def test_a_full_read_of_an_unchanged_topic_decodes_no_cached_page(
+    cache: PageCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from forumbot.forum import cache as module
 
     client = SyntheticTopic([make_post(n) for n in range(1, 27)])
@@ -160,7 +166,7 @@ def test_a_full_read_of_an_unchanged_topic_decodes_no_cached_page(cache, monkeyp
     decoded: list[int] = []
     real = module._cached
 
-    def counting(row):
+    def counting(row: tuple[str, str, str]) -> CachedPage:
         entry = real(row)
         decoded.append(entry.page.page)
         return entry
@@ -176,14 +182,14 @@ def test_a_full_read_of_an_unchanged_topic_decodes_no_cached_page(cache, monkeyp
     assert decoded == [2]
 
 
-def test_a_read_writes_its_pages_a_batch_at_a_time(cache, monkeypatch):
+def test_a_read_writes_its_pages_a_batch_at_a_time(cache: PageCache, monkeypatch: pytest.MonkeyPatch) -> None:
     from forumbot.forum.cache import PAGES_PER_WRITE
 
     client = SyntheticTopic([make_post(n) for n in range(1, 601)])  # 60 pages of 10
     writes: list[list[int]] = []
     real = cache._rows.put_pages
 
-    def counting(forum, topic, rows):
+    def counting(forum: str, topic: str, rows: Iterable[tuple[int, str, str, str, str]]) -> None:
         rows = list(rows)
         writes.append([row[0] for row in rows])
         real(forum, topic, rows)

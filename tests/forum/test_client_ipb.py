@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import respx
 
+from fakeboard.clock import FakeClock
 from forumbot.errors import ForumUnavailable, LoginFailed, NoPermission, NotLoggedIn, ParseError
 from forumbot.forum.client import IpbClient, offset_between
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.models import TopicPage
+
+if TYPE_CHECKING:
+    from tests.forum.server import FakeIpb  # loaded at run time by path, as the fixture `fake_boards`
 
 BASE = "http://ipb.test/forum/"
 PAGE1, PAGE2 = "index.php?showtopic=15821", "index.php?showtopic=15821&st=10"
@@ -20,29 +28,31 @@ FETCHED = datetime(2026, 11, 29, 18, 10, 25, tzinfo=UTC).timestamp()
 
 
 @pytest.fixture
-def clock(clock):
+def clock(clock: FakeClock) -> FakeClock:
     clock.now = FETCHED
     return clock
 
 
 @pytest.fixture(params=[("windows-1251", True), ("windows-1251", False), ("utf-8", True)], ids=str)
-def board(request, fake_boards, clock):
+def board(request: pytest.FixtureRequest, fake_boards: ModuleType, clock: FakeClock) -> FakeIpb:
     charset, in_header = request.param
-    return fake_boards.FakeIpb(clock, charset=charset, charset_in_header=in_header)
+    board: FakeIpb = fake_boards.FakeIpb(clock, charset=charset, charset_in_header=in_header)
+    return board
 
 
 @pytest.fixture
-def cp1251_board(fake_boards, clock):
-    return fake_boards.FakeIpb(clock)
+def cp1251_board(fake_boards: ModuleType, clock: FakeClock) -> FakeIpb:
+    board: FakeIpb = fake_boards.FakeIpb(clock)
+    return board
 
 
-def serve_board(board):
+def serve_board(board: FakeIpb) -> respx.MockRouter:
     router = respx.mock(assert_all_called=False)
     router.route(host="ipb.test").mock(side_effect=board.respond)
     return router
 
 
-def make_client(board, clock, *, password: str | None = None, **http) -> IpbClient:
+def make_client(board: FakeIpb, clock: FakeClock, *, password: str | None = None, **http: Any) -> IpbClient:
     http.setdefault("min_interval", 0)
     return IpbClient(
         BASE,
@@ -53,11 +63,11 @@ def make_client(board, clock, *, password: str | None = None, **http) -> IpbClie
     )
 
 
-def post_ids(pages) -> list[int]:
+def post_ids(pages: Iterable[TopicPage]) -> list[int]:
     return [post.post_id for page in pages for post in page.posts]
 
 
-def test_login_in_the_boards_charset_keeps_the_cookies(board, clock):
+def test_login_in_the_boards_charset_keeps_the_cookies(board: FakeIpb, clock: FakeClock) -> None:
     with serve_board(board):
         client = make_client(board, clock)
         client.login()
@@ -65,14 +75,16 @@ def test_login_in_the_boards_charset_keeps_the_cookies(board, clock):
     assert board.logins == 1 and cookies["member_id"] == "2" and cookies["pass_hash"] in board.sessions
 
 
-def test_wrong_password_is_login_failed_with_the_forums_message(cp1251_board, clock):
+def test_wrong_password_is_login_failed_with_the_forums_message(cp1251_board: FakeIpb, clock: FakeClock) -> None:
     with serve_board(cp1251_board):
         client = make_client(cp1251_board, clock, password="не тот")
         with pytest.raises(LoginFailed, match="Вы ввели неверный пароль"):
             client.login()
 
 
-def test_every_page_once_posts_in_order_names_decoded_dates_in_the_viewers_offset(board, clock):
+def test_every_page_once_posts_in_order_names_decoded_dates_in_the_viewers_offset(
+    board: FakeIpb, clock: FakeClock
+) -> None:
     with serve_board(board):
         pages = list(make_client(board, clock).fetch_topic(15821))
     assert [page.page for page in pages] == [1, 2] and post_ids(pages) == ALL_POSTS
@@ -83,14 +95,14 @@ def test_every_page_once_posts_in_order_names_decoded_dates_in_the_viewers_offse
     assert first.time.utcoffset() == timedelta(hours=3)  # inferred from the footer, not configured
 
 
-def test_topic_by_pasted_url(cp1251_board, clock):
+def test_topic_by_pasted_url(cp1251_board: FakeIpb, clock: FakeClock) -> None:
     with serve_board(cp1251_board):
         client = make_client(cp1251_board, clock)
         pages = list(client.fetch_topic("http://forum.nightcity.example/forum/index.php?showtopic=15821&st=10"))
     assert post_ids(pages) == ALL_POSTS
 
 
-def test_inbox_and_pm_view(board, clock):
+def test_inbox_and_pm_view(board: FakeIpb, clock: FakeClock) -> None:
     with serve_board(board):
         client = make_client(board, clock)
         summaries = client.fetch_inbox()
@@ -102,14 +114,16 @@ def test_inbox_and_pm_view(board, clock):
     assert board.count("index.php?act=Msg&CODE=03&VID=in&MSID=1207") == 1
 
 
-def test_session_expiring_mid_topic_logs_in_again(cp1251_board, clock):
+def test_session_expiring_mid_topic_logs_in_again(cp1251_board: FakeIpb, clock: FakeClock) -> None:
     cp1251_board.expire_after = 1
     with serve_board(cp1251_board):
         pages = list(make_client(cp1251_board, clock).fetch_topic(15821))
     assert post_ids(pages) == ALL_POSTS and cp1251_board.logins == 2 and cp1251_board.count(PAGE2) == 2
 
 
-def test_503_then_429_with_retry_after_then_the_page(cp1251_board, fake_boards, clock):
+def test_503_then_429_with_retry_after_then_the_page(
+    cp1251_board: FakeIpb, fake_boards: ModuleType, clock: FakeClock
+) -> None:
     cp1251_board.scripted[PAGE2] = [
         fake_boards.Reply(503),
         fake_boards.Reply(429, headers=[("Retry-After", "4")]),
@@ -119,14 +133,16 @@ def test_503_then_429_with_retry_after_then_the_page(cp1251_board, fake_boards, 
     assert 4.0 in clock.sleeps and cp1251_board.count(PAGE2) == 3
 
 
-def test_503_forever_is_forum_unavailable_after_the_attempts(cp1251_board, fake_boards, clock):
+def test_503_forever_is_forum_unavailable_after_the_attempts(
+    cp1251_board: FakeIpb, fake_boards: ModuleType, clock: FakeClock
+) -> None:
     cp1251_board.scripted[PAGE1] = [fake_boards.Reply(503) for _ in range(3)]
     with serve_board(cp1251_board):
         with pytest.raises(ForumUnavailable, match=re.escape(BASE + PAGE1) + ".*HTTP 503"):
             list(make_client(cp1251_board, clock, max_attempts=3).fetch_topic(15821))
 
 
-def test_login_wall_twice_is_not_logged_in(cp1251_board, clock):
+def test_login_wall_twice_is_not_logged_in(cp1251_board: FakeIpb, clock: FakeClock) -> None:
     wall = cp1251_board.login_wall()
     cp1251_board.scripted[PAGE1] = [wall, wall]
     with serve_board(cp1251_board):
@@ -134,25 +150,25 @@ def test_login_wall_twice_is_not_logged_in(cp1251_board, clock):
             list(make_client(cp1251_board, clock).fetch_topic(15821))
 
 
-def test_no_permission_names_the_url(cp1251_board, clock):
+def test_no_permission_names_the_url(cp1251_board: FakeIpb, clock: FakeClock) -> None:
     cp1251_board.no_permission.add("77")
     with serve_board(cp1251_board):
         with pytest.raises(NoPermission, match=re.escape(BASE + "index.php?showtopic=77")):
             list(make_client(cp1251_board, clock).fetch_topic(77))
 
 
-def test_not_a_topic_page_is_a_parse_error_naming_the_url(cp1251_board, clock):
+def test_not_a_topic_page_is_a_parse_error_naming_the_url(cp1251_board: FakeIpb, clock: FakeClock) -> None:
     cp1251_board.not_a_topic.add("78")
     with serve_board(cp1251_board):
         with pytest.raises(ParseError, match=re.escape(BASE + "index.php?showtopic=78")):
             list(make_client(cp1251_board, clock).fetch_topic(78))
 
 
-def test_offset_between_rounds_to_quarter_hours():
+def test_offset_between_rounds_to_quarter_hours() -> None:
     actual = datetime(2026, 11, 29, 18, 10, 25, tzinfo=UTC)
     shown = datetime(2026, 11, 29, 21, 10, tzinfo=UTC)
-    assert offset_between(shown, actual).utcoffset(None) == timedelta(hours=3)
-    assert offset_between(shown - timedelta(hours=8, minutes=30), actual).utcoffset(None) == timedelta(
-        hours=-5, minutes=-30
-    )
+    east = offset_between(shown, actual)
+    assert east is not None and east.utcoffset(None) == timedelta(hours=3)
+    west = offset_between(shown - timedelta(hours=8, minutes=30), actual)
+    assert west is not None and west.utcoffset(None) == timedelta(hours=-5, minutes=-30)
     assert offset_between(shown + timedelta(days=2), actual) is None

@@ -15,6 +15,7 @@ import httpx
 import pytest
 import respx
 
+from fakeboard.clock import FakeClock
 from forumbot.errors import ConfigError
 from forumbot.forum.client import ClientSettings, Ipb3Client, open_client
 from forumbot.forum.http import HttpSettings
@@ -70,12 +71,12 @@ class Board:
 
 
 @pytest.fixture
-def clock(clock):
+def clock(clock: FakeClock) -> FakeClock:
     clock.now = FETCHED
     return clock
 
 
-def client_for(board: Board, clock) -> Ipb3Client:
+def client_for(board: Board, clock: FakeClock) -> Ipb3Client:
     router = respx.mock(assert_all_called=False)
     router.route(host="forum.nightcity.example").mock(side_effect=board.respond)
     router.start()
@@ -93,7 +94,7 @@ def topic_board(first: str, second_query: str) -> Board:
     ("skin", "second_query"),
     [("ipb346_topic_rel1", "showtopic=16002&page=2"), ("ipb333_topic_rel1", "showtopic=16002&st=6")],
 )
-def test_a_topic_is_read_with_the_pagination_its_links_use(skin: str, second_query: str, clock) -> None:
+def test_a_topic_is_read_with_the_pagination_its_links_use(skin: str, second_query: str, clock: FakeClock) -> None:
     board = topic_board(real(skin), second_query)
     client = client_for(board, clock)
     try:
@@ -105,7 +106,7 @@ def test_a_topic_is_read_with_the_pagination_its_links_use(skin: str, second_que
     assert board.asked[second_query] == 1 and sum(board.asked.values()) == 2
 
 
-def test_a_later_page_before_the_first_is_asked_both_ways(clock) -> None:
+def test_a_later_page_before_the_first_is_asked_both_ways(clock: FakeClock) -> None:
     board = topic_board(real("ipb346_topic_rel1"), "showtopic=16002&page=2&st=6")
     client = client_for(board, clock)
     try:
@@ -115,7 +116,7 @@ def test_a_later_page_before_the_first_is_asked_both_ways(clock) -> None:
     assert [p.page for p in pages] == [2] and board.asked["showtopic=16002&page=2&st=6"] == 1
 
 
-def test_the_inbox_is_every_message_written_to_us_in_the_folders_conversations(clock) -> None:
+def test_the_inbox_is_every_message_written_to_us_in_the_folders_conversations(clock: FakeClock) -> None:
     board = topic_board(real("ipb346_topic_rel1"), "showtopic=16002&page=2")
     client = client_for(board, clock)
     try:
@@ -136,7 +137,7 @@ def test_the_inbox_is_every_message_written_to_us_in_the_folders_conversations(c
     assert board.asked[f"app=members&module=messaging&section=view&{CONVERSATION}"] == 1  # not again for fetch_pm
 
 
-def test_a_conversation_is_read_again_only_when_it_grew(clock) -> None:
+def test_a_conversation_is_read_again_only_when_it_grew(clock: FakeClock) -> None:
     board = topic_board(real("ipb346_topic_rel1"), "showtopic=16002&page=2")
     client = client_for(board, clock)
     url = f"app=members&module=messaging&section=view&{CONVERSATION}"
@@ -152,7 +153,7 @@ def test_a_conversation_is_read_again_only_when_it_grew(clock) -> None:
     assert first == again == [305, 81] and later == [305, 307, 81] and board.asked[url] == 2
 
 
-def test_every_page_of_a_conversation_is_read(clock) -> None:
+def test_every_page_of_a_conversation_is_read(clock: FakeClock) -> None:
     conversation = real("ipb346_pm_conversation")
     pager = re.search(r"<div class='pagination clearfix left '>.*?</div>", real("ipb346_topic_rel1"), re.S)
     assert pager is not None
@@ -171,7 +172,7 @@ def test_every_page_of_a_conversation_is_read(clock) -> None:
     assert board.asked[f"app=members&module=messaging&section=view&{CONVERSATION}&st=20"] == 1
 
 
-def test_the_days_orders_include_a_reply_to_the_hosts_role_pm(clock) -> None:
+def test_the_days_orders_include_a_reply_to_the_hosts_role_pm(clock: FakeClock) -> None:
     board = topic_board(real("ipb346_topic_rel1"), "showtopic=16002&page=2")
     client = client_for(board, clock)
     try:
@@ -182,7 +183,7 @@ def test_the_days_orders_include_a_reply_to_the_hosts_role_pm(clock) -> None:
     assert window.unread == []  # conversation 81's row is dated 29 November: an earlier day's, not opened
 
 
-def test_a_mybb_url_is_decided_by_the_boards_markup_and_refused(clock) -> None:
+def test_a_mybb_url_is_decided_by_the_boards_markup_and_refused(clock: FakeClock) -> None:
     def index(request: httpx.Request) -> httpx.Response:
         return httpx.Response(
             200, html="<html><body><div id='pun' class='punbb'><div id='pun-index'></div></div></body></html>"
@@ -193,7 +194,7 @@ def test_a_mybb_url_is_decided_by_the_boards_markup_and_refused(clock) -> None:
         open_client(settings, clock=clock, transport=httpx.MockTransport(index))
 
 
-def test_without_a_configured_zone_the_pages_show_the_viewers_offset(clock) -> None:
+def test_without_a_configured_zone_the_pages_show_the_viewers_offset(clock: FakeClock) -> None:
     board = topic_board(real("ipb346_topic_rel1"), "showtopic=16002&page=2")
     router = respx.mock(assert_all_called=False)
     router.route(host="forum.nightcity.example").mock(side_effect=board.respond)

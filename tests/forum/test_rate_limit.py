@@ -8,6 +8,7 @@ import httpx
 import pytest
 import respx
 
+from fakeboard.clock import FakeClock
 from forumbot.errors import ConfigError
 from forumbot.forum.http import ForumHttp, HttpSettings, RateLimiter
 
@@ -29,14 +30,14 @@ def test_the_default_burst_covers_reading_the_biggest_day_at_once() -> None:
     assert settings.requests_per_minute <= 120  # and then no more than 2 a second on average
 
 
-def test_within_the_burst_nobody_waits(clock) -> None:
+def test_within_the_burst_nobody_waits(clock: FakeClock) -> None:
     limiter = RateLimiter(0.0, clock, per_minute=60, burst=5)
     for _ in range(5):
         limiter.wait("board.test")
     assert clock.sleeps == []
 
 
-def test_past_the_burst_each_start_waits_for_its_own_token(clock) -> None:
+def test_past_the_burst_each_start_waits_for_its_own_token(clock: FakeClock) -> None:
     limiter = RateLimiter(0.0, clock, per_minute=60, burst=3)  # one token a second
     for _ in range(3):
         limiter.wait("board.test")
@@ -47,7 +48,7 @@ def test_past_the_burst_each_start_waits_for_its_own_token(clock) -> None:
     assert clock.sleeps == [1.0, 0.5, 0.5]
 
 
-def test_an_idle_bucket_refills_up_to_its_burst_and_no_further(clock) -> None:
+def test_an_idle_bucket_refills_up_to_its_burst_and_no_further(clock: FakeClock) -> None:
     limiter = RateLimiter(0.0, clock, per_minute=60, burst=2)
     limiter.wait("board.test")
     limiter.wait("board.test")
@@ -57,7 +58,7 @@ def test_an_idle_bucket_refills_up_to_its_burst_and_no_further(clock) -> None:
     assert clock.sleeps == [3600.0, 1.0]
 
 
-def test_the_budget_is_per_host(clock) -> None:
+def test_the_budget_is_per_host(clock: FakeClock) -> None:
     limiter = RateLimiter(0.0, clock, per_minute=60, burst=2)
     for host in ("a.test", "b.test", "a.test", "b.test"):
         limiter.wait(host)
@@ -66,14 +67,14 @@ def test_the_budget_is_per_host(clock) -> None:
     assert clock.sleeps == [1.0]
 
 
-def test_spacing_and_budget_together(clock) -> None:
+def test_spacing_and_budget_together(clock: FakeClock) -> None:
     limiter = RateLimiter(1.0, clock, per_minute=30, burst=2)  # a token every 2 s
     for _ in range(3):
         limiter.wait("board.test")
     assert clock.sleeps == [0.0, 1.0, 1.0]  # the 3rd start: 2 s after the first, by its token
 
 
-def test_threads_share_the_budget(clock) -> None:
+def test_threads_share_the_budget(clock: FakeClock) -> None:
     limiter = RateLimiter(0.0, clock, per_minute=60, burst=4)
     threads = [threading.Thread(target=limiter.wait, args=("board.test",)) for _ in range(6)]
     for t in threads:
@@ -85,7 +86,7 @@ def test_threads_share_the_budget(clock) -> None:
 
 
 @respx.mock
-def test_the_client_goes_through_the_budget(clock) -> None:
+def test_the_client_goes_through_the_budget(clock: FakeClock) -> None:
     respx.get(url__startswith=BASE).mock(return_value=httpx.Response(200, text="ok"))
     http = ForumHttp(BASE, NoRules(), settings=HttpSettings(requests_per_minute=1), clock=clock)
     assert http.settings.burst == 15
