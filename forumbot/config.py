@@ -218,6 +218,9 @@ class WatchConfig(Strict):
     reminder_hours: float = Field(default=0, ge=0, le=72)
     # Lock the day topic when the deadline passes, so late posts cannot confuse anyone (publish locks it anyway).
     lock_at_deadline: bool = False
+    # With reminder_hours: also a PM to each living player whose vote has not arrived, where the rules make
+    # a player who sends none pay for it (salon: he dies).
+    remind_missing_votes: bool = False
     auto_publish: bool = False  # publish an approved draft by itself (else wait for `forumbot publish`)
     magic_word: str | None = None  # private games (seed 000's kozanostraXX): a PM with this word signs up
     max_players: int | None = Field(default=None, ge=2)  # the game starts when this many have signed up

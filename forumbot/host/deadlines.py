@@ -18,6 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from forumbot.config import GameConfig
+from forumbot.engine.day import ruleset_for
 from forumbot.errors import StateError
 from forumbot.host.outbox import markers_for, with_marker
 from forumbot.render.bbcode import escape
@@ -31,6 +32,11 @@ DEADLINE_KINDS = (MOVED, NEXT_LENGTH)
 # The bot's words in the day topic (the game's language; none of them is served by the board).
 MOVED_TEXT = "[b]Срок дня {day} изменён.[/b] День заканчивается {when}.\nПричина: {reason}"
 REMINDER_TEXT = "[b]Напоминание:[/b] день {day} заканчивается {when}. Осталось меньше {hours} ч."
+VOTE_REMINDER_TEXT = (
+    "Напоминание: ваш голос на день {day} ещё не пришёл. День заканчивается {when}; "
+    "кто не проголосует, выбывает. Голос — личным сообщением ведущему."
+)
+VOTE_REMINDER_SUBJECT = "{game}: ваш голос на день {day}"
 SUBJECT = "День {day}"
 
 
@@ -155,11 +161,33 @@ def deadline_pass(store: Store, row: GameRow, config: GameConfig, now: datetime)
         store.queue(
             row.id, [Letter(mark, "reply", [str(day["topic"])], subject, with_marker(body, mark), day=row.state.day)]
         )
+        if config.watch.remind_missing_votes:
+            store.queue(row.id, _vote_reminders(store, row, config, day["deadline"]))
     if config.watch.lock_at_deadline and now >= day["deadline"]:
         forum = str(config.forum.forum_id) if config.forum.forum_id is not None else ""
         topic = _topic_number(str(day["topic"]))
         mark = marks("deadline-lock", row.state.day, topic)
         store.queue(row.id, [Letter(mark, "lock", [topic, forum], "", "", day=row.state.day)])
+
+
+def _vote_reminders(store: Store, row: GameRow, config: GameConfig, deadline: datetime) -> list[Letter]:
+    """One PM to each living player whose vote has not arrived, where the rules punish silence; once per
+    deadline (the markers repeat, so a later pass queues nothing new)."""
+    state = row.state
+    assert state is not None
+    if not ruleset_for(state).silence_punished:
+        return []
+    marks = markers_for(store.marker_key(row.id))
+    when = told(deadline, config.game.zone)
+    letters = []
+    for player in state.living():
+        if store.order_count(row.id, state.day, player.nick, "vote"):
+            continue
+        mark = marks("vote-reminder", state.day, deadline.isoformat(), player.nick)
+        body = with_marker(VOTE_REMINDER_TEXT.format(day=state.day, when=when), mark)
+        subject = VOTE_REMINDER_SUBJECT.format(game=config.game.name, day=state.day)
+        letters.append(Letter(mark, "pm", [player.nick], subject, body, day=state.day))
+    return letters
 
 
 def _topic_number(topic: str) -> str:

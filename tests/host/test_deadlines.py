@@ -5,6 +5,7 @@ day's deadline the day post tells."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -13,17 +14,17 @@ import pytest
 
 from forumbot.config import GameConfig
 from forumbot.host import deadlines, games
-from forumbot.store import Letter, Store
+from forumbot.store import Letter, Store, count_valid_orders
 
 DEALT = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 DEADLINE = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)  # 23:00 in Moscow
 PLAYERS = ["Лиса", "Кот", "Шарик", "Печкин", "Фёдор", "Winnie", "Галчонок", "Мурка", "Ёжик"]
 
 
-def make_game(tmp_path: Path, watch: dict[str, Any]) -> tuple[Store, GameConfig]:
+def make_game(tmp_path: Path, watch: dict[str, Any], variant: str = "gameru-3.3") -> tuple[Store, GameConfig]:
     config = GameConfig.model_validate(
         {
-            "game": {"name": "g", "variant": "gameru-3.3", "players": PLAYERS, "timezone": "Europe/Moscow"},
+            "game": {"name": "g", "variant": variant, "players": PLAYERS, "timezone": "Europe/Moscow"},
             "forum": {"forum_id": 4},
             "watch": watch,
         }
@@ -111,3 +112,25 @@ def test_the_first_deadline_keeps_the_length(tmp_path: Path) -> None:
     start = datetime(2026, 11, 29, 18, 0, tzinfo=zone)
     assert deadlines.first_deadline(start, time(23, 0), zone) == datetime(2026, 11, 30, 23, 0, tzinfo=zone)
     assert deadlines.first_deadline(start, time(23, 0), zone, timedelta(hours=5)) == start.replace(hour=23)
+
+
+def test_where_silence_kills_each_player_without_a_vote_is_reminded_by_pm_once(tmp_path: Path) -> None:
+    store, config = make_game(tmp_path, {"reminder_hours": 2, "remind_missing_votes": True}, variant="salon")
+    game_id = store.game("g").id
+    store.queue(
+        game_id, [], changes=[partial(count_valid_orders, game_id=game_id, day=1, actor="Кот", action="vote", n=1)]
+    )
+    one_pass(store, config, DEADLINE - timedelta(hours=1))
+    one_pass(store, config, DEADLINE - timedelta(minutes=30))
+    pms = [letter for letter in queued(store) if letter.kind == "pm"]
+    assert sorted(letter.recipients[0] for letter in pms) == sorted(p for p in PLAYERS if p != "Кот")
+    assert all(
+        "ваш голос на день 1 ещё не пришёл" in letter.body and "23:00 (Europe/Moscow)" in letter.body for letter in pms
+    )
+    assert pms[0].subject == "g: ваш голос на день 1"
+
+
+def test_no_vote_reminders_where_silence_costs_nothing(tmp_path: Path) -> None:
+    store, config = make_game(tmp_path, {"reminder_hours": 2, "remind_missing_votes": True})
+    one_pass(store, config, DEADLINE - timedelta(hours=1))
+    assert [letter.kind for letter in queued(store)] == ["reply"]  # the topic's reminder only

@@ -249,6 +249,8 @@ class Ruleset:
     check_reveals_role: ClassVar[bool] = False
     # Whether a check that finds a mafioso or the maniac kills him (the sheriff's bullet).
     check_shoots: ClassVar[bool] = False
+    # Whether a living player who sends no vote pays for it that day (salon: he dies).
+    silence_punished: ClassVar[bool] = False
 
     def __init__(self, options: VariantOptions | None = None) -> None:
         self.options = options if options is not None else self.options_model()

@@ -62,6 +62,7 @@ class Salon(Ruleset):
     tells_visitors_of_the_silent = True
     published_misses: ClassVar[tuple[Role, ...]] = ("hetaera", "mafia", "doctor", "commissar")
     publishes_check_kind = True
+    silence_punished = True  # seed 003: who sends no vote kills himself
     options: SalonOptions
 
     def silenced_voter(self, events: Sequence[Event]) -> str | None:
