@@ -25,7 +25,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check forumbot fakeboard tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy forumbot fakeboard
+	$(BIN)/mypy forumbot fakeboard tests
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest

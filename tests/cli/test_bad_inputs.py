@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -44,7 +45,7 @@ def state(tmp_path: Path) -> Path:
     return path
 
 
-def overrides(path: Path) -> list[object]:
+def overrides(path: Path) -> list[dict[str, Any]]:
     from forumbot.store import Store
 
     store = Store(path)

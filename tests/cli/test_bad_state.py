@@ -77,10 +77,11 @@ def test_a_file_that_is_no_database(tmp_path: Path) -> None:
     assert line.startswith(f"error: {junk}: not a forumbot state file")
 
 
-def connect_with(pragma: Callable[[sqlite3.Connection], None] | None = None, *, readonly: bool = False) -> Any:
+def connect_with(pragma: Callable[[sqlite3.Connection], object] | None = None, *, readonly: bool = False) -> Any:
     """sqlite3.connect as forumbot calls it, on a read-only file or a disk with no room left."""
 
     def connect(path: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db: sqlite3.Connection
         if readonly:
             db = REAL_CONNECT(f"file:{path}?mode=ro", *args, uri=True, **kwargs)
         else:

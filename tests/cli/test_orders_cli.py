@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -30,7 +31,7 @@ def folder(tmp_path: Path) -> Path:
     return saved
 
 
-def run(folder: Path, *extra: str) -> dict:
+def run(folder: Path, *extra: str) -> dict[str, Any]:
     result = CliRunner().invoke(
         app,
         [
@@ -46,7 +47,8 @@ def run(folder: Path, *extra: str) -> dict:
         ],
     )
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    payload: dict[str, Any] = json.loads(result.stdout)
+    return payload
 
 
 def test_the_day_window_with_a_pm_that_straddles_the_deadline(folder: Path) -> None:

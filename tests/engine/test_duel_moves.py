@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from forumbot.engine.day import ruleset_for
-from forumbot.engine.model import GameState, Player
+from forumbot.engine.model import Action, GameState, Player
 
 
 def _state(variant: str, *players: Player, **options: object) -> GameState:
@@ -26,7 +26,7 @@ def test_every_living_player_owes_his_vote_and_his_role_s_own_order() -> None:
 
 def test_an_s_order_counts_as_the_role_s_own_action_and_then_all_have_moved() -> None:
     rules = ruleset_for(KOZANOSTRA)
-    acted = [("Фредо", "special"), ("Каттани", "check")]
+    acted: list[tuple[str, Action]] = [("Фредо", "special"), ("Каттани", "check")]
     assert rules.missing_moves(KOZANOSTRA, voted=["Фредо", "Каттани"], acted=acted) == {"Джо": {"vote"}}
     assert rules.missing_moves(KOZANOSTRA, voted=["Фредо", "Каттани", "Джо"], acted=acted) == {}
 

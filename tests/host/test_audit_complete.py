@@ -25,16 +25,17 @@ STATE = GameState(
 
 
 def pm(pm_id: int, sender: str, text: str, html: str | None = None) -> TimedPm:
+    sent = AT + timedelta(minutes=pm_id)
     message = PrivateMessage(
         pm_id=pm_id,
         sender=sender,
-        time=AT + timedelta(minutes=pm_id),
+        time=sent,
         subject="приказ",
         body_html=html if html is not None else text.replace("\n", "<br>"),
         body_text=text,
         url=f"./ucp.php?i=pm&p={pm_id}",
     )
-    return TimedPm(message, "inside", (message.time, message.time + timedelta(seconds=1)))  # type: ignore[arg-type]
+    return TimedPm(message, "inside", (sent, sent + timedelta(seconds=1)))
 
 
 def audit(*pms: TimedPm) -> list[dict[str, Any]]:
@@ -77,3 +78,27 @@ def test_of_two_valid_orders_the_earlier_is_superseded() -> None:
 def test_a_pm_from_a_non_player_is_listed() -> None:
     rows = audit(pm(1, "Прохожий", "Убиваем — Анна"))
     assert [(r["actor"], r["valid"], r["reason"]) for r in rows] == [("Прохожий", False, "not_player")]
+
+
+def test_the_hosts_vote_is_in_the_audit_the_chart_reads_in_place_of_the_one_it_replaces() -> None:
+    from forumbot.engine import Vote
+    from forumbot.host.games import _apply_overrides
+
+    at = AT.isoformat()
+    audit_rows: list[dict[str, Any]] = [
+        {"voter": "Анна", "target": "Вера", "time": at, "counted": True, "post_id": 5, "link": "p5"},
+        {"voter": "Глеб", "target": "Вера", "time": at, "counted": True, "post_id": 6, "link": "p6"},
+    ]
+    votes = [Vote(voter="Анна", targets=("Вера",), time=AT), Vote(voter="Глеб", targets=("Вера",), time=AT)]
+    overrides = [
+        {"kind": "set_vote", "subject": "Анна", "value": "Борис", "reason": "ник с опечаткой", "by": "mod"},
+        {"kind": "clear_vote", "subject": "Глеб", "value": None, "reason": "голос призрака", "by": "mod"},
+    ]
+    counted, _, _, _ = _apply_overrides(overrides, votes, [], audit_rows)
+    assert [(v.voter, v.targets, v.time) for v in counted] == [("Анна", ("Борис",), AT)]  # the time kept
+    assert [(r["voter"], r["target"], r["counted"], r.get("channel")) for r in audit_rows] == [
+        ("Анна", "Вера", False, None),
+        ("Глеб", "Вера", False, None),
+        ("Анна", "Борис", True, "override"),
+    ]
+    assert audit_rows[2]["time"] == at and audit_rows[2]["reason"] == "override by mod: ник с опечаткой"

@@ -13,7 +13,7 @@ from render_support import HOSTILE, Day, config, gameru_days, kozanostra_days, s
 
 from forumbot.draft import DayDraft
 from forumbot.engine import DayInput, GameState, Vote, deal, resolve_day
-from forumbot.host import games
+from forumbot.engine.commitment import commitment_of
 from forumbot.render.bbcode import escape, to_html, unescape
 from forumbot.render.day import render_day_post
 from forumbot.render.messages import (
@@ -78,7 +78,7 @@ def test_hostile_nicks_in_the_reveal_and_its_commitment_still_checks() -> None:
     nicks = [*HOSTILE, *(f"Игрок {i}" for i in range(7))]
     state = deal("gameru-3.3", nicks, 42)
     salt = "f00d"
-    commitment = games.commitment_of(state, salt)
+    commitment = commitment_of(state, salt)
     outcome = resolve_day(state, DayInput(votes=(Vote(voter=nicks[3], targets=(nicks[0],)),)))
     reveal = render_reveal(config("gameru-3.3"), outcome.state, salt, commitment)
     note = "\nВ некоторых никах стоят невидимые символы U+2060"
@@ -93,7 +93,7 @@ def _plain_reveal(salt: str) -> tuple[GameState, str, str]:
     nicks = [f"Игрок {i}" for i in range(10)]
     state = deal("gameru-3.3", nicks, 42)
     outcome = resolve_day(state, DayInput(votes=(Vote(voter=nicks[3], targets=(nicks[0],)),)))
-    return outcome.state, salt, games.commitment_of(state, salt)
+    return outcome.state, salt, commitment_of(state, salt)
 
 
 # --- BBCode -> HTML for the preview, as phpBB 3.3 renders it (the same renderer as the test board) ---

@@ -8,8 +8,8 @@ import pytest
 from render_support import config, gameru_days, gameru_silent_sheriff, kozanostra_days, salon_days
 
 from forumbot.engine import DayInput, Order, Vote, deal, resolve_day
+from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.errors import StateError
-from forumbot.host import games
 from forumbot.render.bbcode import unescape
 from forumbot.render.messages import (
     Message,
@@ -125,14 +125,14 @@ def test_the_reveal_opens_the_commitment() -> None:
     nicks = [f"Игрок {i}" for i in range(9)]
     state = deal("gameru-3.3", nicks, 99)
     salt = "00ff"
-    commitment = games.commitment_of(state, salt)
+    commitment = commitment_of(state, salt)
     final = resolve_day(state, DayInput()).state
     assert dealt_state(final) == state.model_copy(update={"day": 1})
     reveal = render_reveal(config("gameru-3.3"), final, salt, commitment)
     assert reveal.to is None and reveal.subject == "Мафия-7: игра окончена, роли"
     assert f"Соль: [b]{salt}[/b]" in reveal.body and commitment in reveal.body
     listed = unescape(reveal.body.split("[code]\n", 1)[1].split("\n[/code]", 1)[0])
-    assert listed == games.role_list_text(state)
+    assert listed == role_list_text(state)
     assert hashlib.sha256(f"{salt}\n{listed}".encode()).hexdigest() == commitment
     boss = next(p.nick for p in state.players if p.boss)
     assert f"[*]{boss} — [b]мафиози (босс)[/b], в живых" in reveal.body
