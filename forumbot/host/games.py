@@ -551,9 +551,13 @@ def _apply_overrides(
                     votes = [v for v in votes if v.voter != vote.voter] + [vote]
                     entry |= {"counted": True, "reason": f"override by {o['by']}: {o['reason']}"}
         elif kind == "set_vote":
-            votes = [v for v in votes if v.voter != subject] + [_set_vote(votes, subject, value)]
+            vote = _set_vote(votes, subject, value)
+            votes = [v for v in votes if v.voter != subject] + [vote]
+            _overridden(vote_audit, subject, o)
+            vote_audit.append(_override_row(vote, o))
         elif kind == "clear_vote":
             votes = [v for v in votes if v.voter != subject]
+            _overridden(vote_audit, subject, o)
         elif kind == "set_order":
             action, targets = json.loads(value)
             orders = [x for x in orders if not (x.actor == subject and x.action == action)]
@@ -562,6 +566,27 @@ def _apply_overrides(
             orders = [x for x in orders if not (x.actor == subject and x.action == value)]
         applied.append(o)
     return votes, orders, applied, warnings
+
+
+def _overridden(vote_audit: list[dict[str, Any]], voter: str, override: dict[str, Any]) -> None:
+    """The voter's counted votes give way to the host's decision: the audit (and the chart) say so."""
+    for entry in vote_audit:
+        if entry["voter"] == voter and entry["counted"]:
+            entry |= {"counted": False, "reason": f"override by {override['by']}: {override['reason']}"}
+
+
+def _override_row(vote: Vote, override: dict[str, Any]) -> dict[str, Any]:
+    """The host's vote as an audit row, so the preview's tables and chart show the vote the post counts."""
+    return {
+        "post_id": None,
+        "voter": vote.voter,
+        "target": ", ".join(vote.targets),
+        "time": vote.time.isoformat() if vote.time is not None else None,
+        "counted": True,
+        "reason": f"override by {override['by']}: {override['reason']}",
+        "channel": "override",
+        "link": None,
+    }
 
 
 def _set_vote(votes: list[Vote], voter: str, value: str) -> Vote:

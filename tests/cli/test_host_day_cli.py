@@ -118,9 +118,12 @@ def test_commands_run_from_anywhere_find_the_home_s_state_and_env(
     monkeypatch.setenv("FORUMBOT_HOME", str(home))
     monkeypatch.chdir(elsewhere)
     assert invoke("status", GAME).exit_code == 2  # no state file here nor at home
-    shutil.copy(state, home / "forumbot.db")
+    for suffix in ("", "-wal", "-shm"):  # the state file with its write-ahead log: what is not checkpointed yet
+        if Path(f"{state}{suffix}").exists():
+            shutil.copy(f"{state}{suffix}", f"{home / 'forumbot.db'}{suffix}")
     assert "day 1" in ok("status", GAME)  # the home's state file
-    (home / "forumbot.db").unlink()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{home / 'forumbot.db'}{suffix}").unlink(missing_ok=True)
     (home / ".env").write_text(f"FORUMBOT_STATE={state}\n", "utf-8")
     assert "day 1" in ok("status", GAME)  # the home's .env names it
     assert not (elsewhere / "forumbot.db").exists()
