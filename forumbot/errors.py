@@ -1,4 +1,4 @@
-"""forumbot's exceptions, one tree. Only `cli.py` turns them into exit codes and messages.
+"""forumbot's exceptions, one tree. Only the command line (`forumbot.cli`) turns them into exit codes and messages.
 
     ForumbotError
     ├── ConfigError            bad host config or missing .env setting (our side; exit 2)

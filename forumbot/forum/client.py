@@ -1,7 +1,7 @@
-"""Forum clients: one interface (`ForumClient`), three dialects (phpBB 3.x, IPB 2.x, saved pages).
+"""Forum clients: one interface (`ForumClient`), four dialects (phpBB 3.x, IPB 2.x, IPB 3.x, saved pages).
 
 The network clients only build URLs (one table per dialect), fetch through `ForumHttp` (the single request
-choke point, see `http.py`) and hand the pages to the pure parsers in `phpbb.py` / `ipb.py`.
+choke point, see `http.py`) and hand the pages to the pure parsers in `phpbb.py` / `ipb/`.
 The dialect classes override a few hooks of `HttpForumClient`; the algorithms (all pages of a topic,
 all pages of the inbox, one PM) are written once.
 
