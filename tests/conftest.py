@@ -1,14 +1,17 @@
-"""What every test shares: the fake clock, and a guard against the outside network.
+"""What every test shares: the fake clock, and a guard against real waiting and the outside network.
 
 Tests wait on `fakeboard.clock.FakeClock` and talk only to boards served on 127.0.0.1 (or to respx). The guard
-makes a slip visible: a connection (or a name lookup) to a host other than this machine fails the test, with a
-message saying what was asked. The call raises where it is made and is also recorded, so a call swallowed in a
-server's thread still fails the test at teardown.
+makes a slip visible: a `time.sleep` longer than `MAX_REAL_SLEEP` or a connection (or a name lookup) to a host
+other than this machine fails the test, with a message saying what was asked. The call raises where it is made
+and is also recorded, so a call swallowed in a server's thread still fails the test at teardown.
+
+A test that really must wait says so with ``@pytest.mark.real_sleep(reason="...")``.
 """
 
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
@@ -16,6 +19,7 @@ import pytest
 
 from fakeboard.clock import FakeClock
 
+MAX_REAL_SLEEP = 0.2  # seconds: enough for a thread to poll, too little to wait for a deadline
 pytest_plugins = ["pytester"]  # the guard is tested on small test files of its own (test_guard.py)
 
 LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "", None})  # "" and None: the local address
@@ -78,6 +82,20 @@ def _guard_network(monkeypatch: pytest.MonkeyPatch, guard: Guard) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
+def _guard_sleep(monkeypatch: pytest.MonkeyPatch, guard: Guard) -> None:
+    real_sleep = time.sleep
+
+    def sleep(seconds: float) -> None:
+        if seconds > MAX_REAL_SLEEP:
+            guard.refuse(
+                f"time.sleep({seconds}) really waits: tests wait on a fake clock "
+                f"(fakeboard.clock.FakeClock), or are marked real_sleep with a reason"
+            )
+        real_sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", sleep)
+
+
 CALL_FAILED = pytest.StashKey[bool]()
 
 
@@ -93,9 +111,16 @@ def pytest_runtest_makereport(
 
 
 @pytest.fixture(autouse=True)
-def no_outside_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def no_real_sleep_nor_outside_network(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     guard = Guard()
     _guard_network(monkeypatch, guard)
+    marker = request.node.get_closest_marker("real_sleep")
+    if marker is None:
+        _guard_sleep(monkeypatch, guard)
+    elif not marker.kwargs.get("reason"):
+        pytest.fail("@pytest.mark.real_sleep needs a reason", pytrace=False)
     yield
     if guard.violations and not request.node.stash.get(CALL_FAILED, False):
         pytest.fail("\n".join(guard.violations), pytrace=False)

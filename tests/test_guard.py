@@ -76,3 +76,43 @@ def test_the_clock_fixture(clock):
 """,
     )
     result.assert_outcomes(passed=2)
+
+
+def test_a_real_sleep_longer_than_the_bound_fails_the_test(pytester: pytest.Pytester) -> None:
+    result = run(
+        pytester,
+        """
+import time
+
+def test_waits():
+    time.sleep(5)
+
+def test_polls():
+    time.sleep(0.01)
+""",
+    )
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["*time.sleep(5) really waits: tests wait on a fake clock*"])
+
+
+@pytest.mark.real_sleep(reason="the inner test it runs really sleeps a quarter of a second")
+def test_a_test_marked_with_a_reason_may_really_wait_and_one_without_a_reason_may_not(
+    pytester: pytest.Pytester,
+) -> None:
+    result = run(
+        pytester,
+        """
+import time
+import pytest
+
+@pytest.mark.real_sleep(reason="it says why")
+def test_marked():
+    time.sleep(0.25)
+
+@pytest.mark.real_sleep
+def test_marked_without_a_reason():
+    pass
+""",
+    )
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*@pytest.mark.real_sleep needs a reason*"])

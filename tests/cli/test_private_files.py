@@ -77,6 +77,7 @@ def test_a_state_file_another_tool_created_is_made_private(tmp_path: Path) -> No
 
 
 @pytest.mark.usefixtures("open_umask")
+@pytest.mark.real_sleep(reason="the command line's client logs in on the real clock: phpBB's one-second rule waits")
 def test_the_tally_of_a_live_topic_makes_its_cache_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from datetime import UTC, datetime
 

@@ -16,7 +16,10 @@ from forumbot.forum.posting import TooManyRecipients, UnknownRecipient, poster_f
 from forumbot.host.publish import PublishReport, publish
 
 WRITES = ("POST index.php#act=Post", "POST index.php#act=Msg", "POST index.php#act=Mod")
-FAULTS = ("503", "429", "reset", "slow")
+SLOW = pytest.param(
+    "slow", marks=pytest.mark.real_sleep(reason="the board answers after the client's real socket timeout (0.5 s)")
+)
+FAULTS = ("503", "429", "reset", SLOW)
 
 
 def run(day: IpbPlayed, point: str = "", seen: list[str] | None = None, **http: float) -> PublishReport:

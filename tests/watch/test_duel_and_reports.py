@@ -20,6 +20,7 @@ from forumbot.host.publish import publish
 from forumbot.host.watch import DUEL_REASON, PassReport, watch_once
 from forumbot.store import Store
 
+pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # the day ends at 23:00 Moscow, 13 hours later
 PLAYERS = ["Фредо", "Сонни", "Каттани", "Джо", "Анна", "Том", "Билл", "Лиза"]
 NAME = "kozanostra3"

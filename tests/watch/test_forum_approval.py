@@ -23,6 +23,7 @@ from forumbot.host.publish import publish
 from forumbot.host.watch import PassReport, watch_once
 from forumbot.store import Store
 
+pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # 10:00 in Moscow; the day ends at 23:00 there
 AFTER_DEADLINE = 13 * 60 + 5  # minutes from START
 PLAYERS = ["Фредо", "Сонни", "Каттани", "Джо", "Анна", "Том", "Билл", "Лиза", "Вито", "Лука", "Пьер", "Ника"]

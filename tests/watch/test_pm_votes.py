@@ -19,6 +19,7 @@ from forumbot.host import games
 from forumbot.host.watch import vote_channels, watch_once
 from forumbot.store import Store
 
+pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # the day ends at 23:00 Moscow (20:00 UTC)
 PLAYERS = ["Alice", "Bob Smith", "Пётр", "Шарик", "Кот Матроскин", "Ёжик", "Charlie", "Dana_99", "Незнайка"]
 
