@@ -90,7 +90,7 @@ def test_the_hosts_vote_is_in_the_audit_the_chart_reads_in_place_of_the_one_it_r
         {"voter": "Глеб", "target": "Вера", "time": at, "counted": True, "post_id": 6, "link": "p6"},
     ]
     votes = [Vote(voter="Анна", targets=("Вера",), time=AT), Vote(voter="Глеб", targets=("Вера",), time=AT)]
-    overrides = [
+    overrides: list[dict[str, Any]] = [
         {"kind": "set_vote", "subject": "Анна", "value": "Борис", "reason": "ник с опечаткой", "by": "mod"},
         {"kind": "clear_vote", "subject": "Глеб", "value": None, "reason": "голос призрака", "by": "mod"},
     ]
