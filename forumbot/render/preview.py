@@ -345,6 +345,7 @@ def render_preview_html(
     }
     seen = {str(v.get(k)) for v in votes for k in ("voter", "target") if v.get(k)} | nicks
     lookalikes = flags(sorted(nicks), sorted(seen))  # every nick shown gets its look-alike note
+    context["lookalikes"] = sorted(lookalikes)
     return _environment(seen, lookalikes).get_template("preview.html.j2").render(context)
 
 

@@ -82,6 +82,12 @@ def test_the_audit_flags_the_look_alike_vote(preview: lxml_html.HtmlElement) -> 
     assert notes and all(n.text_content().startswith("(") for n in notes)
 
 
+def test_the_summary_lists_every_flagged_nick(preview: lxml_html.HtmlElement) -> None:
+    summary = preview.get_element_by_id("lookalikes").text_content()
+    assert "Koт_Учёный (лат.: K, o; похож на: Кот_Учёный)" in summary
+    assert "Alice" not in summary  # a Latin nick with no Russian twin of every letter is not suspect
+
+
 def test_the_public_post_keeps_nicks_exact(preview: lxml_html.HtmlElement) -> None:
     post = preview.get_element_by_id("post").text_content()
     assert "похож на" not in post and "лат." not in post
