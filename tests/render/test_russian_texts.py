@@ -341,3 +341,33 @@ def test_the_last_post_is_titled_for_the_day_the_game_ended_with_one_win_heading
         assert post.body.lower().count("игра окончена") == 1, name
         finals += 1
     assert finals >= 10  # many scenario files play a game to its end
+
+
+# --- the template texts, every branch, before rendering ------------------------------------------------------
+
+TEMPLATES = ROOT / "forumbot" / "render" / "templates"
+JINJA_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.S)
+PRINT = re.compile(r"\{\{(.*?)\}\}")
+# The values that print nicks (one, or a list joined with commas).
+NICK_VALUE = re.compile(
+    r"^\s*(nick|target|voter|leader|heir|from_player|boss_nick|silenced|member\.nick|[a-z]\.(nick|target|voter|targets|voters)"
+    r"|no_execution\.leader|living|not_voting|tied|who)\b(?!\s*\|\s*length)"  # a list's length is a number
+)
+
+
+def template_nick_slots() -> Iterator[tuple[str, str]]:
+    """(template, its line as text) with every nick it prints marked, Jinja's own tags left out."""
+    for path in sorted(TEMPLATES.rglob("*.j2")):
+        if path.name.startswith("preview") or path.parent.name == "report":
+            continue  # the moderators' HTML page; the morning report is checked with its own code
+        source = JINJA_TAG.sub("", path.read_text("utf-8"))
+        for line in source.splitlines():
+            marked = PRINT.sub(lambda m: mark("nick") if NICK_VALUE.match(m.group(1)) else "…", line)
+            if MARKED.search(marked):
+                yield str(path.relative_to(TEMPLATES)), marked
+
+
+def test_every_template_prints_its_nicks_in_a_nominative_frame() -> None:
+    slots = list(template_nick_slots())
+    assert len(slots) > 20  # the day posts, the PMs and the vote count all print nicks
+    assert [(name, line) for name, line in slots if oblique_nicks(line)] == []
