@@ -139,7 +139,7 @@ def test_the_vote_count_post_is_ready_to_paste(lists: tuple[Path, Path]) -> None
     assert result.exit_code == 0, result.output
     post = result.output[result.output.index("[b]Подсчёт голосов") :]
     # without a read time (saved pages), the count stands as of the newest post: Маша's remark at 23:20
-    assert "Подсчёт на 23:20 МСК (29.11). Голосование до 23:00 МСК (29.11)." in post
+    assert "По состоянию на 23:20 МСК (29.11). Голосование до 23:00 МСК (29.11)." in post
     assert "В живых: 15; проголосовали: 8." in post
     assert "Лидер: Пётр — 4 голоса." in post
     assert "Пётр: 4 голоса (Alice, Ёжик в тумане, Маша, Bob Smith)" in post
@@ -187,10 +187,10 @@ def test_a_tie_is_named_as_a_tie_with_who_goes_by_the_rules() -> None:
 def test_the_time_of_the_count_is_the_read_in_the_games_zone() -> None:
     tally = count_of([("Анна", "Борис")], read_at=datetime(2026, 11, 29, 18, 30, tzinfo=UTC))
     moscow = render_tally_bbcode(tally, "Подсчёт", zone=MOSCOW)
-    assert "Подсчёт на 21:30 МСК (29.11). Голосование до 23:00 МСК (29.11)." in moscow
+    assert "По состоянию на 21:30 МСК (29.11). Голосование до 23:00 МСК (29.11)." in moscow
     assert "В живых: 4; проголосовали: 1." in moscow and "Не голосовали (3): Борис, Вера, Глеб" in moscow
     ekaterinburg = render_tally_bbcode(tally, "Подсчёт", zone=ZoneInfo("Asia/Yekaterinburg"))
-    assert "Подсчёт на 23:30 UTC+5 (29.11). Голосование до 01:00 UTC+5 (30.11)." in ekaterinburg
+    assert "По состоянию на 23:30 UTC+5 (29.11). Голосование до 01:00 UTC+5 (30.11)." in ekaterinburg
 
 
 def test_a_count_from_a_read_older_than_the_last_post_is_refused() -> None:

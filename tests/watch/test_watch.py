@@ -180,7 +180,7 @@ def test_interim_counts_only_when_changed_and_not_too_often(game: Game) -> None:
     assert len(game.messenger.replies) == 1
     count = game.messenger.replies[0][2]
     assert "Лидер: Пётр — 1 голос." in count and "[b]Пётр" not in count
-    assert "Подсчёт на 10:10 МСК (01.12). Голосование до 23:00 МСК (01.12)." in count  # the read, Moscow time
+    assert "По состоянию на 10:10 МСК (01.12). Голосование до 23:00 МСК (01.12)." in count  # the read, Moscow time
     game.run(20)  # unchanged: nothing
     game.vote("Bob Smith", "Пётр", 21)
     game.run(25)  # changed, but 15 minutes and 1 post since the last count
