@@ -39,6 +39,7 @@ all read ``edited`` (none of them is ``superseded``: none of them would have cou
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import threading
@@ -102,7 +103,8 @@ _BREAK_TAGS = frozenset(
         "blockquote", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "cite", "details", "summary",
     }
 )  # fmt: skip
-_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
+_HTML_SPACE_CHARS = " \t\n\r\f"
+_HTML_SPACE = re.compile(f"[{_HTML_SPACE_CHARS}]+")
 
 
 def is_red(color: str) -> bool:
@@ -138,7 +140,22 @@ _ROOT = _Ctx(None, False, False, False, False)
 
 
 def _apply_style(style: str, ctx: _Ctx) -> _Ctx:
-    color, bold, spoiler = ctx.color, ctx.bold, ctx.spoiler
+    color, weight, hidden = _style_effects(style)
+    if color is None and weight is None and not hidden:
+        return ctx
+    color = ctx.color if color is None else color
+    red = _is_red_cached(color) if color is not None else False
+    return _Ctx(color, red, ctx.bold if weight is None else weight, ctx.quoted, ctx.spoiler or hidden)
+
+
+@functools.lru_cache(maxsize=4096)
+def _style_effects(style: str) -> tuple[str | None, bool | None, bool]:
+    """What a style attribute does to the text inside it, whatever the context: its colour (None: it keeps
+    the inherited one), its weight (None: inherited) and whether it hides the text. Posts repeat a few
+    styles over and over, so each is read once."""
+    color: str | None = None
+    bold: bool | None = None
+    spoiler = False
     for declaration in style.split(";"):
         name, sep, value = declaration.partition(":")
         if not sep:
@@ -153,8 +170,10 @@ def _apply_style(style: str, ctx: _Ctx) -> _Ctx:
         elif name in ("background", "background-color"):
             # The IBResource IPB 2 spoiler is black on black: hidden text is never a vote.
             spoiler = spoiler or _BLACK.search(re.sub(r"\s+", "", value.lower())) is not None
-    red = is_red(color) if color is not None else False
-    return _Ctx(color, red, bold, ctx.quoted, spoiler)
+    return color, bold, spoiler
+
+
+_is_red_cached = functools.lru_cache(maxsize=1024)(is_red)
 
 
 def _class_tokens(el: etree._Element) -> frozenset[str]:
@@ -186,13 +205,14 @@ def _enter(el: etree._Element, ctx: _Ctx) -> _Ctx | None:
     tag = tag.lower()
     if tag in _SKIP_TAGS:
         return None
-    tokens = _class_tokens(el)
-    if tokens & _SKIP_CLASSES:
+    classes = el.get("class")
+    skip, quote, spoiler = _class_flags(classes) if classes else (False, False, False)
+    if skip:
         return None
     # Each context built whole: NamedTuple's `_replace` is several times slower, once per element walked.
-    if tag in _QUOTE_TAGS or tokens & _QUOTE_CLASSES:
+    if quote or tag in _QUOTE_TAGS:
         ctx = _Ctx(ctx.color, ctx.red, ctx.bold, True, ctx.spoiler)
-    if tag == "details" or (tokens and any("spoiler" in t for t in tokens)):
+    if spoiler or tag == "details":
         ctx = _Ctx(ctx.color, ctx.red, ctx.bold, ctx.quoted, True)
     if tag in _BOLD_TAGS:
         ctx = _Ctx(ctx.color, ctx.red, True, ctx.quoted, ctx.spoiler)
@@ -201,6 +221,14 @@ def _enter(el: etree._Element, ctx: _Ctx) -> _Ctx | None:
         ctx = _Ctx(color, is_red(color), ctx.bold, ctx.quoted, ctx.spoiler)
     style = el.get("style")
     return _apply_style(style, ctx) if style else ctx
+
+
+@functools.lru_cache(maxsize=4096)
+def _class_flags(classes: str) -> tuple[bool, bool, bool]:
+    """Whether a class attribute marks text that is not the author's, a quote, a spoiler: read once per
+    distinct attribute (a board's bodies use a handful)."""
+    tokens = frozenset(classes.lower().split())
+    return bool(tokens & _SKIP_CLASSES), bool(tokens & _QUOTE_CLASSES), any("spoiler" in t for t in tokens)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -235,7 +263,7 @@ class _Runs:
         self._space = False
 
     def text(self, text: str, ctx: _Ctx) -> None:
-        if not _HTML_SPACE.sub("", text):
+        if not text.strip(_HTML_SPACE_CHARS):
             self._whitespace(ctx)
             return
         if self._ctx is not None and ctx == self._ctx:
@@ -256,20 +284,23 @@ class _Runs:
             self.close()
 
     def close(self) -> None:
-        if self._ctx is not None:
-            text = _HTML_SPACE.sub(" ", "".join(self._parts)).strip(" ")
-            if text:
-                c = self._ctx
-                self.fragments.append(Fragment(text, c.red, c.bold, c.color, c.quoted, c.spoiler))
+        c = self._ctx
+        if c is None:  # the common case at a break: no run open
+            return
+        text = _HTML_SPACE.sub(" ", "".join(self._parts)).strip(" ")
+        if text:
+            self.fragments.append(Fragment(text, c.red, c.bold, c.color, c.quoted, c.spoiler))
         self._ctx, self._parts, self._space = None, [], False
 
 
 def _walk(root: etree._Element, on_text: Callable[[str, _Ctx], None], on_break: Callable[[], None]) -> None:
     """Visit the text of `root` in document order with its context: one pass, no recursion."""
-    # Stack items: an element to enter with its parent's context, a text with its context, or a break.
+    # Stack items: an element to enter with its parent's context, a tail text with its context, or the
+    # break that closes a block. What opens an element (its break, its text) is visited at once.
     stack: list[tuple[etree._Element | str | None, _Ctx]] = [(root, _ROOT)]
+    pop, push = stack.pop, stack.append
     while stack:
-        item, ctx = stack.pop()
+        item, ctx = pop()
         if item is None:
             on_break()
             continue
@@ -277,18 +308,18 @@ def _walk(root: etree._Element, on_text: Callable[[str, _Ctx], None], on_break: 
             on_text(item, ctx)
             continue
         if item is not root and item.tail:
-            stack.append((item.tail, ctx))  # the tail belongs to the parent: processed after the element
+            push((item.tail, ctx))  # the tail belongs to the parent: processed after the element
         inner = _enter(item, ctx)
         if inner is None:
             continue
-        is_break = item.tag.lower() in _BREAK_TAGS  # a str: `_enter` refuses comments and instructions
-        if is_break:
-            stack.append((None, inner))
-        stack.extend([(child, inner) for child in reversed(item)])
-        if item.text:
-            stack.append((item.text, inner))
-        if is_break:
-            stack.append((None, inner))
+        if item.tag.lower() in _BREAK_TAGS:  # a str: `_enter` refuses comments and instructions
+            on_break()
+            push((None, inner))
+        text = item.text
+        if text:
+            on_text(text, inner)
+        if len(item):
+            stack.extend([(child, inner) for child in reversed(item)])
 
 
 def _as_element(content: etree._Element | str) -> etree._Element | None:
@@ -325,7 +356,7 @@ class _FragmentCache:
         self._lock = threading.Lock()
 
     def get(self, html: str) -> tuple[Fragment, ...]:
-        if not _MAY_BE_MARKED.search(html):  # nothing in it can be red or bold: no walk, no entry to keep
+        if not _may_be_marked(html):  # nothing in it can be red or bold: no walk, no entry to keep
             return ()
         key = hashlib.blake2b(html.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         with self._lock:
@@ -348,7 +379,16 @@ class _FragmentCache:
 _FRAGMENT_CACHE = _FragmentCache(131_072)
 # Markup that can make text red or bold (`_enter`: a bold tag, a colour, a weight; `&#` in case an
 # attribute spells one with character references): a body with none of it has no fragment.
-_MAY_BE_MARKED = re.compile(r"<(?:b|strong)[\s/>]|color|font-weight|&#", re.IGNORECASE)
+_BOLD_TAG = re.compile(r"<(?:b|strong)[\s/>]")
+
+
+def _may_be_marked(html: str) -> bool:
+    """Whether the body holds such markup, in any case: plain substring tests on the lowered body, the
+    one pattern only for the tags (several times faster than one case-insensitive pattern for all)."""
+    lowered = html.lower()
+    return "color" in lowered or "font-weight" in lowered or "&#" in lowered or _BOLD_TAG.search(lowered) is not None
+
+
 # lxml's plain HTML parser: the same tree as `lxml.html`'s, without its Python lookup of an element
 # class for every node the walk touches.
 _PLAIN_HTML = etree.HTMLParser()
@@ -526,10 +566,25 @@ def extract_post_votes(
     """One record per fragment of `post` worth the host's eye; at most `votes_per_post` are counted."""
     _check_aware("start", start)
     _check_aware("deadline", deadline)
+    return _post_votes(post, roster, set(dead), start, deadline, mode, edited_votes, votes_per_post)
+
+
+def _post_votes(
+    post: Post,
+    roster: Roster,
+    dead: set[str],
+    start: datetime | None,
+    deadline: datetime | None,
+    mode: MatchMode,
+    edited_votes: EditedVotes,
+    votes_per_post: int,
+) -> list[VoteRecord]:
+    """`extract_post_votes` once the day's bounds are checked (a day's posts share them)."""
     _check_aware(f"post {post.post_id} time", post.time)
-    dead_set = set(dead)
-    targets = _targets(post, roster, dead_set, mode, votes_per_post)
-    post_reason = _post_reason(post, roster, dead_set, start, deadline, edited_votes)
+    targets = _targets(post, roster, dead, mode, votes_per_post)
+    if not targets:  # most posts: nothing red or bold that names anyone
+        return []
+    post_reason = _post_reason(post, roster, dead, start, deadline, edited_votes)
     chosen = _chosen(targets, votes_per_post)
     records: list[VoteRecord] = []
     for i, t in enumerate(targets):
@@ -583,17 +638,12 @@ def extract_votes(
     ordered = sorted(unique.values(), key=lambda p: (p.time, p.post_id))
     records: list[VoteRecord] = []
     last_counted: dict[str, list[int]] = {}  # voter -> indices of his latest counted records
+    if ordered:  # checked once for the day, as each post's check would (no post, no check)
+        _check_aware("start", start)
+        _check_aware("deadline", deadline)
+    dead_set = set(dead)
     for post in ordered:
-        batch = extract_post_votes(
-            post,
-            roster,
-            dead=dead,
-            start=start,
-            deadline=deadline,
-            mode=mode,
-            edited_votes=edited_votes,
-            votes_per_post=votes_per_post,
-        )
+        batch = _post_votes(post, roster, dead_set, start, deadline, mode, edited_votes, votes_per_post)
         counted = [len(records) + i for i, r in enumerate(batch) if r.counted]
         records.extend(batch)
         if counted:

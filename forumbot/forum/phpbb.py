@@ -22,6 +22,7 @@ Every `parse_*` takes the page as text, bytes or an already parsed lxml tree.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
@@ -76,6 +77,7 @@ __all__ = [
 _POST_ID = re.compile(r"p(\d+)")
 _USERNAME_CLASSES = ("username", "username-coloured")
 _PART_CLASSES = frozenset({"author", "content", "notice", "postprofile"})
+_LOCK_ICON = "fa-lock"  # the reply button's icon on a locked topic
 _DELETED_NOTICE = "post_deleted_msg"  # `div.notice.post_deleted_msg`: who soft-deleted the post, not an edit
 _ZONE = re.compile(r"UTC(?:([+-])(\d{1,2}):(\d{2}))?")
 _QUOTE_TAG = re.compile(r'\[quote=(?:"((?:[^"\\]|\\.)*)"|([^\s\]"]+))((?:\s+[a-z_]+=\d+)*)\s*\]')
@@ -156,7 +158,7 @@ def parse_topic_page(
     """One page of a topic. `url` (else the page's canonical link) makes links absolute;
     `tz`/`now` only matter for phpBB 3.0 pages, which print post times as text."""
     root = parse_html(html)
-    divs, pager, heading = _page_parts(root)
+    divs, pager, heading, locked = _page_parts(root, may_be_locked=_may_show_lock(html))
     damage = page_problems(root, url)
     if not divs:
         if damage:
@@ -166,11 +168,10 @@ def parse_topic_page(
     page, page_count, next_href = _pagination(pager)
     topic_id = _topic_id(root, heading)
     link_base = absolute(base, "./viewtopic.php") or "./viewtopic.php"
-    posts, problems = parse_each(
-        divs, lambda div: _post(div, topic_id, link_base, page, tz, now), page_label(root, url)
-    )
+    where = url or _titled(root) or page_label(root, url)
+    posts, problems = parse_each(divs, lambda div: _post(div, topic_id, link_base, page, tz, now), where)
     if not posts:
-        raise ParseError(f"{page_label(root, url)}: no readable post: {'; '.join(damage + problems)}")
+        raise ParseError(f"{where}: no readable post: {'; '.join(damage + problems)}")
     return TopicPage(
         dialect="phpbb",
         topic_id=topic_id,
@@ -181,40 +182,69 @@ def parse_topic_page(
         next_url=absolute(base, next_href),
         url=url,
         problems=damage + problems,
-        locked=_locked(root),
+        locked=locked,
     )
 
 
-def _locked(root: Element) -> bool:
-    """The reply button (`posting.php?mode=reply`) shows the lock icon: the topic is locked. Its
+def _titled(root: Element) -> str | None:
+    """How `page_label` names a page with a `<title>` in its `<head>`, found without a search of the whole
+    tree: lxml's `find(".//title")` looks on for a second match through every element of the page."""
+    head = root.find("head")
+    title = head.find("title") if head is not None else None
+    label = collapse(title.text) if title is not None else ""
+    return f"page titled {label!r}" if label else None
+
+
+def _locked_button(a: Element) -> bool:
+    """A reply button (`posting.php?mode=reply`) that shows the lock icon: the topic is locked. Its
     words ("Закрыто", "Locked") are the language pack's, the icon is the style's."""
-    for a in root.iter("a"):
-        href = a.get("href") or ""
-        if "posting.php" in href and "mode=reply" in href:
-            if any(has_class(icon, "fa-lock") for icon in a.iter("i")):
-                return True
-    return False
+    href = a.get("href") or ""
+    return "posting.php" in href and "mode=reply" in href and any(has_class(i, _LOCK_ICON) for i in a.iter("i"))
 
 
-def _page_parts(root: Element) -> tuple[list[Element], Element | None, Element | None]:
-    """One pass over a page: the post divs (`div#pN.post`), the first `div.pagination` and the
-    `h2.topic-title`."""
+def _may_show_lock(html: Page) -> bool:
+    """Whether the page can show the lock icon at all. phpBB 3 pages are UTF-8 and its templates write
+    the icon's class as is, so a page whose source lacks it is not locked, and its few hundred links
+    need not be looked at."""
+    if isinstance(html, bytes):
+        return _LOCK_ICON.encode() in html
+    return not isinstance(html, str) or _LOCK_ICON in html
+
+
+def _page_parts(
+    root: Element, *, may_be_locked: bool = True
+) -> tuple[list[Element], Element | None, Element | None, bool]:
+    """One pass over a page: the post divs (`div#pN.post`), the first `div.pagination`, the
+    `h2.topic-title`, and (when `may_be_locked`) whether a reply button shows the topic locked."""
     posts: list[Element] = []
     pager = heading = None
-    for el in root.iter("div", "h2"):
+    locked = False
+    for el in root.iter("div", "h2", "a") if may_be_locked else root.iter("div", "h2"):
+        tag = el.tag
+        if tag == "a":
+            locked = locked or _locked_button(el)
+            continue
         cls = el.get("class")
         if not cls:
             continue
-        names = cls.split()
-        if el.tag == "h2":
-            if heading is None and "topic-title" in names:
+        is_post, is_pager, is_heading = _page_part_classes(cls)
+        if tag == "h2":
+            if heading is None and is_heading:
                 heading = el
-        elif "post" in names:
+        elif is_post:
             if _POST_ID.fullmatch(el.get("id") or ""):
                 posts.append(el)
-        elif pager is None and "pagination" in names:
+        elif pager is None and is_pager:
             pager = el
-    return posts, pager, heading
+    return posts, pager, heading, locked
+
+
+@functools.lru_cache(maxsize=1024)
+def _page_part_classes(classes: str) -> tuple[bool, bool, bool]:
+    """Whether a class attribute holds "post", "pagination", "topic-title": a page repeats a few class
+    attributes hundreds of times, each is split once."""
+    names = classes.split()
+    return "post" in names, "pagination" in names, "topic-title" in names
 
 
 def _canonical(root: Element) -> str | None:
@@ -269,20 +299,30 @@ def _post_parts(div: Element) -> tuple[dict[str, Element], Visibility]:
         cls = el.get("class")
         if not cls:
             continue
-        names = cls.split()
+        approve_form, deleted_notice, unapproved_notice, names = _post_part_classes(cls)
         if el.tag == "form":
-            unapproved = unapproved or "mcp_approve" in names
+            unapproved = unapproved or approve_form
             continue
-        if "post-notice" in names:
-            deleted = deleted or "deleted" in names
-            unapproved = unapproved or "unapproved" in names
+        deleted = deleted or deleted_notice
+        unapproved = unapproved or unapproved_notice
         for name in names:
-            if name in _PART_CLASSES and name not in parts:
-                if name == "notice" and _DELETED_NOTICE in names:
-                    continue
+            if name not in parts:
                 parts[name] = el
     # a soft-deleted post carries the same moderation form as one waiting for approval
     return parts, "deleted" if deleted else "unapproved" if unapproved else "public"
+
+
+@functools.lru_cache(maxsize=1024)
+def _post_part_classes(classes: str) -> tuple[bool, bool, bool, tuple[str, ...]]:
+    """What a class attribute inside a post says (each distinct one split once: every post repeats them):
+    a moderation form (`mcp_approve`), a soft-delete or an approval notice (`p.post-notice`), and the
+    parts `_post_parts` keeps that it names, in order (not the soft-delete notice's `notice`)."""
+    names = classes.split()
+    notice = "post-notice" in names
+    parts = tuple(
+        name for name in names if name in _PART_CLASSES and not (name == "notice" and _DELETED_NOTICE in names)
+    )
+    return "mcp_approve" in names, notice and "deleted" in names, notice and "unapproved" in names, parts
 
 
 def _post(
@@ -318,12 +358,17 @@ def _username(box: Element | None) -> Element | None:
         return None
     for el in box.iter("a", "span"):
         cls = el.get("class")
-        if cls and any(name in cls.split() for name in _USERNAME_CLASSES):
+        if cls and _is_username_class(cls):
             return el
     for a in box.iter("a"):
         if "mode=viewprofile" in (a.get("href") or ""):
             return a
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_username_class(classes: str) -> bool:
+    return any(name in classes.split() for name in _USERNAME_CLASSES)
 
 
 def _post_time(author_p: Element, post_id: int, tz: tzinfo, now: datetime | None) -> datetime:
