@@ -44,7 +44,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, NamedTuple
@@ -294,32 +294,47 @@ class _Runs:
 
 
 def _walk(root: etree._Element, on_text: Callable[[str, _Ctx], None], on_break: Callable[[], None]) -> None:
-    """Visit the text of `root` in document order with its context: one pass, no recursion."""
-    # Stack items: an element to enter with its parent's context, a tail text with its context, or the
-    # break that closes a block. What opens an element (its break, its text) is visited at once.
-    stack: list[tuple[etree._Element | str | None, _Ctx]] = [(root, _ROOT)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item, ctx = pop()
-        if item is None:
+    """Visit the text of `root` in document order with its context: one pass, no recursion.
+
+    An element opens (a break if it is a block, then its text), its children follow, it closes (a break
+    again), then comes its tail, in its parent's context. A leaf is done at once; an element with children
+    keeps a level on the stack (its children still to visit) until they are done."""
+    inner = _enter(root, _ROOT)
+    if inner is None:
+        return
+    levels: list[tuple[Iterator[etree._Element], _Ctx, bool, etree._Element]] = []
+    element: etree._Element | None = root
+    while element is not None:
+        breaks = element.tag.lower() in _BREAK_TAGS  # a str: `_enter` refuses comments and instructions
+        if breaks:
             on_break()
-            continue
-        if isinstance(item, str):
-            on_text(item, ctx)
-            continue
-        if item is not root and item.tail:
-            push((item.tail, ctx))  # the tail belongs to the parent: processed after the element
-        inner = _enter(item, ctx)
-        if inner is None:
-            continue
-        if item.tag.lower() in _BREAK_TAGS:  # a str: `_enter` refuses comments and instructions
-            on_break()
-            push((None, inner))
-        text = item.text
-        if text:
-            on_text(text, inner)
-        if len(item):
-            stack.extend([(child, inner) for child in reversed(item)])
+        if element.text:
+            on_text(element.text, inner)
+        levels.append((iter(element), inner, breaks, element))
+        element = None
+        while levels and element is None:
+            children, ctx, breaks, owner = levels[-1]
+            for child in children:
+                inner = _enter(child, ctx)
+                if inner is not None and len(child):
+                    element = child  # opened by the outer loop
+                    break
+                if inner is not None:  # a leaf: open and close it here
+                    leaf_breaks = child.tag.lower() in _BREAK_TAGS
+                    if leaf_breaks:
+                        on_break()
+                    if child.text:
+                        on_text(child.text, inner)
+                    if leaf_breaks:
+                        on_break()
+                if child.tail:
+                    on_text(child.tail, ctx)
+            else:
+                levels.pop()
+                if breaks:
+                    on_break()
+                if levels and owner.tail:  # the root's tail is not the body's
+                    on_text(owner.tail, levels[-1][1])
 
 
 def _as_element(content: etree._Element | str) -> etree._Element | None:

@@ -78,6 +78,7 @@ _POST_ID = re.compile(r"p(\d+)")
 _USERNAME_CLASSES = ("username", "username-coloured")
 _PART_CLASSES = frozenset({"author", "content", "notice", "postprofile"})
 _LOCK_ICON = "fa-lock"  # the reply button's icon on a locked topic
+_LOCK_ICON_BYTES = re.compile(re.escape(_LOCK_ICON.encode()))
 _DELETED_NOTICE = "post_deleted_msg"  # `div.notice.post_deleted_msg`: who soft-deleted the post, not an edit
 _ZONE = re.compile(r"UTC(?:([+-])(\d{1,2}):(\d{2}))?")
 _QUOTE_TAG = re.compile(r'\[quote=(?:"((?:[^"\\]|\\.)*)"|([^\s\]"]+))((?:\s+[a-z_]+=\d+)*)\s*\]')
@@ -207,7 +208,7 @@ def _may_show_lock(html: Page) -> bool:
     the icon's class as is, so a page whose source lacks it is not locked, and its few hundred links
     need not be looked at."""
     if isinstance(html, bytes):
-        return _LOCK_ICON.encode() in html
+        return _LOCK_ICON_BYTES.search(html) is not None  # faster than `in` on a page full of "fa-" icons
     return not isinstance(html, str) or _LOCK_ICON in html
 
 
