@@ -299,8 +299,8 @@ def _walk(root: etree._Element, on_text: Callable[[str, _Ctx], None], on_break: 
     An element opens (a break if it is a block, then its text), its children follow, it closes (a break
     again), then comes its tail, in its parent's context. A leaf is done at once; an element with children
     keeps a level on the stack (its children still to visit) until they are done."""
-    inner = _enter(root, _ROOT)
-    if inner is None:
+    opened = _enter(root, _ROOT)
+    if opened is None:
         return
     levels: list[tuple[Iterator[etree._Element], _Ctx, bool, etree._Element]] = []
     element: etree._Element | None = root
@@ -309,15 +309,15 @@ def _walk(root: etree._Element, on_text: Callable[[str, _Ctx], None], on_break: 
         if breaks:
             on_break()
         if element.text:
-            on_text(element.text, inner)
-        levels.append((iter(element), inner, breaks, element))
+            on_text(element.text, opened)
+        levels.append((iter(element), opened, breaks, element))
         element = None
         while levels and element is None:
             children, ctx, breaks, owner = levels[-1]
             for child in children:
                 inner = _enter(child, ctx)
                 if inner is not None and len(child):
-                    element = child  # opened by the outer loop
+                    element, opened = child, inner  # opened by the outer loop
                     break
                 if inner is not None:  # a leaf: open and close it here
                     leaf_breaks = child.tag.lower() in _BREAK_TAGS
