@@ -48,8 +48,8 @@ def _report(roles: dict[str, Role], nick: str) -> str:
 def test_a_civilian_s_report_never_names_a_living_mafioso_s_role() -> None:
     body = _report(ROLES, "Том")
     for line in body.splitlines():
-        if line.startswith(("Фредо ", "Сонни ", "Оябун ")) and "голосует" not in line and "получил" not in line:
-            assert line.endswith(" жив"), line
+        if line.startswith(("Фредо — ", "Сонни — ", "Оябун — ")):
+            assert line.endswith(" — в игре"), line
     # the strongest form: swapping a living mafioso's role with a living civilian's leaves the report as it was
     swapped = ROLES | {"Фредо": "civilian", "Билл": "mafia"}
     assert _report(swapped, "Том") == body
@@ -57,34 +57,34 @@ def test_a_civilian_s_report_never_names_a_living_mafioso_s_role() -> None:
 
 def test_the_jailed_and_the_dead_are_published_to_everyone() -> None:
     body = _report(ROLES, "Том")
-    assert "Джо посажен за решётку честный житель" in body
-    assert "Анна убит честный житель" in body
-    assert "Джо получил 3 голоса - Посажен!!!" in body
+    assert "Джо — посадили за решётку, роль: честный житель" in body
+    assert "Анна — убили этой ночью, роль: честный житель" in body
+    assert "Джо: 3 голоса — за решётку!" in body
 
 
 def test_a_mafioso_sees_his_clan_and_its_kill_not_the_yakuza() -> None:
     body = _report(ROLES, "Фредо")
-    assert "Сонни жив мафиози" in body and "Оябун жив\n" in body
+    assert "Сонни — в игре, роль: мафиози" in body and "Оябун — в игре\n" in body
     assert "[b]Ваш клан[/b]\nФредо (мафиози)\nСонни (мафиози)\nЖертва вашего клана прошлой ночью: Анна." in body
 
 
 def test_the_commissar_sees_his_own_check_and_no_other_secret() -> None:
     body = _report(ROLES, "Каттани")
-    assert "Прошлой ночью вы узнали, что Сонни на самом деле мафиози." in body
-    assert "Сонни жив мафиози" in body and "Фредо жив\n" in body
+    assert "Проверка прошлой ночи: Сонни — мафиози." in body
+    assert "Сонни — в игре, роль: мафиози" in body and "Фредо — в игре\n" in body
     assert "Ваш клан" not in body
 
 
-def test_every_living_player_gets_one_report_with_his_name_in_the_subject() -> None:
+def test_every_living_player_gets_one_report_under_the_games_name() -> None:
     outcome = _day_one(ROLES)
     reports = render_reports(CONFIG, outcome)
     assert [m.to for m in reports] == [p.nick for p in outcome.state.living()]
-    assert reports[0].subject == "kozanostra5: день 2, утренняя газета для Фредо"
+    assert reports[0].subject == "kozanostra5: день 2, ваша утренняя газета"
 
 
 def test_nicks_cannot_open_a_bbcode_tag() -> None:
     body = _report(ROLES, "Том")
-    assert "Лиза [b]" not in body and f"{escape('Лиза [b]')} жив" in body
+    assert "Лиза [b]" not in body and f"{escape('Лиза [b]')} — в игре" in body
 
 
 def test_a_host_template_is_sandboxed(tmp_path: Path) -> None:

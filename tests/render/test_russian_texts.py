@@ -350,7 +350,7 @@ JINJA_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.S)
 PRINT = re.compile(r"\{\{(.*?)\}\}")
 # The values that print nicks (one, or a list joined with commas).
 NICK_VALUE = re.compile(
-    r"^\s*(nick|target|voter|leader|heir|from_player|boss_nick|silenced|member\.nick|[a-z]\.(nick|target|voter|targets|voters)"
+    r"^\s*(nick|target|voter|member|victim|leader|heir|from_player|boss_nick|silenced|member\.nick|[a-z]\.(nick|target|voter|targets|voters)"
     r"|no_execution\.leader|living|not_voting|tied|who)\b(?!\s*\|\s*length)"  # a list's length is a number
 )
 
@@ -358,8 +358,8 @@ NICK_VALUE = re.compile(
 def template_nick_slots() -> Iterator[tuple[str, str]]:
     """(template, its line as text) with every nick it prints marked, Jinja's own tags left out."""
     for path in sorted(TEMPLATES.rglob("*.j2")):
-        if path.name.startswith("preview") or path.parent.name == "report":
-            continue  # the moderators' HTML page; the morning report is checked with its own code
+        if path.name.startswith("preview"):
+            continue  # the moderators' HTML page
         source = JINJA_TAG.sub("", path.read_text("utf-8"))
         for line in source.splitlines():
             marked = PRINT.sub(lambda m: mark("nick") if NICK_VALUE.match(m.group(1)) else "…", line)

@@ -149,7 +149,7 @@ def test_a_civilian_s_report_names_no_living_mafioso_and_z_sends_it_again(duel: 
     reader = next(p.nick for p in state.living() if p.role == "civilian")
     report = next(body for body in duel.from_bot(reader) if "Статус Жителей" in body)
     for mafioso in duel.nicks("mafia"):
-        assert f"\n{mafioso} жив\n" in report
+        assert f"\n{mafioso} — в игре\n" in report
     assert "мафиози\n" not in report.split("[b]Статус Жителей[/b]")[1].split("[b]Текущий")[0]
     duel.pm(reader, "Z", 40)
     duel.run(45)
