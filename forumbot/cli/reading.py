@@ -64,7 +64,10 @@ def tally_command(
     rules_name = variant or DEFAULT_VARIANT
     try:
         rules_cls = find_variant(rules_name)
-        read = _day_posts(topic, source, topic_id, parse_moment(now, zone, "--now"), zone, incremental)
+        moment = parse_moment(now, zone, "--now")
+        read = _day_posts(topic, source, topic_id, moment, zone, incremental)
+        # when the posts were read: a live topic now (or at --now); saved pages at --now, else their newest post
+        read_at = moment if moment is not None else (datetime.now(UTC) if topic is not None else None)
         per_post = rules_cls().max_targets(day, "vote", len(living) + len(ghosts))
         result = tally_posts(
             read.posts,
@@ -74,6 +77,8 @@ def tally_command(
             deadline=parse_moment(deadline, zone, "--deadline"),
             variant=rules_name,
             votes_per_post=per_post,
+            read_at=read_at,
+            complete=read.complete,
         )
     except ForumbotError as exc:
         fail(str(exc))
@@ -86,7 +91,11 @@ def tally_command(
         err.print(f"unreadable post: {problem}", markup=False)
     print_tally(result, zone)
     if bbcode:
-        out.print(render_tally_bbcode(result, f"Подсчёт голосов, день {day}"), markup=False)
+        try:
+            post = render_tally_bbcode(result, f"Подсчёт голосов, день {day}", zone=zone)
+        except ForumbotError as exc:  # a count from a read that may miss posts is never made ready to post
+            fail(f"no vote-count post: {exc}")
+        out.print(post, markup=False)
 
 
 def _day_posts(

@@ -256,3 +256,8 @@ def test_a_live_topic_over_http_and_a_retally_fetches_one_page(
         topic_pages = [r for r in server.requests if r.path.endswith("viewtopic.php")]
         assert len(topic_pages) == 1  # only the last known page: nothing new
         assert "may miss edits" in quick.stderr
+        refused = CliRunner().invoke(app, ["tally", url, "--players", str(players), "--bbcode", "--incremental"])
+        assert refused.exit_code != 0 and "no vote-count post" in refused.stderr  # a count that may miss edits
+        full = CliRunner().invoke(app, ["tally", url, "--players", str(players), "--bbcode"])
+        assert full.exit_code == 0, full.output
+        assert "Подсчёт голосов, день 1" in full.stdout
