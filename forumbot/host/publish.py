@@ -53,7 +53,7 @@ from forumbot.render.messages import (
     render_role_messages,
 )
 from forumbot.render.report import render_reports, told_so_far
-from forumbot.render.wording import audit_reason
+from forumbot.render.wording import action_word, audit_reason
 from forumbot.store import GameRow, Letter, Store
 
 __all__ = [
@@ -462,7 +462,7 @@ def audit_summary(draft: DayDraft, limit: int = 15) -> str:
         if not v.counted and v.reason != "superseded"
     ]
     lines += [
-        f"{escape(o.actor)}: {escape(o.line or ' '.join(filter(None, [o.action, *o.targets])))}: "
+        f"{escape(o.actor)}: {escape(o.line or ' '.join([action_word(o.action), *o.targets]))}: "
         f"{audit_reason(o.reason, o.why, order=True)}"
         for o in draft.orders
         if not o.valid and o.reason not in ("superseded", "command")

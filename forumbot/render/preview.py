@@ -27,7 +27,7 @@ from forumbot.draft import DayDraft
 from forumbot.render.bbcode import to_html, unescape
 from forumbot.render.bidi import isolate, isolate_within
 from forumbot.render.nicks import flags
-from forumbot.render.wording import audit_reason
+from forumbot.render.wording import action_word, audit_reason
 
 CAUSES: dict[str, str] = {
     "executed": "казнь",
@@ -282,6 +282,7 @@ def _environment(nicks: Iterable[str] = (), lookalikes: dict[str, str] | None = 
     env.filters["isolated"] = lambda text: isolate_within(str(text), known) if text is not None else ""
     env.filters["reason"] = _reason
     env.filters["why"] = _why
+    env.filters["action"] = action_word
     env.filters["cause"] = lambda c: CAUSES.get(c, c)
     env.globals["safe_link"] = safe_link
     return env

@@ -81,7 +81,24 @@ CHANGES: dict[int, str] = {
     4: "приказ можно изменить не более четырёх раз",
 }
 
+# What each action is, as the audit shows it to the moderators.
+ACTIONS: dict[str, str] = {
+    "vote": "голос",
+    "kill": "убийство",
+    "check": "проверка",
+    "heal": "лечение",
+    "sleep": "ночь с",
+    "assault": "визит маньяка",
+    "special": "особое действие (S)",
+    "command": "команда",
+}
+
 UNKNOWN = "приказ недействителен"
+
+
+def action_word(action: str | None) -> str:
+    """An action code in the moderators' Russian ("kill" -> "убийство"); an unknown one as it is."""
+    return ACTIONS.get(action or "", action or "—")
 
 
 def rule_reason(reason: Reason, *, to_sender: bool = False) -> str:

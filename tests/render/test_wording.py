@@ -41,3 +41,12 @@ def test_an_audit_row_is_worded_from_its_typed_reason_else_its_code_else_as_stor
     assert audit_reason("superseded") == AUDIT_REASONS["superseded"]
     assert audit_reason("override by admin: screenshot") == "override by admin: screenshot"  # a host's own note
     assert audit_reason(None) == ""
+
+
+def test_every_action_is_named_in_russian_for_the_moderators() -> None:
+    from forumbot.engine.model import ACTIONS as ENGINE_ACTIONS
+    from forumbot.render.wording import action_word
+
+    for action in ENGINE_ACTIONS:
+        word = action_word(action)
+        assert word != action and not any("a" <= c <= "z" for c in word), action
