@@ -443,9 +443,11 @@ def logged_in_client(url: str) -> Any:
 
 def tally_child(job: dict[str, Any]) -> dict[str, Any]:
     """The tally and nothing else, as `forumbot tally` does it: read the topic through the page cache,
-    count the votes. The login (phpBB's form wants a second) is per process, not per page: not counted."""
-    from forumbot.forum.cache import PageCache, read_topic
-    from forumbot.host.tally import read_votes_of, tally_posts
+    count the votes; the full read keeps each page's votes beside it, and a re-tally (`incremental`)
+    counts from them, reading only its new pages. The login (phpBB's form wants a second) is per process,
+    not per page: not counted."""
+    from forumbot.forum.cache import PageCache, read_topic, read_topic_extracts
+    from forumbot.host.tally import PAGE_VOTES, extracted_post_count, read_votes_of, tally_extracts, tally_posts
     from forumbot.store import Store
 
     client = logged_in_client(job["url"])
@@ -453,19 +455,21 @@ def tally_child(job: dict[str, Any]) -> dict[str, Any]:
     cache = PageCache(Store(job["cache"]))
     began = time.perf_counter()
     try:
-        read = read_topic(client, cache, job["topic"], on_page=read_votes_of, incremental=bool(job.get("incremental")))
-        was_read = time.perf_counter()
-        tally_posts(read.posts, list(DAY_PLAYERS))
+        if job.get("incremental"):
+            again = read_topic_extracts(client, cache, job["topic"], PAGE_VOTES, incremental=True)
+            was_read = time.perf_counter()
+            tally_extracts(again, list(DAY_PLAYERS))
+        else:
+            read = read_topic(client, cache, job["topic"], on_page=read_votes_of, extract=PAGE_VOTES)
+            was_read = time.perf_counter()
+            tally_posts(read.posts, list(DAY_PLAYERS))
+        done = time.perf_counter()
     finally:
         cache.close()
         client.close()
-    return {
-        "read_s": was_read - began,
-        "tally_s": time.perf_counter() - began,
-        "posts": len(read.posts),
-        "base_kb": base_kb,
-        "maxrss_kb": peak_kb(),
-    }
+    posts = extracted_post_count(again) if job.get("incremental") else len(read.posts)
+    return {"read_s": was_read - began, "tally_s": done - began, "posts": posts, "base_kb": base_kb,
+            "maxrss_kb": peak_kb()}
 
 
 def floor_child(job: dict[str, Any]) -> dict[str, Any]:

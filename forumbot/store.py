@@ -186,6 +186,21 @@ MIGRATIONS: tuple[str, ...] = (
         FROM publications;
     DROP TABLE publications;
     """,
+    # 6: what the host's wing read from each cached page (a tally: its posts' red and bold fragments), kept
+    # beside the page and valid while the page is the one it was made from (its digest), so that a re-tally
+    # neither decodes nor reads again a page that did not change
+    """
+    ALTER TABLE page_cache ADD COLUMN digest TEXT;
+    CREATE TABLE page_extracts (
+        forum TEXT NOT NULL,
+        topic TEXT NOT NULL,
+        page INTEGER NOT NULL,
+        kind TEXT NOT NULL,            -- what was extracted, and by which version of the extraction
+        digest TEXT NOT NULL,          -- the cached page it was made from
+        data TEXT NOT NULL,
+        PRIMARY KEY (forum, topic, page, kind)
+    );
+    """,
 )
 # What each reading method reads, for the message when a row of it is damaged.
 _READS: dict[str, str] = {
@@ -202,6 +217,7 @@ _READS: dict[str, str] = {
     "published_on": "the outbox table",
     "marker_key": "the games table",
     "page_rows": "the page_cache table",
+    "page_extracts": "the page_extracts table",
     "setting": "the player_settings table",
     "genders": "the player_settings table",
     "leaving": "the player_settings table",
@@ -889,19 +905,39 @@ class Store:
                 (forum, topic, page, fetched_at, post_ids, edit_state, data),
             )
 
-    def put_pages(self, forum: str, topic: str, pages: Iterable[tuple[int, str, str, str, str]]) -> None:
-        """Several pages of one topic, each (page, fetched_at, post_ids, edit_state, json), in one
+    def put_pages(self, forum: str, topic: str, pages: Iterable[tuple[int, str, str, str, str, str]]) -> None:
+        """Several pages of one topic, each (page, fetched_at, post_ids, edit_state, json, digest), in one
         transaction: a topic read commits once per batch of pages, not once per page."""
         with self.transaction() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO page_cache (forum, topic, page, fetched_at, post_ids, edit_state, json)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO page_cache (forum, topic, page, fetched_at, post_ids, edit_state, json, digest)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(forum, topic, *row) for row in pages],
+            )
+
+    def page_extracts(self, forum: str, topic: str, kind: str) -> list[tuple[int, str]]:
+        """(page, data) of the extracts `kind` still valid (made from the page as it is cached now), by page."""
+        rows = self.db.execute(
+            "SELECT e.page, e.data FROM page_extracts e JOIN page_cache c"
+            " ON c.forum = e.forum AND c.topic = e.topic AND c.page = e.page AND c.digest = e.digest"
+            " WHERE e.forum = ? AND e.topic = ? AND e.kind = ? ORDER BY e.page",
+            (forum, topic, kind),
+        )
+        return [(int(r[0]), r[1]) for r in rows]
+
+    def put_page_extracts(self, forum: str, topic: str, kind: str, extracts: Iterable[tuple[int, str, str]]) -> None:
+        """Extracts `kind` of several pages, each (page, digest of the cached page, data), in one transaction."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO page_extracts (forum, topic, page, kind, digest, data)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [(forum, topic, page, kind, digest, data) for page, digest, data in extracts],
             )
 
     def drop_pages_after(self, forum: str, topic: str, page: int) -> None:
         with self.transaction() as db:
             db.execute("DELETE FROM page_cache WHERE forum = ? AND topic = ? AND page > ?", (forum, topic, page))
+            db.execute("DELETE FROM page_extracts WHERE forum = ? AND topic = ? AND page > ?", (forum, topic, page))
 
     def setting(self, game_id: int, nick: str) -> dict[str, Any]:
         row = self.db.execute(

@@ -44,7 +44,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, NamedTuple
@@ -511,9 +511,11 @@ def _fragment_reason(frag: Fragment, match: Match, dead: set[str]) -> VoteReason
     return None
 
 
-def _targets(post: Post, roster: Roster, dead: set[str], mode: MatchMode, votes_per_post: int) -> list[_Target]:
+def _targets(
+    post: Post, roster: Roster, dead: set[str], mode: MatchMode, votes_per_post: int, found: Sequence[Fragment]
+) -> list[_Target]:
     out: list[_Target] = []
-    for frag in find_fragments(post.content_html):
+    for frag in found:
         if not (frag.red and frag.bold):
             # A red-only or bold-only text is shown only when it names a player, exactly or nearly.
             m = roster.match(frag.text, mode)
@@ -581,7 +583,8 @@ def extract_post_votes(
     """One record per fragment of `post` worth the host's eye; at most `votes_per_post` are counted."""
     _check_aware("start", start)
     _check_aware("deadline", deadline)
-    return _post_votes(post, roster, set(dead), start, deadline, mode, edited_votes, votes_per_post)
+    found = find_fragments(post.content_html)
+    return _post_votes(post, roster, set(dead), start, deadline, mode, edited_votes, votes_per_post, found)
 
 
 def _post_votes(
@@ -593,10 +596,12 @@ def _post_votes(
     mode: MatchMode,
     edited_votes: EditedVotes,
     votes_per_post: int,
+    found: Sequence[Fragment],
 ) -> list[VoteRecord]:
-    """`extract_post_votes` once the day's bounds are checked (a day's posts share them)."""
+    """`extract_post_votes` once the day's bounds are checked (a day's posts share them), over the post's
+    fragments `found`."""
     _check_aware(f"post {post.post_id} time", post.time)
-    targets = _targets(post, roster, dead, mode, votes_per_post)
+    targets = _targets(post, roster, dead, mode, votes_per_post, found)
     if not targets:  # most posts: nothing red or bold that names anyone
         return []
     post_reason = _post_reason(post, roster, dead, start, deadline, edited_votes)
@@ -641,12 +646,15 @@ def extract_votes(
     edited_votes: EditedVotes = "ignore",
     votes_per_post: int = 1,
     skip_authors: Iterable[str] = (),
+    fragments: Mapping[int, Sequence[Fragment]] | None = None,
 ) -> list[VoteRecord]:
     """Every record of a day's posts in time order; only each voter's last counted vote stays counted.
 
     Posts are ordered by their own time (then id), never by page order; a post seen twice (pages that
     shifted while they were fetched) is read once. Posts of `skip_authors` (the bot's own account: its
-    opening, its vote counts) are no votes and no audit rows.
+    opening, its vote counts) are no votes and no audit rows. `fragments`: each post's fragments (post id
+    -> `find_fragments` of its body) as read earlier, for posts whose bodies are not at hand; a post it
+    does not name has none.
     """
     skipped = {name.strip().casefold() for name in skip_authors}
     unique = {p.post_id: p for p in reversed(list(posts)) if p.author.strip().casefold() not in skipped}
@@ -658,7 +666,8 @@ def extract_votes(
         _check_aware("deadline", deadline)
     dead_set = set(dead)
     for post in ordered:
-        batch = _post_votes(post, roster, dead_set, start, deadline, mode, edited_votes, votes_per_post)
+        found = find_fragments(post.content_html) if fragments is None else fragments.get(post.post_id, ())
+        batch = _post_votes(post, roster, dead_set, start, deadline, mode, edited_votes, votes_per_post, found)
         counted = [len(records) + i for i, r in enumerate(batch) if r.counted]
         records.extend(batch)
         if counted:

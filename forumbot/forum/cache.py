@@ -11,7 +11,12 @@ earlier pages from the cache: cheap, but it cannot see an edit on a page it did 
 (`TopicRead.complete` is False). Only a count that decides nothing (a host's quick look) may use it.
 
 The pages live in the state file (`PageRows`: `forumbot.store.Store` keeps them), whose table is
-`page_cache(forum, topic, page, fetched_at, post_ids, edit_state, json)`.
+`page_cache(forum, topic, page, fetched_at, post_ids, edit_state, json, digest)`.
+
+Beside each page the cache can keep what a caller extracts from it (`PageExtract`: text the cache does not
+read, such as the votes of its posts), valid while the page stays the one it was made from (its digest). A
+read for extracts (`read_topic_extracts`) hands over each page's extract: an unchanged page is then neither
+decoded nor read again, so an incremental read costs its new pages, not the day.
 """
 
 from __future__ import annotations
@@ -49,8 +54,16 @@ class PageRows(Protocol):
         """(json, fetched_at, edit_state) of one cached page."""
         ...
 
-    def put_pages(self, forum: str, topic: str, pages: Iterable[tuple[int, str, str, str, str]]) -> None:
-        """Several pages, each (page, fetched_at, post_ids, edit_state, json), in one transaction."""
+    def put_pages(self, forum: str, topic: str, pages: Iterable[tuple[int, str, str, str, str, str]]) -> None:
+        """Several pages, each (page, fetched_at, post_ids, edit_state, json, digest), in one transaction."""
+        ...
+
+    def page_extracts(self, forum: str, topic: str, kind: str) -> list[tuple[int, str]]:
+        """(page, data) of the extracts `kind` made from the pages as they are cached now, by page."""
+        ...
+
+    def put_page_extracts(self, forum: str, topic: str, kind: str, extracts: Iterable[tuple[int, str, str]]) -> None:
+        """Extracts `kind`, each (page, digest of the page it was made from, data), in one transaction."""
         ...
 
     def drop_pages_after(self, forum: str, topic: str, page: int) -> None: ...
@@ -61,6 +74,17 @@ class CachedPage:
     page: TopicPage
     fetched_at: datetime
     edit_state: dict[int, str]  # post id -> fingerprint of its body and edit notice
+    digest: str = ""  # of the page as stored: what an extract made from it is kept under
+
+
+@dataclass(frozen=True)
+class PageExtract:
+    """What a caller reads from each page, kept by the cache beside the page as text it never reads itself.
+    `kind` names it with its version (an extract of another kind is never handed over: a new version makes
+    every page's extract anew); `make` makes it from a page."""
+
+    kind: str
+    make: Callable[[TopicPage], str]
 
 
 class PageCache:
@@ -87,13 +111,45 @@ class PageCache:
         self.put_many(forum, topic, [page], fetched_at=fetched_at)
 
     def put_many(
-        self, forum: str, topic: str | int, pages: Iterable[TopicPage], *, fetched_at: datetime | None = None
-    ) -> None:
-        """Pages of one topic in one write (one commit, one wait for the disk, however many pages)."""
+        self,
+        forum: str,
+        topic: str | int,
+        pages: Iterable[TopicPage],
+        *,
+        fetched_at: datetime | None = None,
+        extract: PageExtract | None = None,
+    ) -> list[str]:
+        """Pages of one topic in one write (one commit, one wait for the disk, however many pages), and
+        their extracts (`extract`) in another; the extracts made, in page order (none without `extract`)."""
+        pages = list(pages)
         stamp = (fetched_at or datetime.now(UTC)).isoformat()
-        rows = [(page.page, stamp, *_page_state(page), page.model_dump_json()) for page in pages]
-        if rows:
-            self._rows.put_pages(forum, str(topic), rows)
+        rows = []
+        for page in pages:
+            text = page.model_dump_json()
+            rows.append((page.page, stamp, *_page_state(page), text, _digest(text)))
+        if not rows:
+            return []
+        self._rows.put_pages(forum, str(topic), rows)
+        if extract is None:
+            return []
+        made = [extract.make(page) for page in pages]
+        self._rows.put_page_extracts(
+            forum, str(topic), extract.kind, [(row[0], row[5], data) for row, data in zip(rows, made, strict=True)]
+        )
+        return made
+
+    def write_extracts(
+        self, forum: str, topic: str | int, entries: list[CachedPage], extract: PageExtract
+    ) -> list[str]:
+        """Make and keep the extracts of pages already cached (each made from, and kept under, its cached copy)."""
+        made = [extract.make(entry.page) for entry in entries]
+        rows = [(entry.page.page, entry.digest, data) for entry, data in zip(entries, made, strict=True)]
+        self._rows.put_page_extracts(forum, str(topic), extract.kind, rows)
+        return made
+
+    def extracts(self, forum: str, topic: str | int, kind: str) -> dict[int, str]:
+        """Page -> extract `kind` of every cached page that has a valid one."""
+        return dict(self._rows.page_extracts(forum, str(topic), kind))
 
     def last_page(self, forum: str, topic: str | int) -> int | None:
         return max((row[0] for row in self._rows.page_rows(forum, str(topic))), default=None)
@@ -133,15 +189,53 @@ def read_topic(
     progress: Progress | None = None,
     on_page: Callable[[TopicPage], object] | None = None,
     incremental: bool = False,
+    extract: PageExtract | None = None,
 ) -> TopicRead:
     """Every post of the topic, each page fetched now (see the module's doc), with the pages' reports of
     unreadable posts for the audit; `incremental` fetches only the last known page and newer ones.
 
     `on_page` sees each freshly fetched page as it arrives, while later pages are still on their way:
-    work done there (reading the votes of its posts) overlaps with the network."""
-    pages, complete = _read_pages(client, cache, topic, progress, on_page, incremental=incremental)
+    work done there (reading the votes of its posts) overlaps with the network. `extract`: what to keep
+    beside each fresh page for a later `read_topic_extracts`."""
+    pages, complete = _read_pages(client, cache, topic, progress, on_page, incremental=incremental, extract=extract)
     problems = [problem for page in pages for problem in page.problems]
     return TopicRead(_unique_posts(pages), problems, complete)
+
+
+@dataclass(frozen=True)
+class ExtractRead:
+    """A topic read for what `extract` makes of each page: the extracts in page order, those of unchanged
+    pages as the cache kept them (their pages neither decoded nor read again). `complete` as in `TopicRead`.
+    A post seen on two pages (it moved across a page boundary) is in both pages' extracts: the later page's
+    copy is the newer one."""
+
+    extracts: list[str]
+    complete: bool = True
+
+
+def read_topic_extracts(
+    client: ForumClient,
+    cache: PageCache,
+    topic: str | int,
+    extract: PageExtract,
+    *,
+    progress: Progress | None = None,
+    incremental: bool = False,
+) -> ExtractRead:
+    """`read_topic` for each page's extract instead of its posts: fresh pages are fetched and read as
+    `read_topic` does, each earlier page (an incremental read) gives the extract kept beside it, or, when it
+    has none yet, is decoded once to make it."""
+    forum, key = client.forum, str(client.topic_id(topic))
+    before, fresh, made = _fetch_fresh(client, cache, topic, progress, None, incremental=incremental, extract=extract)
+    kept_numbers = [n for n in range(1, fresh[0].page) if n in before.pages]
+    kept = cache.extracts(forum, key, extract.kind) if kept_numbers else {}
+    missing = [n for n in kept_numbers if n not in kept]
+    for start in range(0, len(missing), PAGES_PER_WRITE):  # pages cached before their extracts were kept
+        batch = before.entries(missing[start : start + PAGES_PER_WRITE])
+        numbers = [entry.page.page for entry in batch]
+        kept.update(zip(numbers, cache.write_extracts(forum, key, batch, extract), strict=True))
+        before.forget(numbers)
+    return ExtractRead([*(kept[n] for n in kept_numbers if n in kept), *made], not kept_numbers)
 
 
 def fetch_topic_incremental(
@@ -164,12 +258,35 @@ def _read_pages(
     on_page: Callable[[TopicPage], object] | None = None,
     *,
     incremental: bool = False,
+    extract: PageExtract | None = None,
 ) -> tuple[list[TopicPage], bool]:
-    """Every page of the topic, and whether all were fetched now. A full read unless `incremental`;
-    an incremental one fetches the last known page and newer ones, and falls back to a full read on
-    the first visit, when the cache has a hole, or when earlier pages have shifted (the re-fetched page
-    no longer starts with the post it started with: posts were deleted before it, or the page size
-    changed).
+    """Every page of the topic (`_fetch_fresh`, then the earlier pages from the cache), and whether all
+    were fetched now."""
+    before, fresh, _ = _fetch_fresh(
+        client, cache, topic, progress, on_page, incremental=incremental, extract=extract, keep_extracts=False
+    )
+    kept = [_share_fields_sets(entry.page) for entry in before.entries(range(1, fresh[0].page))]
+    return [*kept, *fresh], not kept
+
+
+def _fetch_fresh(
+    client: ForumClient,
+    cache: PageCache,
+    topic: str | int,
+    progress: Progress | None,
+    on_page: Callable[[TopicPage], object] | None = None,
+    *,
+    incremental: bool = False,
+    extract: PageExtract | None = None,
+    keep_extracts: bool = True,
+) -> tuple[_Before, list[TopicPage], list[str]]:
+    """The pages fetched now, stored as they come (with their extracts, if asked), the cache as it was
+    before, and the fresh pages' extracts (unless not `keep_extracts`: a read of posts lets them go).
+
+    A full read unless `incremental`; an incremental one fetches the last known page and newer ones, and
+    falls back to a full read on the first visit, when the cache has a hole, or when earlier pages have
+    shifted (the re-fetched page no longer starts with the post it started with: posts were deleted
+    before it, or the page size changed).
     """
     forum, key = client.forum, str(client.topic_id(topic))
     before = _Before(cache, forum, key)
@@ -188,18 +305,20 @@ def _read_pages(
         first = next(pages)
     # Pages are stored as they come in, a batch at a time, while the later ones are still being fetched.
     fresh: list[TopicPage] = []
+    made: list[str] = []
     for page in itertools.chain([first], pages):
         page = _carry_edits(page, before.changed_posts(page))
         _share_fields_sets(page)
         fresh.append(page)
         if len(fresh) % PAGES_PER_WRITE == 0:
-            cache.put_many(forum, key, fresh[-PAGES_PER_WRITE:])
+            written = cache.put_many(forum, key, fresh[-PAGES_PER_WRITE:], extract=extract)
+            made += written if keep_extracts else []
         if on_page is not None:
             on_page(page)
-    cache.put_many(forum, key, fresh[len(fresh) - len(fresh) % PAGES_PER_WRITE :])
+    written = cache.put_many(forum, key, fresh[len(fresh) - len(fresh) % PAGES_PER_WRITE :], extract=extract)
+    made += written if keep_extracts else []
     cache.drop_after(forum, key, fresh[-1].page)
-    kept = [_share_fields_sets(entry.page) for entry in before.entries(range(1, fresh[0].page))]
-    return [*kept, *fresh], not kept
+    return before, fresh, made
 
 
 class _Before:
@@ -229,6 +348,11 @@ class _Before:
             if number in self._decoded:
                 found.append(self._decoded[number])
         return found
+
+    def forget(self, numbers: Iterable[int]) -> None:
+        """Let decoded pages go (a read for extracts needs each once)."""
+        for number in numbers:
+            self._decoded.pop(number, None)
 
     def changed_posts(self, page: TopicPage) -> dict[int, Post]:
         """The cached copies of the page's posts whose fingerprint is not the one cached."""
@@ -295,6 +419,11 @@ def _share_fields_sets(page: TopicPage) -> TopicPage:
     return page
 
 
+def _digest(page_json: str) -> str:
+    """Which cached page an extract was made from: a digest of the page as stored."""
+    return hashlib.blake2b(page_json.encode(), digest_size=16).hexdigest()
+
+
 def _page_state(page: TopicPage) -> tuple[str, str]:
     """The page's post ids and each post's fingerprint, as the cache's row keeps them."""
     post_ids = json.dumps([post.post_id for post in page.posts])
@@ -332,7 +461,19 @@ def _cached(row: tuple[str, str, str]) -> CachedPage:
         page=TopicPage.model_validate_json(text),
         fetched_at=datetime.fromisoformat(stamp),
         edit_state={int(k): v for k, v in json.loads(edit_state).items()},
+        digest=_digest(text),
     )
 
 
-__all__ = ["CachedPage", "PageCache", "PageRows", "TopicRead", "fetch_topic_incremental", "fingerprint", "read_topic"]
+__all__ = [
+    "CachedPage",
+    "ExtractRead",
+    "PageCache",
+    "PageExtract",
+    "PageRows",
+    "TopicRead",
+    "fetch_topic_incremental",
+    "fingerprint",
+    "read_topic",
+    "read_topic_extracts",
+]

@@ -10,6 +10,7 @@ came partly from the cache, or one older than the topic's last post (`StaleCount
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
@@ -20,7 +21,8 @@ from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
 from forumbot.errors import ConfigError, ForumbotError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments
 from forumbot.extract.names import MatchMode
-from forumbot.extract.votes import EditedVotes
+from forumbot.extract.votes import EditedVotes, Fragment
+from forumbot.forum.cache import ExtractRead, PageExtract
 from forumbot.posts import Post, TopicPage
 from forumbot.render.bbcode import to_html
 from forumbot.render.environment import load_template, render_template, tidy
@@ -87,6 +89,99 @@ def read_votes_of(page: TopicPage) -> None:
         find_fragments(post.content_html)
 
 
+def _page_votes(page: TopicPage) -> str:
+    """What the tally reads from a page, kept beside the cached page (`PAGE_VOTES`): every post's id, the
+    newest post's time, and of each post with a red or bold fragment what a vote record takes (author,
+    time, who may see it, its edit, its link) and the fragments."""
+    marked = []
+    for post in page.posts:
+        found = find_fragments(post.content_html)
+        if found:
+            marked.append(
+                [
+                    post.post_id,
+                    post.author,
+                    post.time.isoformat(),
+                    post.visibility,
+                    post.edited,
+                    post.changed_since_read,
+                    post.edited_by,
+                    post.permalink,
+                    [[f.text, f.red, f.bold, f.color, f.quoted, f.spoiler] for f in found],
+                ]
+            )
+    newest = max((post.time for post in page.posts), default=None)
+    ids = [post.post_id for post in page.posts]
+    return json.dumps({"ids": ids, "newest": newest.isoformat() if newest else None, "marked": marked})
+
+
+# The version is part of the kind: a change of what is kept (or of how fragments are read) makes every
+# page's extract anew.
+PAGE_VOTES = PageExtract("tally-votes-1", _page_votes)
+
+
+@dataclass(frozen=True)
+class _ExtractedPosts:
+    """The posts of a read for extracts that can hold a vote, without their bodies, and their fragments."""
+
+    posts: list[Post]
+    fragments: dict[int, tuple[Fragment, ...]]
+    newest: datetime | None
+
+
+def _extracted_posts(read: ExtractRead) -> _ExtractedPosts:
+    """The pages' extracts decoded, a post seen on two pages taken from the later one (as a read does)."""
+    pages = [json.loads(text) for text in read.extracts]
+    later: set[int] = set()
+    in_order = _in_page_order(pages)
+    posts: list[Post] = []
+    fragments: dict[int, tuple[Fragment, ...]] = {}
+    for page in reversed(pages):
+        for entry in reversed(page["marked"]):
+            if entry[0] not in later and entry[0] not in fragments:
+                posts.append(_light_post(entry))
+                fragments[entry[0]] = tuple(Fragment(*f) for f in entry[8])
+        if not in_order:
+            later.update(page["ids"])
+    posts.reverse()
+    stamps = [datetime.fromisoformat(page["newest"]) for page in pages if page["newest"]]
+    return _ExtractedPosts(posts, fragments, max(stamps, default=None))
+
+
+def extracted_post_count(read: ExtractRead) -> int:
+    """How many distinct posts a read for the pages' votes saw."""
+    return len({post_id for text in read.extracts for post_id in json.loads(text)["ids"]})
+
+
+def _in_page_order(pages: list[dict[str, Any]]) -> bool:
+    """Whether every page's posts come after the previous page's (by id): then no post is on two pages,
+    and the ids seen on later pages need not be kept."""
+    last = -1
+    for page in pages:
+        if page["ids"]:
+            if min(page["ids"]) <= last:
+                return False
+            last = max(page["ids"])
+    return True
+
+
+def _light_post(entry: list[Any]) -> Post:
+    post_id, author, time, visibility, edited, changed, edited_by, permalink, _ = entry
+    return Post(
+        post_id=post_id,
+        topic_id=None,
+        author=author,
+        author_id=None,
+        time=datetime.fromisoformat(time),
+        content_html="",
+        edited=edited,
+        edited_by=edited_by,
+        permalink=permalink,
+        visibility=visibility,
+        changed_since_read=changed,
+    )
+
+
 def tally_posts(
     posts: Iterable[Post],
     living: Sequence[str],
@@ -105,6 +200,52 @@ def tally_posts(
     account) are neither votes nor audit rows. `read_at`: when the posts were read; `complete`: False when
     some pages came from the cache (the count then may not be posted)."""
     posts = list(posts)
+    newest = max((p.time for p in posts), default=None)
+    return _count(
+        posts, living, dead, start, deadline, variant, options, votes_per_post, skip_authors, read_at, complete,
+        newest=newest,
+    )  # fmt: skip
+
+
+def tally_extracts(
+    read: ExtractRead,
+    living: Sequence[str],
+    *,
+    dead: Sequence[str] = (),
+    start: datetime | None = None,
+    deadline: datetime | None = None,
+    variant: str = DEFAULT_VARIANT,
+    options: dict[str, Any] | None = None,
+    votes_per_post: int = 1,
+    skip_authors: Iterable[str] = (),
+    read_at: datetime | None = None,
+) -> Tally:
+    """`tally_posts` over a read for the pages' votes (`read_topic_extracts` with `PAGE_VOTES`): the same
+    count, made without the posts' bodies, so a re-tally costs what its new pages cost. `complete` is
+    the read's."""
+    found = _extracted_posts(read)
+    return _count(
+        found.posts, living, dead, start, deadline, variant, options, votes_per_post, skip_authors, read_at,
+        read.complete, newest=found.newest, fragments=found.fragments,
+    )  # fmt: skip
+
+
+def _count(
+    posts: list[Post],
+    living: Sequence[str],
+    dead: Sequence[str],
+    start: datetime | None,
+    deadline: datetime | None,
+    variant: str,
+    options: dict[str, Any] | None,
+    votes_per_post: int,
+    skip_authors: Iterable[str],
+    read_at: datetime | None,
+    complete: bool,
+    *,
+    newest: datetime | None,
+    fragments: dict[int, tuple[Fragment, ...]] | None = None,
+) -> Tally:
     rules_cls = find_variant(variant)
     opts = rules_cls.parse_options(options)
     mode: MatchMode = opts.nick_matching
@@ -120,6 +261,7 @@ def tally_posts(
         edited_votes=edited,
         votes_per_post=votes_per_post,
         skip_authors=skip_authors,
+        fragments=fragments,
     )
     counted = [r for r in records if r.counted]
     voters: dict[str, list[str]] = {}
@@ -141,7 +283,7 @@ def tally_posts(
         not_voting=[n for n in living if n not in voted],
         living=list(living),
         read_at=read_at,
-        newest_post=max((p.time for p in posts), default=None),
+        newest_post=newest,
         deadline=deadline,
         complete=complete,
     )

@@ -1,0 +1,179 @@
+"""A re-tally from the votes kept beside the cached pages (`PAGE_VOTES`, `tally_extracts`): the count a full
+read gives, made without decoding or reading again a page that did not change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forumbot.forum import cache as cache_module
+from forumbot.forum.cache import CachedPage, PageCache, PageExtract, read_topic, read_topic_extracts
+from forumbot.forum.client import PhpbbClient
+from forumbot.forum.http import HttpSettings
+from forumbot.host.tally import PAGE_VOTES, Tally, extracted_post_count, tally_extracts, tally_posts
+from forumbot.posts import Post, TopicPage
+from forumbot.store import Store
+
+START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+PLAYERS = [f"player{n}" for n in range(5)]
+
+
+def vote(target: str) -> str:
+    return f'Голосую <span style="color:red"><strong class="text-strong">{target}</strong></span>'
+
+
+def make_post(post_id: int, body: str | None = None) -> Post:
+    """Every third post a red bold vote, every seventh a bold-only nick, the rest chatter."""
+    if body is None:
+        target = PLAYERS[(post_id * 3) % 5]
+        body = vote(target) if post_id % 3 == 0 else f"<strong>{target}</strong>?" if post_id % 7 == 0 else "хм"
+    return Post(
+        post_id=post_id,
+        topic_id=2,
+        author=PLAYERS[post_id % 5],
+        author_id=post_id % 5,
+        time=START + timedelta(minutes=post_id),
+        content_html=f'<div class="content">{body} ({post_id})</div>',
+        permalink=f"http://forum.test/viewtopic.php?p={post_id}#p{post_id}",
+    )
+
+
+class SyntheticTopic(PhpbbClient):
+    """A phpBB client whose "server" is a list of posts, paged by offset as phpBB pages them."""
+
+    def __init__(self, posts: list[Post], page_size: int = 10) -> None:
+        super().__init__("http://forum.test/", settings=HttpSettings(min_interval=0, concurrency=2))
+        self.posts = posts
+        self.page_size = page_size
+        self.calls: list[int] = []
+
+    def _topic_pages(self, topic: int, numbers: Sequence[int], size: int) -> Iterator[TopicPage]:
+        return (self._topic_page(topic, n, size) for n in numbers)
+
+    def _topic_page(self, topic: int, number: int, size: int) -> TopicPage:
+        count = max(1, -(-len(self.posts) // self.page_size))
+        page = min(count, (number - 1) * size // self.page_size + 1)
+        self.calls.append(page)
+        chunk = self.posts[(page - 1) * self.page_size : page * self.page_size]
+        following = f"http://forum.test/viewtopic.php?t={topic}&start={page * self.page_size}"
+        return TopicPage(
+            dialect="phpbb",
+            topic_id=topic,
+            title="День 1",
+            page=page,
+            page_count=count,
+            posts=tuple(chunk),
+            next_url=following if page < count else None,
+            url=f"http://forum.test/viewtopic.php?t={topic}&start={(page - 1) * self.page_size}",
+        )
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[PageCache]:
+    with PageCache(Store(tmp_path / "state.sqlite")) as c:
+        yield c
+
+
+def summary(tally: Tally) -> dict[str, Any]:
+    return {
+        "records": [record.model_dump() for record in tally.records],
+        "counts": tally.counts,
+        "voters": tally.voters,
+        "leader": tally.leader,
+        "not_voting": tally.not_voting,
+        "newest": tally.newest_post,
+    }
+
+
+def counting_extract(made: list[int]) -> PageExtract:
+    def make(page: TopicPage) -> str:
+        made.append(page.page)
+        return PAGE_VOTES.make(page)
+
+    return PageExtract(PAGE_VOTES.kind, make)
+
+
+def count_decodes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    decoded: list[int] = []
+    real = cache_module._cached
+
+    def counting(row: tuple[str, str, str]) -> CachedPage:
+        entry = real(row)
+        decoded.append(entry.page.page)
+        return entry
+
+    monkeypatch.setattr(cache_module, "_cached", counting)
+    return decoded
+
+
+def test_a_retally_counts_what_a_count_of_every_post_counts(cache: PageCache) -> None:
+    client = SyntheticTopic([make_post(n) for n in range(1, 96)])
+    read_topic(client, cache, 2, extract=PAGE_VOTES)
+    client.posts += [make_post(n) for n in range(96, 121)]
+    again = read_topic_extracts(client, cache, 2, PAGE_VOTES, incremental=True)
+    assert not again.complete and extracted_post_count(again) == 120
+    expected = tally_posts(client.posts, PLAYERS, complete=False)
+    assert expected.records and expected.counts  # the day holds votes, counted and superseded
+    assert summary(tally_extracts(again, PLAYERS)) == summary(expected)
+
+
+def test_a_retally_neither_decodes_nor_extracts_an_unchanged_page(
+    cache: PageCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = SyntheticTopic([make_post(n) for n in range(1, 96)])  # 10 pages, the last one of 5 posts
+    read_topic(client, cache, 2, extract=PAGE_VOTES)
+    client.posts += [make_post(n) for n in range(96, 113)]  # page 10 fills up, pages 11 and 12 are new
+    decoded, made = count_decodes(monkeypatch), []
+    client.calls.clear()
+    again = read_topic_extracts(client, cache, 2, counting_extract(made), incremental=True)
+    assert client.calls == [10, 11, 12]
+    assert made == [10, 11, 12]  # only the fetched pages are read for votes
+    assert decoded == [10]  # the last known page, for its size and whether earlier pages shifted
+    assert len(again.extracts) == 12
+
+
+def test_pages_cached_without_their_votes_are_read_for_them_once(
+    cache: PageCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = SyntheticTopic([make_post(n) for n in range(1, 51)])
+    read_topic(client, cache, 2)  # a read that kept no votes (an earlier version, another caller)
+    decoded, made = count_decodes(monkeypatch), []
+    first = read_topic_extracts(client, cache, 2, counting_extract(made), incremental=True)
+    assert sorted(made) == [1, 2, 3, 4, 5] and sorted(decoded) == [1, 2, 3, 4, 5]
+    decoded.clear(), made.clear()
+    second = read_topic_extracts(client, cache, 2, counting_extract(made), incremental=True)
+    assert made == [5] and decoded == [5]
+    assert summary(tally_extracts(first, PLAYERS)) == summary(tally_extracts(second, PLAYERS))
+
+
+def test_an_edit_on_the_refetched_page_is_counted_as_a_full_read_counts_it(tmp_path: Path) -> None:
+    posts = [make_post(n) for n in range(1, 46)]
+    with PageCache(Store(tmp_path / "a.sqlite")) as kept, PageCache(Store(tmp_path / "b.sqlite")) as plain:
+        for target in (kept, plain):
+            read_topic(SyntheticTopic(list(posts)), target, 2, extract=PAGE_VOTES)
+        edited = [*posts[:-3], make_post(43, vote("player4")), *posts[-2:]]  # no notice: seen by the cache
+        from_extracts = tally_extracts(
+            read_topic_extracts(SyntheticTopic(edited), kept, 2, PAGE_VOTES, incremental=True), PLAYERS
+        )
+        read = read_topic(SyntheticTopic(edited), plain, 2, incremental=True)
+    record = next(r for r in from_extracts.records if r.post_id == 43)
+    assert (record.target, record.reason) == ("player4", "changed")
+    assert summary(from_extracts) == summary(tally_posts(read.posts, PLAYERS, complete=False))
+
+
+def test_an_extract_is_handed_over_only_for_the_page_it_was_made_from(tmp_path: Path) -> None:
+    store = Store(tmp_path / "state.sqlite")
+    store.put_pages("f", "2", [(1, "t", "[]", "{}", "{}", "digest-1")])
+    store.put_page_extracts("f", "2", "votes", [(1, "digest-1", "made from the first copy")])
+    assert store.page_extracts("f", "2", "votes") == [(1, "made from the first copy")]
+    assert store.page_extracts("f", "2", "other") == []
+    store.put_pages("f", "2", [(1, "t", "[]", "{}", "{}", "digest-2")])  # the page changed since
+    assert store.page_extracts("f", "2", "votes") == []
+    store.put_page_extracts("f", "2", "votes", [(1, "digest-2", "made again")])
+    store.drop_pages_after("f", "2", 0)
+    assert store.page_extracts("f", "2", "votes") == []
+    store.close()
