@@ -617,7 +617,7 @@ def _post_votes(
 
 def _record(post: Post, t: _Target, reason: VoteReason | None) -> VoteRecord:
     frag = t.fragment
-    return VoteRecord(
+    record = VoteRecord(
         post_id=post.post_id,
         voter=post.author.strip(),
         target=t.target,
@@ -633,6 +633,13 @@ def _record(post: Post, t: _Target, reason: VoteReason | None) -> VoteRecord:
         edited_by=post.edited_by if post.edited else None,
         permalink=post.permalink,
     )
+    # Every record is given every field: they share one set of the names given (pydantic keeps one per
+    # instance, 728 bytes; a day of 35,000 posts makes some 20,000 records). Only ever read; a copy takes its own.
+    object.__setattr__(record, "__pydantic_fields_set__", _RECORD_FIELDS)
+    return record
+
+
+_RECORD_FIELDS = set(VoteRecord.model_fields)
 
 
 def extract_votes(

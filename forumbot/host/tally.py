@@ -129,45 +129,59 @@ class _ExtractedPosts:
     newest: datetime | None
 
 
-def _extracted_posts(read: ExtractRead) -> _ExtractedPosts:
-    """The pages' extracts decoded, a post seen on two pages taken from the later one (as a read does)."""
-    pages = [json.loads(text) for text in read.extracts]
-    later: set[int] = set()
-    in_order = _in_page_order(pages)
-    posts: list[Post] = []
-    fragments: dict[int, tuple[Fragment, ...]] = {}
-    for page in reversed(pages):
-        for entry in reversed(page["marked"]):
-            if entry[0] not in later and entry[0] not in fragments:
-                posts.append(_light_post(entry))
-                fragments[entry[0]] = tuple(Fragment(*f) for f in entry[8])
-        if not in_order:
-            later.update(page["ids"])
-    posts.reverse()
-    stamps = [datetime.fromisoformat(page["newest"]) for page in pages if page["newest"]]
-    return _ExtractedPosts(posts, fragments, max(stamps, default=None))
-
-
 def extracted_post_count(read: ExtractRead) -> int:
     """How many distinct posts a read for the pages' votes saw."""
     return len({post_id for text in read.extracts for post_id in json.loads(text)["ids"]})
 
 
-def _in_page_order(pages: list[dict[str, Any]]) -> bool:
-    """Whether every page's posts come after the previous page's (by id): then no post is on two pages,
-    and the ids seen on later pages need not be kept."""
-    last = -1
-    for page in pages:
-        if page["ids"]:
-            if min(page["ids"]) <= last:
-                return False
-            last = max(page["ids"])
-    return True
+def _extracted_posts(read: ExtractRead) -> _ExtractedPosts:
+    """The pages' extracts decoded one at a time, a post seen on two pages taken from the later one (as a
+    read does). Pages come in post order: a post can only be on two pages when a page holds an id as high as
+    a later page's lowest, and only then are the ids of later pages kept."""
+    posts: list[Post] = []
+    fragments: dict[int, tuple[Fragment, ...]] = {}
+    newest: datetime | None = None
+    later: set[int] | None = None  # the ids of the later pages, once pages overlap
+    lowest_later: int | None = None
+    for text in reversed(read.extracts):
+        page = json.loads(text)
+        ids: list[int] = page["ids"]
+        if later is None and ids and lowest_later is not None and max(ids) >= lowest_later:
+            return _extracted_posts_overlapping(read)
+        for entry in reversed(page["marked"]):
+            if entry[0] not in fragments and (later is None or entry[0] not in later):
+                posts.append(_light_post(entry))
+                fragments[entry[0]] = tuple(Fragment(*f) for f in entry[8])
+        lowest_later = min([*ids, lowest_later] if lowest_later is not None else ids, default=None)
+        if page["newest"]:
+            stamp = datetime.fromisoformat(page["newest"])
+            newest = stamp if newest is None else max(newest, stamp)
+    posts.reverse()
+    return _ExtractedPosts(posts, fragments, newest)
+
+
+def _extracted_posts_overlapping(read: ExtractRead) -> _ExtractedPosts:
+    """`_extracted_posts` when pages share posts: every later page's ids kept."""
+    posts: list[Post] = []
+    fragments: dict[int, tuple[Fragment, ...]] = {}
+    later: set[int] = set()
+    stamps = []
+    for text in reversed(read.extracts):
+        page = json.loads(text)
+        for entry in reversed(page["marked"]):
+            if entry[0] not in fragments and entry[0] not in later:
+                posts.append(_light_post(entry))
+                fragments[entry[0]] = tuple(Fragment(*f) for f in entry[8])
+        later.update(page["ids"])
+        if page["newest"]:
+            stamps.append(datetime.fromisoformat(page["newest"]))
+    posts.reverse()
+    return _ExtractedPosts(posts, fragments, max(stamps, default=None))
 
 
 def _light_post(entry: list[Any]) -> Post:
     post_id, author, time, visibility, edited, changed, edited_by, permalink, _ = entry
-    return Post(
+    post = Post(
         post_id=post_id,
         topic_id=None,
         author=author,
@@ -180,6 +194,15 @@ def _light_post(entry: list[Any]) -> Post:
         visibility=visibility,
         changed_since_read=changed,
     )
+    # Given every field: the day's light posts share one set of the names given (728 bytes each otherwise).
+    object.__setattr__(post, "__pydantic_fields_set__", _POST_FIELDS)
+    return post
+
+
+_POST_FIELDS = {
+    "post_id", "topic_id", "author", "author_id", "time", "content_html", "edited", "edited_by", "permalink",
+    "visibility", "changed_since_read",
+}  # fmt: skip
 
 
 def tally_posts(
