@@ -189,7 +189,7 @@ def test_a_read_writes_its_pages_a_batch_at_a_time(cache: PageCache, monkeypatch
     writes: list[list[int]] = []
     real = cache._rows.put_pages
 
-    def counting(forum: str, topic: str, rows: Iterable[tuple[int, str, str, str, str]]) -> None:
+    def counting(forum: str, topic: str, rows: Iterable[tuple[int, str, str, str, str, str]]) -> None:
         rows = list(rows)
         writes.append([row[0] for row in rows])
         real(forum, topic, rows)
