@@ -34,7 +34,6 @@ from forumbot.forum import ipb
 from forumbot.forum.client import IpbClient
 from forumbot.forum.http import Page
 from forumbot.forum.markup import Element, browser_fields, iter_class, parse_html, query_int, submit_buttons, text_of
-from forumbot.posts import PmSummary, Preferences
 from forumbot.forum.posting import (
     FLOOD_INTERVAL,
     MAX_CANDIDATES,
@@ -45,6 +44,7 @@ from forumbot.forum.posting import (
     TooManyRecipients,
     UnknownRecipient,
 )
+from forumbot.posts import PmSummary, Preferences
 
 __all__ = [
     "MIN_GAP",

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from forumbot.errors import ConfigError
-from forumbot.posts import Post
 from forumbot.host.tally import render_tally_bbcode, tally_posts
+from forumbot.posts import Post
 
 HOSTILE = "[/b][color=red]x"
 
