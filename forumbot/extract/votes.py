@@ -600,7 +600,8 @@ def _post_votes(
 ) -> list[VoteRecord]:
     """`extract_post_votes` once the day's bounds are checked (a day's posts share them), over the post's
     fragments `found`."""
-    _check_aware(f"post {post.post_id} time", post.time)
+    if post.time.tzinfo is None:  # the message is made only when it is needed
+        _check_aware(f"post {post.post_id} time", post.time)
     targets = _targets(post, roster, dead, mode, votes_per_post, found)
     if not targets:  # most posts: nothing red or bold that names anyone
         return []
@@ -673,7 +674,11 @@ def extract_votes(
         _check_aware("deadline", deadline)
     dead_set = set(dead)
     for post in ordered:
-        found = find_fragments(post.content_html) if fragments is None else fragments.get(post.post_id, ())
+        found = _fragments_of_html(post.content_html) if fragments is None else fragments.get(post.post_id, ())
+        if not found:  # most posts: no record, nothing superseded; only the time's zone is checked
+            if post.time.tzinfo is None:
+                _check_aware(f"post {post.post_id} time", post.time)
+            continue
         batch = _post_votes(post, roster, dead_set, start, deadline, mode, edited_votes, votes_per_post, found)
         counted = [len(records) + i for i, r in enumerate(batch) if r.counted]
         records.extend(batch)
