@@ -202,25 +202,42 @@ def _enter(el: etree._Element, ctx: _Ctx) -> _Ctx | None:
     tag = el.tag
     if not isinstance(tag, str):  # comment or processing instruction: IPB's <!--coloro:red--> markers
         return None
-    tag = tag.lower()
-    if tag in _SKIP_TAGS:
+    kind = _tag_kind(tag)
+    if kind & _SKIP:
         return None
     classes = el.get("class")
     skip, quote, spoiler = _class_flags(classes) if classes else (False, False, False)
     if skip:
         return None
     # Each context built whole: NamedTuple's `_replace` is several times slower, once per element walked.
-    if quote or tag in _QUOTE_TAGS:
+    if quote or kind & _QUOTE:
         ctx = _Ctx(ctx.color, ctx.red, ctx.bold, True, ctx.spoiler)
-    if spoiler or tag == "details":
+    if spoiler or kind & _DETAILS:
         ctx = _Ctx(ctx.color, ctx.red, ctx.bold, ctx.quoted, True)
-    if tag in _BOLD_TAGS:
+    if kind & _BOLD:
         ctx = _Ctx(ctx.color, ctx.red, True, ctx.quoted, ctx.spoiler)
-    if tag == "font" and el.get("color"):
+    if kind & _FONT and el.get("color"):
         color = el.get("color", "").strip()
         ctx = _Ctx(color, is_red(color), ctx.bold, ctx.quoted, ctx.spoiler)
     style = el.get("style")
     return _apply_style(style, ctx) if style else ctx
+
+
+_SKIP, _QUOTE, _DETAILS, _BOLD, _FONT, _BREAK = 1, 2, 4, 8, 16, 32
+
+
+@functools.lru_cache(maxsize=1024)
+def _tag_kind(tag: str) -> int:
+    """What a tag name means to the walk, as bits: read once per distinct name."""
+    name = tag.lower()
+    return (
+        (_SKIP if name in _SKIP_TAGS else 0)
+        | (_QUOTE if name in _QUOTE_TAGS else 0)
+        | (_DETAILS if name == "details" else 0)
+        | (_BOLD if name in _BOLD_TAGS else 0)
+        | (_FONT if name == "font" else 0)
+        | (_BREAK if name in _BREAK_TAGS else 0)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -305,7 +322,7 @@ def _walk(root: etree._Element, on_text: Callable[[str, _Ctx], None], on_break: 
     levels: list[tuple[Iterator[etree._Element], _Ctx, bool, etree._Element]] = []
     element: etree._Element | None = root
     while element is not None:
-        breaks = element.tag.lower() in _BREAK_TAGS  # a str: `_enter` refuses comments and instructions
+        breaks = bool(_tag_kind(element.tag) & _BREAK)  # a str: `_enter` refuses comments and instructions
         if breaks:
             on_break()
         if element.text:
@@ -320,7 +337,7 @@ def _walk(root: etree._Element, on_text: Callable[[str, _Ctx], None], on_break: 
                     element, opened = child, inner  # opened by the outer loop
                     break
                 if inner is not None:  # a leaf: open and close it here
-                    leaf_breaks = child.tag.lower() in _BREAK_TAGS
+                    leaf_breaks = _tag_kind(child.tag) & _BREAK
                     if leaf_breaks:
                         on_break()
                     if child.text:
