@@ -17,7 +17,7 @@ from forumbot.cli.display import local, names, plain, print_tally, table, zoned_
 from forumbot.cli.progress import page_progress
 
 if TYPE_CHECKING:
-    from forumbot.forum.cache import TopicRead
+    from forumbot.forum.cache import ExtractRead, TopicRead
     from forumbot.host.daywindow import DayPms
     from forumbot.posts import PmSummary, PrivateMessage
 
@@ -52,7 +52,8 @@ def tally_command(
     read, so every edit is seen; --incremental reads only what is new)."""
     from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
     from forumbot.errors import ForumbotError
-    from forumbot.host.tally import render_tally_bbcode, tally_posts
+    from forumbot.forum.cache import ExtractRead
+    from forumbot.host.tally import render_tally_bbcode, tally_extracts, tally_posts
 
     if (topic is None) == (source is None):
         fail("give either a topic URL or --from DIR (saved pages)")
@@ -69,25 +70,39 @@ def tally_command(
         # when the posts were read: a live topic now (or at --now); saved pages at --now, else their newest post
         read_at = moment if moment is not None else (datetime.now(UTC) if topic is not None else None)
         per_post = rules_cls().max_targets(day, "vote", len(living) + len(ghosts))
-        result = tally_posts(
-            read.posts,
-            living,
-            dead=ghosts,
-            start=parse_moment(start, zone, "--start"),
-            deadline=parse_moment(deadline, zone, "--deadline"),
-            variant=rules_name,
-            votes_per_post=per_post,
-            read_at=read_at,
-            complete=read.complete,
-        )
+        since, until = parse_moment(start, zone, "--start"), parse_moment(deadline, zone, "--deadline")
+        if isinstance(read, ExtractRead):  # a re-tally: unchanged pages give the votes kept beside them
+            result = tally_extracts(
+                read,
+                living,
+                dead=ghosts,
+                start=since,
+                deadline=until,
+                variant=rules_name,
+                votes_per_post=per_post,
+                read_at=read_at,
+            )
+        else:
+            result = tally_posts(
+                read.posts,
+                living,
+                dead=ghosts,
+                variant=rules_name,
+                votes_per_post=per_post,
+                read_at=read_at,
+                complete=read.complete,
+                start=since,
+                deadline=until,
+            )
     except ForumbotError as exc:
         fail(str(exc))
+    problems = [] if isinstance(read, ExtractRead) else read.problems
     if not read.complete:
         err.print("earlier pages came from the cache: this count may miss edits made on them", markup=False)
     if as_json:
-        print_json(result.to_json() | {"problems": read.problems, "complete": read.complete})
+        print_json(result.to_json() | {"problems": problems, "complete": read.complete})
         return
-    for problem in read.problems:
+    for problem in problems:
         err.print(f"unreadable post: {problem}", markup=False)
     print_tally(result, zone)
     if bbcode:
@@ -105,14 +120,14 @@ def _day_posts(
     now: datetime | None,
     zone: ZoneInfo,
     incremental: bool = False,
-) -> TopicRead:
+) -> TopicRead | ExtractRead:
     if source is not None:
         return _saved_posts(source, topic_id, now, zone)
     assert topic is not None
     from forumbot.config import load_settings
-    from forumbot.forum.cache import PageCache, read_topic
+    from forumbot.forum.cache import PageCache, read_topic, read_topic_extracts
     from forumbot.forum.client import client_settings
-    from forumbot.host.tally import read_votes_of
+    from forumbot.host.tally import PAGE_VOTES, read_votes_of
     from forumbot.store import Store
 
     settings = load_settings()
@@ -122,7 +137,10 @@ def _day_posts(
     cache = PageCache(store)
     try:
         with page_progress("pages") as progress:
-            return read_topic(client, cache, topic, progress=progress, on_page=read_votes_of, incremental=incremental)
+            if incremental:  # only the new pages are fetched and read; the others give the votes kept for them
+                return read_topic_extracts(client, cache, topic, PAGE_VOTES, progress=progress, incremental=True)
+            # every page: each edit is seen, and each page's votes are kept for a later re-tally
+            return read_topic(client, cache, topic, progress=progress, on_page=read_votes_of, extract=PAGE_VOTES)
     finally:
         cache.close()
         client.close()

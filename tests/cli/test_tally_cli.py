@@ -255,6 +255,9 @@ def test_a_live_topic_over_http_and_a_retally_fetches_one_page(
         assert quick.exit_code == 0, quick.output
         topic_pages = [r for r in server.requests if r.path.endswith("viewtopic.php")]
         assert len(topic_pages) == 1  # only the last known page: nothing new
+        # the re-tally counts the unchanged pages from the votes kept beside them: the same count, same records
+        assert json.loads(quick.stdout)["tally"] == json.loads(first.stdout)["tally"]
+        assert json.loads(quick.stdout)["votes"] == json.loads(first.stdout)["votes"]
         assert "may miss edits" in quick.stderr
         refused = CliRunner().invoke(app, ["tally", url, "--players", str(players), "--bbcode", "--incremental"])
         assert refused.exit_code != 0 and "no vote-count post" in refused.stderr  # a count that may miss edits
