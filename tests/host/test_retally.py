@@ -127,7 +127,7 @@ def test_a_retally_neither_decodes_nor_extracts_an_unchanged_page(
     client = SyntheticTopic([make_post(n) for n in range(1, 96)])  # 10 pages, the last one of 5 posts
     read_topic(client, cache, 2, extract=PAGE_VOTES)
     client.posts += [make_post(n) for n in range(96, 113)]  # page 10 fills up, pages 11 and 12 are new
-    decoded, made = count_decodes(monkeypatch), []
+    decoded, made = count_decodes(monkeypatch), list[int]()
     client.calls.clear()
     again = read_topic_extracts(client, cache, 2, counting_extract(made), incremental=True)
     assert client.calls == [10, 11, 12]
@@ -141,10 +141,11 @@ def test_pages_cached_without_their_votes_are_read_for_them_once(
 ) -> None:
     client = SyntheticTopic([make_post(n) for n in range(1, 51)])
     read_topic(client, cache, 2)  # a read that kept no votes (an earlier version, another caller)
-    decoded, made = count_decodes(monkeypatch), []
+    decoded, made = count_decodes(monkeypatch), list[int]()
     first = read_topic_extracts(client, cache, 2, counting_extract(made), incremental=True)
     assert sorted(made) == [1, 2, 3, 4, 5] and sorted(decoded) == [1, 2, 3, 4, 5]
-    decoded.clear(), made.clear()
+    decoded.clear()
+    made.clear()
     second = read_topic_extracts(client, cache, 2, counting_extract(made), incremental=True)
     assert made == [5] and decoded == [5]
     assert summary(tally_extracts(first, PLAYERS)) == summary(tally_extracts(second, PLAYERS))
