@@ -26,9 +26,14 @@ _CODE = re.compile(r"\[([0-9a-f]{8})\]")
 _WORD = re.compile(r"[\w-]+")
 
 
+def draft_version(stored: StoredDraft) -> str:
+    """What tells one draft from another (a new end-day makes a new one): its draft PMs' markers carry it."""
+    return hashlib.sha256(f"{stored.created_at}\n{stored.draft.bbcode}".encode()).hexdigest()[:16]
+
+
 def draft_code(stored: StoredDraft) -> str:
-    """The short public name of one draft: a new end-day makes a draft with a new code."""
-    return hashlib.sha256(f"{stored.created_at}\n{stored.draft.bbcode}".encode()).hexdigest()[:8]
+    """The short public name of one draft, in its PM's subject: the start of its version."""
+    return draft_version(stored)[:8]
 
 
 def draft_subject(game: str, day: int, stored: StoredDraft) -> str:

@@ -41,7 +41,7 @@ from forumbot.errors import ConfigError, ForumError, StateError
 from forumbot.forum.client import ForumClient
 from forumbot.forum.posting import Poster, poster_for
 from forumbot.host import games
-from forumbot.host.approval import draft_code, draft_subject
+from forumbot.host.approval import draft_code, draft_subject, draft_version
 from forumbot.host.outbox import MARKER_PREFIX, Delivery, Outbox, marker_line, markers_for, with_marker
 from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day_title
@@ -384,7 +384,7 @@ def draft_steps(store: Store, name: str) -> list[_Step]:
     if not moderators:
         raise ConfigError(f"{name}: the config names no moderators ([game] moderators = [...])")
     day = draft.draft
-    version = hashlib.sha256(f"{draft.created_at}\n{day.bbcode}".encode()).hexdigest()[:16]
+    version = draft_version(draft)
     message = Message(
         to=None,
         subject=draft_subject(config.game.name, state.day, draft),
