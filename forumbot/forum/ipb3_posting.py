@@ -40,6 +40,7 @@ from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, N
 from forumbot.forum import ipb
 from forumbot.forum.client import Ipb3Client
 from forumbot.forum.http import Page, RefusedPage
+from forumbot.forum.ipb_posting import InvisionPoster
 from forumbot.forum.markup import (
     Element,
     browser_fields,
@@ -53,9 +54,7 @@ from forumbot.forum.markup import (
     text_of,
 )
 from forumbot.forum.posting import (
-    FLOOD_INTERVAL,
     MAX_CANDIDATES,
-    MAX_FLOOD_WAITS,
     MAX_FOLDER_PAGES,
     ForumTopicRow,
     LockResult,
@@ -197,30 +196,12 @@ def _same(a: str, b: str) -> bool:
 # --- the poster -------------------------------------------------------------------------------------
 
 
-class Ipb3Poster:
+class Ipb3Poster(InvisionPoster[Ipb3Client]):
     """Posts, closes and PMs as the client's account on an IPB 3 board. IPB 3's flood control always
     names the seconds left, which are what is waited; `flood_interval` (the group's setting) is kept
     for `poster_for`, which gives every poster the same options. `min_gap`: seconds between two posts."""
 
-    def __init__(
-        self,
-        client: Ipb3Client,
-        *,
-        flood_interval: float = FLOOD_INTERVAL,
-        max_flood_waits: int = MAX_FLOOD_WAITS,
-        min_gap: float = MIN_GAP,
-    ) -> None:
-        self.client = client
-        self.http = client.http
-        self._username = client._credentials_or_fail()[0]
-        self.flood_interval = flood_interval
-        self.max_flood_waits = max_flood_waits
-        self.min_gap = min_gap
-        self._last_post: float | None = None
-
-    @property
-    def username(self) -> str:
-        return self._username
+    default_min_gap = MIN_GAP
 
     # -- posts ------------------------------------------------------------------------------------
 
@@ -385,15 +366,6 @@ class Ipb3Poster:
             (row.topic_id for row in mine[:MAX_CANDIDATES] if self._first_post_holds(row.topic_id, marker)), None
         )
 
-    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
-        """The last post of this account in the topic holding `marker` (quotes by others do not count)."""
-        me, found = self.username.casefold(), None
-        for page in self.client.fetch_topic(topic_id):
-            for post in page.posts:
-                if post.author.casefold() == me and marker in post.content_html:
-                    found = post.post_id
-        return found
-
     def find_marker_in_sent(
         self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
     ) -> int | None:
@@ -466,11 +438,6 @@ class Ipb3Poster:
         press = next(iter(submit_buttons(form)), None)
         return self.http.rebase(form.get("action") or url), browser_fields(form, press=press), page.charset
 
-    def _wait_gap(self) -> None:
-        clock = self.http.clock
-        if self._last_post is not None:
-            clock.sleep(max(0.0, self._last_post + self.min_gap - clock.time()))
-
     def _submit_once(
         self, action: str, fields: Fields, charset: str, seen: Callable[[], int | None] | None, *, post: bool
     ) -> Page | int | None:
@@ -495,4 +462,4 @@ class Ipb3Poster:
             raise MaybeSent(f"{exc}: nothing was sent again") from exc
         finally:
             if post:
-                self._last_post = self.http.clock.time()
+                self._last_submit = self.http.clock.time()

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from typing import ClassVar, Generic, TypeVar
 
 from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, NoPermission, ParseError
 from forumbot.forum import ipb
-from forumbot.forum.client import IpbClient
+from forumbot.forum.client import HttpForumClient, IpbClient
 from forumbot.forum.http import Page
 from forumbot.forum.markup import Element, browser_fields, iter_class, parse_html, query_int, submit_buttons, text_of
 from forumbot.forum.posting import (
@@ -43,12 +44,14 @@ from forumbot.forum.posting import (
     LockResult,
     TooManyRecipients,
     UnknownRecipient,
+    own_post_with,
 )
 from forumbot.posts import PmSummary, Preferences
 
 __all__ = [
     "MIN_GAP",
     "PM_SUBJECT_MAX",
+    "InvisionPoster",
     "Ipb2Poster",
     "ipb2_error",
     "ipb2_flood_wait",
@@ -130,29 +133,47 @@ def _fill(fields: Fields, values: dict[str, str]) -> Fields:
 # --- the poster -------------------------------------------------------------------------------------
 
 
-class Ipb2Poster:
-    """Posts, closes and PMs as the client's account on an IPB 2 board. `flood_interval` is the group's
-    flood control (how long to wait when the board says "too soon" without saying how long)."""
+Client = TypeVar("Client", bound=HttpForumClient)
+
+
+class InvisionPoster(Generic[Client]):
+    """What the posters of IPB 2 and IPB 3 share: the account, the gap kept between two submissions
+    (`min_gap` seconds, the version's own by default), and finding the account's post by its marker."""
+
+    default_min_gap: ClassVar[float] = MIN_GAP
 
     def __init__(
         self,
-        client: IpbClient,
+        client: Client,
         *,
         flood_interval: float = FLOOD_INTERVAL,
         max_flood_waits: int = MAX_FLOOD_WAITS,
-        min_gap: float = MIN_GAP,
+        min_gap: float | None = None,
     ) -> None:
         self.client = client
         self.http = client.http
         self._username = client._credentials_or_fail()[0]
         self.flood_interval = flood_interval
         self.max_flood_waits = max_flood_waits
-        self.min_gap = min_gap
+        self.min_gap = self.default_min_gap if min_gap is None else min_gap
         self._last_submit: float | None = None
 
     @property
     def username(self) -> str:
         return self._username
+
+    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
+        return own_post_with(self.client, self.username, topic_id, marker)
+
+    def _wait_gap(self) -> None:
+        clock = self.http.clock
+        if self._last_submit is not None:
+            clock.sleep(max(0.0, self._last_submit + self.min_gap - clock.time()))
+
+
+class Ipb2Poster(InvisionPoster[IpbClient]):
+    """Posts, closes and PMs as the client's account on an IPB 2 board. `flood_interval` is the group's
+    flood control (how long to wait when the board says "too soon" without saying how long)."""
 
     # -- posts ------------------------------------------------------------------------------------
 
@@ -301,15 +322,6 @@ class Ipb2Poster:
                 return row.topic_id
         return None
 
-    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
-        """The last post of this account in the topic holding `marker` (quotes by others do not count)."""
-        me, found = self.username.casefold(), None
-        for page in self.client.fetch_topic(topic_id):
-            for post in page.posts:
-                if post.author.casefold() == me and marker in post.content_html:
-                    found = post.post_id
-        return found
-
     def find_marker_in_sent(
         self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
     ) -> int | None:
@@ -357,11 +369,6 @@ class Ipb2Poster:
         if error:
             raise NoPermission(f"{url}: {error}")
         raise ForumError(f"{url}: no form to fill in: unexpected page")
-
-    def _wait_gap(self) -> None:
-        clock = self.http.clock
-        if self._last_submit is not None:
-            clock.sleep(max(0.0, self._last_submit + self.min_gap - clock.time()))
 
     def _submit_once(
         self, action: str, fields: Fields, charset: str, seen: Callable[[], int | None] | None

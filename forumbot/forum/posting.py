@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, NoPermission, ParseError
 from forumbot.forum import phpbb
-from forumbot.forum.client import FORM_MIN_AGE, PREFERENCES, PhpbbClient
+from forumbot.forum.client import FORM_MIN_AGE, PREFERENCES, ForumClient, PhpbbClient
 from forumbot.forum.http import Page
 from forumbot.forum.markup import (
     Element,
@@ -278,6 +278,18 @@ class Poster(Protocol):
     def find_marker_in_sent(
         self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
     ) -> int | None: ...
+
+
+def own_post_with(client: ForumClient, username: str, topic_id: int, marker: str) -> int | None:
+    """The last post of `username` in the topic that holds `marker` (quotes of it by others do not count),
+    or None: how every poster finds a post it may have made."""
+    me = username.casefold()
+    found: int | None = None
+    for page in client.fetch_topic(topic_id):
+        for post in page.posts:
+            if post.author.casefold() == me and marker in post.content_html:
+                found = post.post_id
+    return found
 
 
 class PhpbbPoster:
@@ -554,15 +566,7 @@ class PhpbbPoster:
         return None
 
     def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
-        """The last post of this account in the topic that holds `marker` (quotes of it by others do not
-        count), or None."""
-        me = self.username.casefold()
-        found: int | None = None
-        for page in self.client.fetch_topic(topic_id):
-            for post in page.posts:
-                if post.author.casefold() == me and marker in post.content_html:
-                    found = post.post_id
-        return found
+        return own_post_with(self.client, self.username, topic_id, marker)
 
     def find_marker_in_sent(
         self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
