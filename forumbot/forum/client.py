@@ -188,6 +188,22 @@ class UrlTable:
         return f"{base}&{self.page_param}={offset}" if offset else base
 
 
+def topic_number(topic: str | int, params: Sequence[str] = ("t", "showtopic")) -> int | None:
+    """A topic's number from its number or a topic URL (the query parameter that names it: phpBB's `t`,
+    IPB's `showtopic`), or None."""
+    if isinstance(topic, int):
+        return topic
+    text = topic.strip()
+    if text.isdigit():
+        return int(text)
+    query = parse_qs(urlsplit(text).query)
+    for name in params:
+        value = query.get(name, [""])[0]
+        if value.isdigit():
+            return int(value)
+    return None
+
+
 class HttpForumClient:
     """The shared algorithms of the network clients; dialects fill in the URL table and the hooks."""
 
@@ -272,17 +288,10 @@ class HttpForumClient:
         self.close()
 
     def topic_id(self, topic: str | int) -> int:
-        if isinstance(topic, int):
-            return topic
-        text = topic.strip()
-        if text.isdigit():
-            return int(text)
-        query = parse_qs(urlsplit(text).query)
-        for name in self.urls.topic_params:
-            value = query.get(name, [""])[0]
-            if value.isdigit():
-                return int(value)
-        raise ConfigError(f"{topic!r}: not a topic id or a {self.dialect} topic URL")
+        found = topic_number(topic, self.urls.topic_params)
+        if found is None:
+            raise ConfigError(f"{topic!r}: not a topic id or a {self.dialect} topic URL")
+        return found
 
     def fetch_topic(
         self,
@@ -775,14 +784,10 @@ class SavedPagesClient:
         self._loaded = None
 
     def topic_id(self, topic: str | int) -> int:
-        if isinstance(topic, int) or topic.strip().isdigit():
-            return int(topic)
-        query = parse_qs(urlsplit(topic).query)
-        for name in ("t", "showtopic"):
-            value = query.get(name, [""])[0]
-            if value.isdigit():
-                return int(value)
-        raise ConfigError(f"{topic!r}: not a topic id or a topic URL")
+        found = topic_number(topic)
+        if found is None:
+            raise ConfigError(f"{topic!r}: not a topic id or a topic URL")
+        return found
 
     def fetch_topic(
         self,

@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 from forumbot.config import GameConfig
 from forumbot.engine.day import ruleset_for
 from forumbot.errors import StateError
+from forumbot.forum.client import topic_number
 from forumbot.host.outbox import markers_for, with_marker
 from forumbot.render.bbcode import escape
 from forumbot.store import GameRow, Letter, Store
@@ -165,7 +166,8 @@ def deadline_pass(store: Store, row: GameRow, config: GameConfig, now: datetime)
             store.queue(row.id, _vote_reminders(store, row, config, day["deadline"]))
     if config.watch.lock_at_deadline and now >= day["deadline"]:
         forum = str(config.forum.forum_id) if config.forum.forum_id is not None else ""
-        topic = _topic_number(str(day["topic"]))
+        number = topic_number(str(day["topic"]))
+        topic = str(number) if number is not None else str(day["topic"])
         mark = marks("deadline-lock", row.state.day, topic)
         store.queue(row.id, [Letter(mark, "lock", [topic, forum], "", "", day=row.state.day)])
 
@@ -188,13 +190,3 @@ def _vote_reminders(store: Store, row: GameRow, config: GameConfig, deadline: da
         subject = VOTE_REMINDER_SUBJECT.format(game=config.game.name, day=state.day)
         letters.append(Letter(mark, "pm", [player.nick], subject, body, day=state.day))
     return letters
-
-
-def _topic_number(topic: str) -> str:
-    """A topic's number from its number or a topic URL (`t=`, `showtopic=`)."""
-    from urllib.parse import parse_qs, urlsplit
-
-    if topic.isdigit():
-        return topic
-    query = parse_qs(urlsplit(topic).query)
-    return next((v for key in ("t", "showtopic") for v in query.get(key, []) if v.isdigit()), topic)
