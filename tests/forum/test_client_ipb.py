@@ -15,7 +15,7 @@ from fakeboard.clock import FakeClock
 from forumbot.errors import ForumUnavailable, LoginFailed, NoPermission, NotLoggedIn, ParseError
 from forumbot.forum.client import IpbClient, offset_between
 from forumbot.forum.http import HttpSettings
-from forumbot.forum.models import TopicPage
+from forumbot.posts import TopicPage
 
 if TYPE_CHECKING:
     from tests.forum.server import FakeIpb  # loaded at run time by path, as the fixture `fake_boards`
