@@ -208,7 +208,7 @@ def render_chart_svg(
             room = x(mine[i + 1].time) - mx if i + 1 < len(mine) else 1e9
             color = colors[m.target]
             state = "counted" if m.counted else "void"
-            why = "засчитан" if m.counted else f"не засчитан: {_reason(m.reason)}"
+            why = "засчитан" if m.counted else f"не засчитан: {audit_reason(m.reason)}"
             tooltip = f"{isolate(m.voter)} → {isolate(m.target)}, {m.time:%d.%m %H:%M:%S}, {why}"
             fill = color if m.counted else "#ffffff"
             dash = "" if m.counted else ' stroke-dasharray="2 2"'
@@ -230,10 +230,6 @@ def render_chart_svg(
 
 def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _reason(reason: str | None) -> str:
-    return audit_reason(reason)
 
 
 def _why(row: dict[str, Any]) -> str:
@@ -280,7 +276,6 @@ def _environment(nicks: Iterable[str] = (), lookalikes: dict[str, str] | None = 
     notes = lookalikes or {}
     env.filters["nick"] = lambda value: flagged_nick_html(value, notes)
     env.filters["isolated"] = lambda text: isolate_within(str(text), known) if text is not None else ""
-    env.filters["reason"] = _reason
     env.filters["why"] = _why
     env.filters["action"] = action_word
     env.filters["cause"] = lambda c: CAUSES.get(c, c)
