@@ -495,18 +495,7 @@ def _quoted_entry(pm: PrivateMessage, action: str, target: str, line: str) -> di
 
 
 def _problem_entry(problem: OrderProblem, pm: PrivateMessage) -> dict[str, Any]:
-    if problem.reason == "unknown_line" and is_command_line(problem.raw):  # Z, Q, O ...: the watch answers
-        return {
-            "actor": problem.sender,
-            "action": "command",
-            "targets": [],
-            "time": _iso(pm.time),
-            "link": problem.ref,
-            "valid": False,
-            "reason": "command",
-            "line": problem.raw,
-        }
-    return {
+    entry = {
         "actor": problem.sender,
         "action": None,
         "targets": [problem.target_text] if problem.target_text else [],
@@ -517,6 +506,9 @@ def _problem_entry(problem: OrderProblem, pm: PrivateMessage) -> dict[str, Any]:
         "line": problem.raw,
         "nearest": problem.nearest,
     }
+    if problem.reason == "unknown_line" and is_command_line(problem.raw):  # Z, Q, O ...: the watch answers
+        entry |= {"action": "command", "reason": "command"}
+    return entry
 
 
 def _iso(moment: datetime | None) -> str | None:
