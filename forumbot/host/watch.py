@@ -27,7 +27,7 @@ from functools import partial
 from typing import Any
 
 from forumbot.config import GameConfig
-from forumbot.draft import Early
+from forumbot.draft import Early, StoredDraft
 from forumbot.engine.day import check_order, check_vote, ruleset_for
 from forumbot.engine.model import Action, GameState, Vote
 from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError, RulesError, StateError
@@ -261,7 +261,7 @@ def _messages(
     everyone = Roster(state.nicks())
     drafted = store.draft(row.id, state.day)
     # the duel's turn is made once all have moved: what comes after it is not this turn's
-    turn_made = drafted is not None and drafted.draft.early is not None and drafted.draft.early.reason == DUEL_REASON
+    turn_made = made_by_duel(drafted)
     for pm in _new_pms(store, row.id, client, report):
         sender = pm.sender.strip()
         report.handled.append(pm.pm_id)
@@ -568,6 +568,11 @@ def _interim_count(
 DUEL_REASON = "duel: all players moved"
 
 
+def made_by_duel(stored: StoredDraft | None) -> bool:
+    """Whether the day's draft was made by the duel schedule, once every living player had moved."""
+    return stored is not None and stored.draft.early is not None and stored.draft.early.reason == DUEL_REASON
+
+
 def _duel(
     store: Store, row: GameRow, config: GameConfig, client: ForumClient, now: datetime, report: PassReport
 ) -> None:
@@ -620,7 +625,7 @@ def _deadline(
     assert state is not None
     day = store.day(row.id, state.day)
     draft = store.draft(row.id, state.day)
-    duel = draft is not None and draft.draft.early is not None and draft.draft.early.reason == DUEL_REASON
+    duel = made_by_duel(draft)
     # the duel's turn was made when all had moved: its draft stands, and may be published before the deadline
     if day is None or (now < day["deadline"] and not duel) or state.winner != "none":
         return
