@@ -305,11 +305,21 @@ def write_approval(db: sqlite3.Connection, game_id: int, day: int, created_at: s
     )
 
 
-def write_note(db: sqlite3.Connection, game_id: int, day: int, kind: str, subject: str, reason: str, by: str) -> None:
-    """A decision about the day that changes no vote (a moderator's rejection of a draft): in its audit."""
+def write_override(
+    db: sqlite3.Connection,
+    game_id: int,
+    day: int,
+    kind: str,
+    subject: str,
+    value: str | None,
+    reason: str,
+    by: str,
+) -> None:
+    """A decision about the day, in its audit (who, why, when): an override, a power, a moved deadline, or
+    one that changes no vote (a moderator's rejection of a draft, `value` None)."""
     db.execute(
-        "INSERT INTO overrides (game_id, day, kind, subject, value, reason, by, at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)",
-        (game_id, day, kind, subject, reason, by, now_utc()),
+        "INSERT INTO overrides (game_id, day, kind, subject, value, reason, by, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (game_id, day, kind, subject, value, reason, by, now_utc()),
     )
 
 
@@ -621,11 +631,7 @@ class Store:
         self, game_id: int, day: int, kind: str, subject: str, value: str | None, reason: str, by: str
     ) -> None:
         with self.transaction() as db:
-            db.execute(
-                "INSERT INTO overrides (game_id, day, kind, subject, value, reason, by, at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (game_id, day, kind, subject, value, reason, by, now_utc()),
-            )
+            write_override(db, game_id, day, kind, subject, value, reason, by)
 
     def overrides(self, game_id: int, day: int) -> list[dict[str, Any]]:
         rows = self.db.execute(
@@ -663,11 +669,7 @@ class Store:
             db.execute(
                 "UPDATE days SET deadline = ? WHERE game_id = ? AND day = ?", (deadline.isoformat(), game_id, day)
             )
-            db.execute(
-                "INSERT INTO overrides (game_id, day, kind, subject, value, reason, by, at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (game_id, day, kind, subject, value, reason, by, now_utc()),
-            )
+            write_override(db, game_id, day, kind, subject, value, reason, by)
             self._queue(db, game_id, news)
 
     def set_config(self, game_id: int, config: dict[str, Any], players: list[str] | None = None) -> None:

@@ -18,7 +18,7 @@ from typing import Literal
 
 from forumbot.draft import StoredDraft
 from forumbot.posts import PrivateMessage
-from forumbot.store import Change, write_approval, write_note
+from forumbot.store import Change, write_approval, write_override
 
 APPROVE = frozenset({"одобряю", "одобрено", "одобрен", "approve", "approved"})
 REJECT = frozenset({"отклоняю", "отклонено", "отклонён", "reject", "rejected"})
@@ -90,7 +90,9 @@ def decide(game_id: int, day: int, stored: StoredDraft | None, moderator: str, v
         note = f"day {day}: draft {code} approved by {moderator}"
         return Decision([change], f"Черновик {code} одобрен. Спасибо!", note)
     reason = verdict.comment or "без комментария"
-    change = partial(write_note, game_id=game_id, day=day, kind="rejected", subject=code, reason=reason, by=moderator)
+    change = partial(
+        write_override, game_id=game_id, day=day, kind="rejected", subject=code, value=None, reason=reason, by=moderator
+    )
     return Decision(
         [change],
         f"Черновик {code} отклонён; ведущий увидит ваш комментарий.",
