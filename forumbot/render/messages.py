@@ -23,7 +23,7 @@ from typing import Any
 from forumbot.config import GameConfig
 from forumbot.engine import deal, ruleset_for
 from forumbot.engine.commitment import commitment_of, role_list_text
-from forumbot.engine.model import CheckResult, DayOutcome, Event, GameState, Player
+from forumbot.engine.model import CheckResult, DayOutcome, Event, GameState
 from forumbot.engine.variants import Ruleset
 from forumbot.errors import StateError
 from forumbot.render.bbcode import escape, unescape
@@ -72,8 +72,6 @@ def _base_context(config: GameConfig, state: GameState) -> dict[str, Any]:
 # --- roles at the deal ------------------------------------------------------------------------------
 
 
-def _clan(state: GameState, player: Player) -> str | None:
-    return ruleset_for(state).clan_of(player.role)
 
 
 def role_context(config: GameConfig, state: GameState, nick: str) -> dict[str, Any]:
@@ -188,8 +186,9 @@ def render_role_change_messages(config: GameConfig, before: GameState, outcome: 
             continue
         recipients = [heir.nick]
         if e.kind == "new_boss":
-            clan = _clan(after, heir)
-            recipients = [p.nick for p in after.living() if clan is not None and _clan(after, p) == clan]
+            rules = ruleset_for(after)
+            clan = rules.clan_of(heir.role)
+            recipients = [p.nick for p in after.living() if clan is not None and rules.clan_of(p.role) == clan]
         for nick in recipients:
             context = role_context(config, after, nick) | {
                 "change": e.kind,
