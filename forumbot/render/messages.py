@@ -149,6 +149,7 @@ def _is_check_event(event: Event) -> bool:
 
 def render_check_messages(config: GameConfig, before: GameState, outcome: DayOutcome) -> list[Message]:
     """Each checker's private result of the night (sheriff, commissar, lawyer)."""
+    rules = ruleset_for(before)
     messages: list[Message] = []
     for checker in outcome.checks:
         player = before.player(checker)
@@ -157,12 +158,12 @@ def render_check_messages(config: GameConfig, before: GameState, outcome: DayOut
         context = _base_context(config, before) | {
             "nick": checker,
             "role": player.role,
-            "role_title": role_name(player.role, ruleset_for(before)),
+            "role_title": role_name(player.role, rules),
             "day": outcome.day,
             "next_day": outcome.day + 1,
             "lines": check_lines(before, outcome, checker),
-            "reveals_role": ruleset_for(before).check_reveals_role,
-            "shoots": ruleset_for(before).check_shoots,
+            "reveals_role": rules.check_reveals_role,
+            "shoots": rules.check_shoots,
             "alive": checker not in outcome.deaths,
         }
         messages.append(_render(None, CHECK_TEMPLATE, context, checker))
