@@ -175,15 +175,16 @@ def _unfinished_publication(
 
 
 def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport) -> list[PrivateMessage]:
+    """The inbox's PMs not handled yet, opened `concurrency` at a time (`fetch_pms`); one that cannot be
+    read is reported and left for the next pass."""
+    fresh = [summary for summary in client.fetch_inbox() if not store.handled(game_id, summary.pm_id)]
     found: list[PrivateMessage] = []
-    for summary in client.fetch_inbox():
-        if store.handled(game_id, summary.pm_id):
+    for summary, pm in zip(fresh, client.fetch_pms(fresh), strict=True):
+        if isinstance(pm, (ParseError, ForumError)):
+            report.problems.append(f"PM {summary.pm_id} from {summary.sender}: {pm}")
             continue
-        try:
-            pm = client.fetch_pm(summary)
-        except (ParseError, ForumError) as exc:
-            report.problems.append(f"PM {summary.pm_id} from {summary.sender}: {exc}")
-            continue
+        if isinstance(pm, Exception):
+            raise pm
         found.append(shown_time(pm, summary))
     return sorted(found, key=lambda pm: pm.pm_id)  # the forum's order: ids grow as messages arrive
 
