@@ -201,6 +201,20 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (forum, topic, page, kind)
     );
     """,
+    # 7: where a count of a topic stood after its first pages (each voter's counted vote), valid while those
+    # pages are the ones it read, so that a re-tally reads on from there instead of counting the day again
+    """
+    CREATE TABLE count_states (
+        forum TEXT NOT NULL,
+        topic TEXT NOT NULL,
+        count TEXT NOT NULL,           -- which count: a digest of its players, bounds and rules
+        through_page INTEGER NOT NULL, -- it read the pages 1..through_page
+        pages TEXT NOT NULL,           -- their digest, as cached when it read them
+        data TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (forum, topic, count)
+    );
+    """,
 )
 # What each reading method reads, for the message when a row of it is damaged.
 _READS: dict[str, str] = {
@@ -218,6 +232,8 @@ _READS: dict[str, str] = {
     "marker_key": "the games table",
     "page_rows": "the page_cache table",
     "page_extracts": "the page_extracts table",
+    "page_digests": "the page_cache table",
+    "count_state": "the count_states table",
     "setting": "the player_settings table",
     "genders": "the player_settings table",
     "leaving": "the player_settings table",
@@ -882,10 +898,18 @@ class Store:
         )
         return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
 
-    def page_states(self, forum: str, topic: str) -> list[tuple[int, str]]:
-        """(page, edit_state) of every cached page of the topic, by page: without the pages themselves."""
+    def page_states(self, forum: str, topic: str, from_page: int = 1) -> list[tuple[int, str]]:
+        """(page, edit_state) of the cached pages from `from_page` on, by page: without the pages themselves."""
         rows = self.db.execute(
-            "SELECT page, edit_state FROM page_cache WHERE forum = ? AND topic = ? ORDER BY page", (forum, topic)
+            "SELECT page, edit_state FROM page_cache WHERE forum = ? AND topic = ? AND page >= ? ORDER BY page",
+            (forum, topic, from_page),
+        )
+        return [(int(r[0]), r[1]) for r in rows]
+
+    def page_digests(self, forum: str, topic: str) -> list[tuple[int, str | None]]:
+        """(page, digest) of every cached page of the topic, by page (None: cached before digests were kept)."""
+        rows = self.db.execute(
+            "SELECT page, digest FROM page_cache WHERE forum = ? AND topic = ? ORDER BY page", (forum, topic)
         )
         return [(int(r[0]), r[1]) for r in rows]
 
@@ -917,15 +941,18 @@ class Store:
                 [(forum, topic, *row) for row in pages],
             )
 
-    def page_extracts(self, forum: str, topic: str, kind: str) -> list[tuple[int, str]]:
-        """(page, data) of the extracts `kind` still valid (made from the page as it is cached now), by page."""
+    def page_extracts(
+        self, forum: str, topic: str, kind: str, from_page: int = 1, through: int | None = None
+    ) -> list[tuple[int, str, str]]:
+        """(page, digest, data) of the extracts `kind` still valid (made from the page as it is cached now) of
+        the pages `from_page` to `through` (to the last one if None), by page."""
         rows = self.db.execute(
-            "SELECT e.page, e.data FROM page_extracts e JOIN page_cache c"
+            "SELECT e.page, e.digest, e.data FROM page_extracts e JOIN page_cache c"
             " ON c.forum = e.forum AND c.topic = e.topic AND c.page = e.page AND c.digest = e.digest"
-            " WHERE e.forum = ? AND e.topic = ? AND e.kind = ? ORDER BY e.page",
-            (forum, topic, kind),
+            " WHERE e.forum = ? AND e.topic = ? AND e.kind = ? AND e.page >= ? AND e.page <= ? ORDER BY e.page",
+            (forum, topic, kind, from_page, through if through is not None else 1 << 62),
         )
-        return [(int(r[0]), r[1]) for r in rows]
+        return [(int(r[0]), r[1], r[2]) for r in rows]
 
     def put_page_extracts(self, forum: str, topic: str, kind: str, extracts: Iterable[tuple[int, str, str]]) -> None:
         """Extracts `kind` of several pages, each (page, digest of the cached page, data), in one transaction."""
@@ -940,6 +967,27 @@ class Store:
         with self.transaction() as db:
             db.execute("DELETE FROM page_cache WHERE forum = ? AND topic = ? AND page > ?", (forum, topic, page))
             db.execute("DELETE FROM page_extracts WHERE forum = ? AND topic = ? AND page > ?", (forum, topic, page))
+            db.execute(
+                "DELETE FROM count_states WHERE forum = ? AND topic = ? AND through_page > ?", (forum, topic, page)
+            )
+
+    # --- what a count of a topic's first pages left (host/recount.py) ----------------------------------
+    def count_state(self, forum: str, topic: str, count: str) -> tuple[int, str, str] | None:
+        """(through, pages, data) of the count `count` of the topic: the pages 1..through it read (`pages`,
+        their digest as cached then) and where it stood after them."""
+        row = self.db.execute(
+            "SELECT through_page, pages, data FROM count_states WHERE forum = ? AND topic = ? AND count = ?",
+            (forum, topic, count),
+        ).fetchone()
+        return (int(row[0]), row[1], row[2]) if row else None
+
+    def put_count_state(self, forum: str, topic: str, count: str, through: int, pages: str, data: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO count_states (forum, topic, count, through_page, pages, data, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (forum, topic, count, through, pages, data, datetime.now(UTC).isoformat()),
+            )
 
     def setting(self, game_id: int, nick: str) -> dict[str, Any]:
         row = self.db.execute(

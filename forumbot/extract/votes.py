@@ -45,7 +45,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, NamedTuple
 
@@ -660,6 +660,120 @@ def _record(post: Post, t: _Target, reason: VoteReason | None) -> VoteRecord:
 _RECORD_FIELDS = set(VoteRecord.model_fields)
 
 
+@dataclass(frozen=True)
+class ScanState:
+    """Where a count of a day's posts stands after its first posts, enough to read on from there without
+    them: how many records it made, each voter's counted vote (its records' indices and targets), and the
+    (time, id) of the last post it read. A later post must come after that one (`VoteScan.follows`)."""
+
+    made: int = 0
+    latest: Mapping[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
+    last: tuple[datetime, int] | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "made": self.made,
+            "latest": {voter: [list(entry) for entry in entries] for voter, entries in self.latest.items()},
+            "last": [self.last[0].isoformat(), self.last[1]] if self.last else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> ScanState:
+        latest = data["latest"]
+        last = data["last"]
+        if not isinstance(latest, dict) or not (last is None or isinstance(last, list)):
+            raise ValueError("a vote scan's state needs 'latest' (an object) and 'last' (a list or null)")
+        return cls(
+            made=int(str(data["made"])),
+            latest={str(v): tuple((int(i), str(t)) for i, t in entries) for v, entries in latest.items()},
+            last=(datetime.fromisoformat(last[0]), int(last[1])) if last else None,
+        )
+
+
+class VoteScan:
+    """The day's posts read in time order, from the start or from a `ScanState`: every record of the posts
+    it reads, and each voter's latest counted vote (a later counted vote voids his earlier one, wherever
+    that one was read). `extract_votes` is one scan of all posts; a re-tally reads on from where the last
+    count stood, so it makes the records of its new posts only."""
+
+    def __init__(
+        self,
+        roster: Roster,
+        *,
+        dead: set[str] | frozenset[str] = frozenset(),
+        start: datetime | None = None,
+        deadline: datetime | None = None,
+        mode: MatchMode = "strict",
+        edited_votes: EditedVotes = "ignore",
+        votes_per_post: int = 1,
+        skip_authors: Iterable[str] = (),
+        state: ScanState | None = None,
+    ) -> None:
+        self._roster, self._dead, self._start, self._deadline = roster, set(dead), start, deadline
+        self._mode, self._edited, self._per_post = mode, edited_votes, votes_per_post
+        self._skipped = {name.strip().casefold() for name in skip_authors}
+        state = state or ScanState()
+        self._base = state.made  # the index of this scan's first record
+        self._latest: dict[str, tuple[tuple[int, str], ...]] = dict(state.latest)
+        self._last = state.last
+        self.records: list[VoteRecord] = []  # the records of the posts read by this scan, in time order
+        self._checked = False
+
+    def follows(self, posts: Iterable[Post]) -> bool:
+        """Whether every post comes after the last one read (a scan reads in time order only)."""
+        last = self._last
+        return last is None or all((p.time, p.post_id) > last for p in posts)
+
+    def read(self, posts: Iterable[Post], fragments: Mapping[int, Sequence[Fragment]] | None = None) -> None:
+        """Read `posts` (in any order: they are read by time, then id; a post given twice is read once,
+        its later copy), each after every post read before. `fragments`: as in `extract_votes`."""
+        unique = {p.post_id: p for p in reversed(list(posts)) if p.author.strip().casefold() not in self._skipped}
+        ordered = sorted(unique.values(), key=lambda p: (p.time, p.post_id))
+        if not ordered:
+            return
+        if not self.follows(ordered[:1]):
+            raise ValueError(f"post {ordered[0].post_id} comes before the last post this count read")
+        if not self._checked:  # checked once for the day, as each post's check would (no post, no check)
+            _check_aware("start", self._start)
+            _check_aware("deadline", self._deadline)
+            self._checked = True
+        for post in ordered:
+            found = _fragments_of_html(post.content_html) if fragments is None else fragments.get(post.post_id, ())
+            if found:
+                self._read_post(post, found)
+            elif post.time.tzinfo is None:  # most posts: no record, nothing superseded; only the zone checked
+                _check_aware(f"post {post.post_id} time", post.time)
+        self._last = (ordered[-1].time, ordered[-1].post_id)
+
+    def _read_post(self, post: Post, found: Sequence[Fragment]) -> None:
+        batch = _post_votes(
+            post, self._roster, self._dead, self._start, self._deadline, self._mode, self._edited,
+            self._per_post, found,
+        )  # fmt: skip
+        first = self._base + len(self.records)
+        counted = tuple((first + i, r.target) for i, r in enumerate(batch) if r.counted)
+        self.records.extend(batch)
+        if counted:
+            # A void vote is ignored as if never posted; a counted one replaces the voter's earlier vote.
+            voter = post.author.strip()
+            for index, _ in self._latest.get(voter, ()):
+                if index >= self._base:  # a record of an earlier scan is voided in its state only
+                    mine = index - self._base
+                    void = {"counted": False, "reason": "superseded"}
+                    self.records[mine] = self.records[mine].model_copy(update=void)
+            self._latest[voter] = counted
+
+    @property
+    def state(self) -> ScanState:
+        """Where the count stands now: a scan made from it reads on from here."""
+        return ScanState(self._base + len(self.records), dict(self._latest), self._last)
+
+    def counted(self) -> list[tuple[str, str]]:
+        """(voter, target) of every vote counted now, in the order the votes came."""
+        entries = sorted((index, voter, target) for voter, votes in self._latest.items() for index, target in votes)
+        return [(voter, target) for _, voter, target in entries]
+
+
 def extract_votes(
     posts: Iterable[Post],
     roster: Roster,
@@ -681,30 +795,12 @@ def extract_votes(
     -> `find_fragments` of its body) as read earlier, for posts whose bodies are not at hand; a post it
     does not name has none.
     """
-    skipped = {name.strip().casefold() for name in skip_authors}
-    unique = {p.post_id: p for p in reversed(list(posts)) if p.author.strip().casefold() not in skipped}
-    ordered = sorted(unique.values(), key=lambda p: (p.time, p.post_id))
-    records: list[VoteRecord] = []
-    last_counted: dict[str, list[int]] = {}  # voter -> indices of his latest counted records
-    if ordered:  # checked once for the day, as each post's check would (no post, no check)
-        _check_aware("start", start)
-        _check_aware("deadline", deadline)
-    dead_set = set(dead)
-    for post in ordered:
-        found = _fragments_of_html(post.content_html) if fragments is None else fragments.get(post.post_id, ())
-        if not found:  # most posts: no record, nothing superseded; only the time's zone is checked
-            if post.time.tzinfo is None:
-                _check_aware(f"post {post.post_id} time", post.time)
-            continue
-        batch = _post_votes(post, roster, dead_set, start, deadline, mode, edited_votes, votes_per_post, found)
-        counted = [len(records) + i for i, r in enumerate(batch) if r.counted]
-        records.extend(batch)
-        if counted:
-            # A void vote is ignored as if never posted; a counted one replaces the voter's earlier vote.
-            for i in last_counted.get(post.author.strip(), []):
-                records[i] = records[i].model_copy(update={"counted": False, "reason": "superseded"})
-            last_counted[post.author.strip()] = counted
-    return records
+    scan = VoteScan(
+        roster, dead=dead, start=start, deadline=deadline, mode=mode, edited_votes=edited_votes,
+        votes_per_post=votes_per_post, skip_authors=skip_authors,
+    )  # fmt: skip
+    scan.read(posts, fragments)
+    return scan.records
 
 
 def to_engine_votes(records: Iterable[VoteRecord]) -> tuple[Vote, ...]:

@@ -46,8 +46,12 @@ class PageRows(Protocol):
         """(page, json, fetched_at, edit_state) of every cached page of the topic, by page."""
         ...
 
-    def page_states(self, forum: str, topic: str) -> list[tuple[int, str]]:
-        """(page, edit_state) of every cached page of the topic, by page."""
+    def page_states(self, forum: str, topic: str, from_page: int = 1) -> list[tuple[int, str]]:
+        """(page, edit_state) of the cached pages of the topic from `from_page` on, by page."""
+        ...
+
+    def page_digests(self, forum: str, topic: str) -> list[tuple[int, str | None]]:
+        """(page, digest) of every cached page of the topic, by page."""
         ...
 
     def page_row(self, forum: str, topic: str, page: int) -> tuple[str, str, str] | None:
@@ -58,8 +62,11 @@ class PageRows(Protocol):
         """Several pages, each (page, fetched_at, post_ids, edit_state, json, digest), in one transaction."""
         ...
 
-    def page_extracts(self, forum: str, topic: str, kind: str) -> list[tuple[int, str]]:
-        """(page, data) of the extracts `kind` made from the pages as they are cached now, by page."""
+    def page_extracts(
+        self, forum: str, topic: str, kind: str, from_page: int = 1, through: int | None = None
+    ) -> list[tuple[int, str, str]]:
+        """(page, digest, data) of the extracts `kind` made from the pages as they are cached now, of the
+        pages `from_page` to `through` (None: the last), by page."""
         ...
 
     def put_page_extracts(self, forum: str, topic: str, kind: str, extracts: Iterable[tuple[int, str, str]]) -> None:
@@ -100,12 +107,16 @@ class PageCache:
     def pages(self, forum: str, topic: str | int) -> list[CachedPage]:
         return [_cached(row[1:]) for row in self._rows.page_rows(forum, str(topic))]
 
-    def states(self, forum: str, topic: str | int) -> dict[int, dict[int, str]]:
-        """Page -> {post id: fingerprint} of every cached page, without reading the pages themselves."""
+    def states(self, forum: str, topic: str | int, from_page: int = 1) -> dict[int, dict[int, str]]:
+        """Page -> {post id: fingerprint} of the cached pages from `from_page` on, without reading the pages."""
         return {
             page: {int(k): v for k, v in json.loads(state).items()}
-            for page, state in self._rows.page_states(forum, str(topic))
+            for page, state in self._rows.page_states(forum, str(topic), from_page)
         }
+
+    def digests(self, forum: str, topic: str | int) -> dict[int, str | None]:
+        """Page -> digest of every cached page (None: cached before digests were kept)."""
+        return dict(self._rows.page_digests(forum, str(topic)))
 
     def put(self, forum: str, topic: str | int, page: TopicPage, *, fetched_at: datetime | None = None) -> None:
         self.put_many(forum, topic, [page], fetched_at=fetched_at)
@@ -118,9 +129,10 @@ class PageCache:
         *,
         fetched_at: datetime | None = None,
         extract: PageExtract | None = None,
-    ) -> list[str]:
+    ) -> list[tuple[str, str]]:
         """Pages of one topic in one write (one commit, one wait for the disk, however many pages), and
-        their extracts (`extract`) in another; the extracts made, in page order (none without `extract`)."""
+        their extracts (`extract`) in another; (digest, extract) of each page, in page order (none without
+        `extract`)."""
         pages = list(pages)
         stamp = (fetched_at or datetime.now(UTC)).isoformat()
         rows = []
@@ -132,24 +144,28 @@ class PageCache:
         self._rows.put_pages(forum, str(topic), rows)
         if extract is None:
             return []
-        made = [extract.make(page) for page in pages]
+        made = [(row[5], extract.make(page)) for row, page in zip(rows, pages, strict=True)]
         self._rows.put_page_extracts(
-            forum, str(topic), extract.kind, [(row[0], row[5], data) for row, data in zip(rows, made, strict=True)]
+            forum, str(topic), extract.kind, [(row[0], *entry) for row, entry in zip(rows, made, strict=True)]
         )
         return made
 
     def write_extracts(
         self, forum: str, topic: str | int, entries: list[CachedPage], extract: PageExtract
-    ) -> list[str]:
-        """Make and keep the extracts of pages already cached (each made from, and kept under, its cached copy)."""
-        made = [extract.make(entry.page) for entry in entries]
-        rows = [(entry.page.page, entry.digest, data) for entry, data in zip(entries, made, strict=True)]
+    ) -> list[tuple[str, str]]:
+        """Make and keep the extracts of pages already cached (each made from, and kept under, its cached
+        copy); (digest, extract) of each."""
+        made = [(entry.digest, extract.make(entry.page)) for entry in entries]
+        rows = [(entry.page.page, *kept) for entry, kept in zip(entries, made, strict=True)]
         self._rows.put_page_extracts(forum, str(topic), extract.kind, rows)
         return made
 
-    def extracts(self, forum: str, topic: str | int, kind: str) -> dict[int, str]:
-        """Page -> extract `kind` of every cached page that has a valid one."""
-        return dict(self._rows.page_extracts(forum, str(topic), kind))
+    def extracts(
+        self, forum: str, topic: str | int, kind: str, from_page: int = 1, through: int | None = None
+    ) -> dict[int, tuple[str, str]]:
+        """Page -> (digest, extract `kind`) of the cached pages `from_page` to `through` that have a valid one."""
+        rows = self._rows.page_extracts(forum, str(topic), kind, from_page, through)
+        return {page: (digest, data) for page, digest, data in rows}
 
     def last_page(self, forum: str, topic: str | int) -> int | None:
         return max((row[0] for row in self._rows.page_rows(forum, str(topic))), default=None)
@@ -203,14 +219,45 @@ def read_topic(
 
 
 @dataclass(frozen=True)
+class PagePrefix:
+    """A topic's pages 1..`through` as cached when a caller read them, named by one digest (`chain`): what
+    the caller kept of them (a count) holds while the cache still has those very pages."""
+
+    through: int
+    digest: str
+
+
+def chain(prefix: str, digests: Iterable[str]) -> str:
+    """The digest of the pages before, followed by the digests of the next pages: a prefix of a topic
+    named by one value, extended a page at a time."""
+    for digest in digests:
+        prefix = hashlib.blake2b(f"{prefix}/{digest}".encode(), digest_size=16).hexdigest()
+    return prefix
+
+
+@dataclass(frozen=True)
 class ExtractRead:
-    """A topic read for what `extract` makes of each page: the extracts in page order, those of unchanged
-    pages as the cache kept them (their pages neither decoded nor read again). `complete` as in `TopicRead`.
-    A post seen on two pages (it moved across a page boundary) is in both pages' extracts: the later page's
-    copy is the newer one."""
+    """A topic read for what `extract` makes of each page: the extracts of the pages `first_page` on, in page
+    order, those of unchanged pages as the cache kept them (neither decoded nor read again). The pages
+    before `first_page` are the ones the caller said it knows (`PagePrefix`), unchanged since: `earlier`
+    gives their extracts when they are needed after all. `complete` as in `TopicRead`. A post seen on two
+    pages (it moved across a page boundary) is in both pages' extracts: the later page's copy is the newer."""
 
     extracts: list[str]
     complete: bool = True
+    first_page: int = 1
+    digests: tuple[str, ...] = ()  # of the pages `first_page` on, as cached now
+    prefix: str = ""  # the `chain` of the pages before `first_page` ("" when there are none)
+    problems: tuple[str, ...] = ()  # the fetched pages' reports of unreadable posts
+    earlier: Callable[[], list[str]] | None = None
+
+    def through(self, page: int) -> PagePrefix:
+        """The pages 1..`page` of this read as one `PagePrefix` (`page` >= first_page - 1)."""
+        return PagePrefix(page, chain(self.prefix, self.digests[: page - self.first_page + 1]))
+
+    def earlier_extracts(self) -> list[str]:
+        """The extracts of the pages before `first_page`, from the cache."""
+        return self.earlier() if self.earlier is not None and self.first_page > 1 else []
 
 
 def read_topic_extracts(
@@ -221,21 +268,45 @@ def read_topic_extracts(
     *,
     progress: Progress | None = None,
     incremental: bool = False,
+    known: PagePrefix | None = None,
 ) -> ExtractRead:
     """`read_topic` for each page's extract instead of its posts: fresh pages are fetched and read as
     `read_topic` does, each earlier page (an incremental read) gives the extract kept beside it, or, when it
-    has none yet, is decoded once to make it."""
+    has none yet, is decoded once to make it. `known`: pages the caller has what it needs of: while the
+    cache still holds them as they were, their extracts are not read at all (the read starts after them)."""
     forum, key = client.forum, str(client.topic_id(topic))
-    before, fresh, made = _fetch_fresh(client, cache, topic, progress, None, incremental=incremental, extract=extract)
-    kept_numbers = [n for n in range(1, fresh[0].page) if n in before.pages]
-    kept = cache.extracts(forum, key, extract.kind) if kept_numbers else {}
-    missing = [n for n in kept_numbers if n not in kept]
+    before, fresh = _fetch_fresh(client, cache, topic, progress, None, incremental=incremental, extract=extract)
+    first = fresh.first_page
+    kept_numbers = [n for n in range(1, first) if n in before.pages]
+    skip = known.through if known is not None and 0 < known.through < first and before.holds(known) else 0
+    kept = _kept_extracts(cache, before, forum, key, extract, [n for n in kept_numbers if n > skip])
+    return ExtractRead(
+        [*(data for _, data in kept), *(data for _, data in fresh.made)],
+        not kept_numbers,
+        first_page=skip + 1,
+        digests=tuple([*(digest for digest, _ in kept), *(digest for digest, _ in fresh.made)]),
+        prefix=known.digest if known is not None and skip else "",
+        problems=tuple(fresh.problems),
+        earlier=lambda: [data for _, data in _kept_extracts(cache, before, forum, key, extract, range(1, skip + 1))],
+    )
+
+
+def _kept_extracts(
+    cache: PageCache, before: _Before, forum: str, key: str, extract: PageExtract, numbers: Iterable[int]
+) -> list[tuple[str, str]]:
+    """(digest, extract) of the cached pages `numbers`, as kept; a page cached before its extract was kept
+    is decoded once to make it."""
+    numbers = [n for n in numbers if n in before.pages]
+    if not numbers:
+        return []
+    kept = cache.extracts(forum, key, extract.kind, numbers[0], numbers[-1])
+    missing = [n for n in numbers if n not in kept]
     for start in range(0, len(missing), PAGES_PER_WRITE):  # pages cached before their extracts were kept
         batch = before.entries(missing[start : start + PAGES_PER_WRITE])
-        numbers = [entry.page.page for entry in batch]
-        kept.update(zip(numbers, cache.write_extracts(forum, key, batch, extract), strict=True))
-        before.forget(numbers)
-    return ExtractRead([*(kept[n] for n in kept_numbers if n in kept), *made], not kept_numbers)
+        pages = [entry.page.page for entry in batch]
+        kept.update(zip(pages, cache.write_extracts(forum, key, batch, extract), strict=True))
+        before.forget(pages)
+    return [kept[n] for n in numbers if n in kept]
 
 
 def fetch_topic_incremental(
@@ -262,11 +333,20 @@ def _read_pages(
 ) -> tuple[list[TopicPage], bool]:
     """Every page of the topic (`_fetch_fresh`, then the earlier pages from the cache), and whether all
     were fetched now."""
-    before, fresh, _ = _fetch_fresh(
-        client, cache, topic, progress, on_page, incremental=incremental, extract=extract, keep_extracts=False
-    )
-    kept = [_share_fields_sets(entry.page) for entry in before.entries(range(1, fresh[0].page))]
-    return [*kept, *fresh], not kept
+    before, fresh = _fetch_fresh(client, cache, topic, progress, on_page, incremental=incremental, extract=extract)
+    kept = [_share_fields_sets(entry.page) for entry in before.entries(range(1, fresh.first_page))]
+    return [*kept, *fresh.pages], not kept
+
+
+@dataclass
+class _Fresh:
+    """The pages a read fetched now: the first one's number, the pages themselves (a read of posts keeps
+    them), and (digest, extract) of each (a read for extracts keeps those instead), their problems."""
+
+    first_page: int
+    pages: list[TopicPage]
+    made: list[tuple[str, str]]
+    problems: list[str]
 
 
 def _fetch_fresh(
@@ -278,10 +358,9 @@ def _fetch_fresh(
     *,
     incremental: bool = False,
     extract: PageExtract | None = None,
-    keep_extracts: bool = True,
-) -> tuple[_Before, list[TopicPage], list[str]]:
-    """The pages fetched now, stored as they come (with their extracts, if asked), the cache as it was
-    before, and the fresh pages' extracts (unless not `keep_extracts`: a read of posts lets them go).
+) -> tuple[_Before, _Fresh]:
+    """The pages fetched now, stored as they come (with their extracts, if asked), and the cache as it was
+    before. A read for extracts (`on_page` None, `extract` given) keeps the extracts, not the pages.
 
     A full read unless `incremental`; an incremental one fetches the last known page and newer ones, and
     falls back to a full read on the first visit, when the cache has a hole, or when earlier pages have
@@ -303,22 +382,26 @@ def _fetch_fresh(
     if pages is None or first is None:
         pages = client.fetch_topic(key, progress=progress)
         first = next(pages)
+    before.compare_from(first.page)
+    keep_pages = extract is None or on_page is not None
+    fresh = _Fresh(first.page, [], [], [])
+    batch: list[TopicPage] = []
     # Pages are stored as they come in, a batch at a time, while the later ones are still being fetched.
-    fresh: list[TopicPage] = []
-    made: list[str] = []
     for page in itertools.chain([first], pages):
         page = _carry_edits(page, before.changed_posts(page))
         _share_fields_sets(page)
-        fresh.append(page)
-        if len(fresh) % PAGES_PER_WRITE == 0:
-            written = cache.put_many(forum, key, fresh[-PAGES_PER_WRITE:], extract=extract)
-            made += written if keep_extracts else []
+        batch.append(page)
+        fresh.problems += page.problems
+        if keep_pages:
+            fresh.pages.append(page)
+        if len(batch) == PAGES_PER_WRITE:
+            fresh.made += cache.put_many(forum, key, batch, extract=extract)
+            batch = []
         if on_page is not None:
             on_page(page)
-    written = cache.put_many(forum, key, fresh[len(fresh) - len(fresh) % PAGES_PER_WRITE :], extract=extract)
-    made += written if keep_extracts else []
-    cache.drop_after(forum, key, fresh[-1].page)
-    return before, fresh, made
+    fresh.made += cache.put_many(forum, key, batch, extract=extract)
+    cache.drop_after(forum, key, page.page)
+    return before, fresh
 
 
 class _Before:
@@ -331,11 +414,28 @@ class _Before:
 
     def __init__(self, cache: PageCache, forum: str, topic: str) -> None:
         self._cache, self._forum, self._topic = cache, forum, topic
-        states = cache.states(forum, topic)
-        self.pages = frozenset(states)
-        # post id -> (cached page, fingerprint)
-        self._where = {post_id: (page, print_) for page, state in states.items() for post_id, print_ in state.items()}
+        self._digests = cache.digests(forum, topic)
+        self.pages = frozenset(self._digests)
+        self._from_page = 1
+        self._where_: dict[int, tuple[int, str]] | None = None  # post id -> (cached page, fingerprint)
         self._decoded: dict[int, CachedPage] = {}
+
+    def compare_from(self, page: int) -> None:
+        """The fresh pages start at `page`: their posts were cached on that page or later (an incremental
+        read falls back to a full one when earlier pages shifted), so only those pages' fingerprints are read."""
+        self._from_page = page
+
+    @property
+    def _where(self) -> dict[int, tuple[int, str]]:
+        if self._where_ is None:
+            states = self._cache.states(self._forum, self._topic, self._from_page)
+            self._where_ = {post: (page, print_) for page, state in states.items() for post, print_ in state.items()}
+        return self._where_
+
+    def holds(self, prefix: PagePrefix) -> bool:
+        """Whether the cache held, before this read, the pages `prefix` names, as they were then."""
+        digests = [self._digests.get(n) for n in range(1, prefix.through + 1)]
+        return all(digests) and chain("", [d for d in digests if d]) == prefix.digest
 
     def entries(self, numbers: Iterable[int]) -> list[CachedPage]:
         """The cached pages `numbers` (those the cache holds), read and decoded once each."""
@@ -470,8 +570,10 @@ __all__ = [
     "ExtractRead",
     "PageCache",
     "PageExtract",
+    "PagePrefix",
     "PageRows",
     "TopicRead",
+    "chain",
     "fetch_topic_incremental",
     "fingerprint",
     "read_topic",

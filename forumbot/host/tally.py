@@ -10,19 +10,19 @@ came partly from the cache, or one older than the topic's last post (`StaleCount
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
 from forumbot.errors import ConfigError, ForumbotError
-from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments
-from forumbot.extract.names import MatchMode
-from forumbot.extract.votes import EditedVotes, Fragment
-from forumbot.forum.cache import ExtractRead, PageExtract
+from forumbot.extract import Roster, ScanState, VoteRecord, VoteScan, find_fragments
+from forumbot.extract.votes import Fragment
+from forumbot.forum.cache import ExtractRead, PageExtract, PagePrefix
 from forumbot.posts import Post, TopicPage
 from forumbot.render.bbcode import to_html
 from forumbot.render.environment import load_template, render_template, tidy
@@ -39,7 +39,7 @@ class StaleCount(ForumbotError):
 
 @dataclass(frozen=True)
 class Tally:
-    records: list[VoteRecord]
+    records: Sequence[VoteRecord]  # every vote record of the day, in time order (a re-tally makes them when read)
     counts: dict[str, int]  # target -> counted votes, most first
     voters: dict[str, list[str]]  # target -> who votes for him, in the order the votes came
     leader: str | None  # who would go now, ties broken as the variant breaks them
@@ -50,6 +50,8 @@ class Tally:
     newest_post: datetime | None = None
     deadline: datetime | None = None
     complete: bool = True  # False: earlier pages came from the cache and may miss edits
+    posts: int = 0  # how many distinct posts the count read
+    kept: CountState | None = None  # where the count stood before the last page, for a re-tally
 
     @property
     def as_of(self) -> datetime | None:
@@ -121,62 +123,55 @@ PAGE_VOTES = PageExtract("tally-votes-1", _page_votes)
 
 
 @dataclass(frozen=True)
+class _PageVotes:
+    """One page's extract decoded: its post ids, its newest post's time, its posts with red or bold text
+    (without their bodies) and their fragments."""
+
+    ids: list[int]
+    newest: datetime | None
+    posts: list[Post]
+    fragments: dict[int, tuple[Fragment, ...]]
+
+
+def _decoded(text: str) -> _PageVotes:
+    page = json.loads(text)
+    posts = [_light_post(entry) for entry in page["marked"]]
+    fragments = {entry[0]: tuple(Fragment(*f) for f in entry[8]) for entry in page["marked"]}
+    return _PageVotes(page["ids"], datetime.fromisoformat(page["newest"]) if page["newest"] else None, posts, fragments)
+
+
+@dataclass(frozen=True)
 class _ExtractedPosts:
-    """The posts of a read for extracts that can hold a vote, without their bodies, and their fragments."""
+    """The posts of a read's pages that can hold a vote, without their bodies, and their fragments; how
+    many distinct posts the pages hold, and the newest one's time."""
 
     posts: list[Post]
     fragments: dict[int, tuple[Fragment, ...]]
     newest: datetime | None
+    count: int
 
 
-def extracted_post_count(read: ExtractRead) -> int:
-    """How many distinct posts a read for the pages' votes saw."""
-    return len({post_id for text in read.extracts for post_id in json.loads(text)["ids"]})
-
-
-def _extracted_posts(read: ExtractRead) -> _ExtractedPosts:
-    """The pages' extracts decoded one at a time, a post seen on two pages taken from the later one (as a
-    read does). Pages come in post order: a post can only be on two pages when a page holds an id as high as
-    a later page's lowest, and only then are the ids of later pages kept."""
-    posts: list[Post] = []
-    fragments: dict[int, tuple[Fragment, ...]] = {}
-    newest: datetime | None = None
-    later: set[int] | None = None  # the ids of the later pages, once pages overlap
-    lowest_later: int | None = None
-    for text in reversed(read.extracts):
-        page = json.loads(text)
-        ids: list[int] = page["ids"]
-        if later is None and ids and lowest_later is not None and max(ids) >= lowest_later:
-            return _extracted_posts_overlapping(read)
-        for entry in reversed(page["marked"]):
-            if entry[0] not in fragments and (later is None or entry[0] not in later):
-                posts.append(_light_post(entry))
-                fragments[entry[0]] = tuple(Fragment(*f) for f in entry[8])
-        lowest_later = min([*ids, lowest_later] if lowest_later is not None else ids, default=None)
-        if page["newest"]:
-            stamp = datetime.fromisoformat(page["newest"])
-            newest = stamp if newest is None else max(newest, stamp)
-    posts.reverse()
-    return _ExtractedPosts(posts, fragments, newest)
-
-
-def _extracted_posts_overlapping(read: ExtractRead) -> _ExtractedPosts:
-    """`_extracted_posts` when pages share posts: every later page's ids kept."""
+def _merged(pages: Sequence[_PageVotes]) -> _ExtractedPosts:
+    """Pages' posts, a post seen on two pages taken from the later one (as a read does)."""
     posts: list[Post] = []
     fragments: dict[int, tuple[Fragment, ...]] = {}
     later: set[int] = set()
-    stamps = []
-    for text in reversed(read.extracts):
-        page = json.loads(text)
-        for entry in reversed(page["marked"]):
-            if entry[0] not in fragments and entry[0] not in later:
-                posts.append(_light_post(entry))
-                fragments[entry[0]] = tuple(Fragment(*f) for f in entry[8])
-        later.update(page["ids"])
-        if page["newest"]:
-            stamps.append(datetime.fromisoformat(page["newest"]))
+    for page in reversed(pages):
+        for post in reversed(page.posts):
+            if post.post_id not in later:
+                posts.append(post)
+                fragments[post.post_id] = page.fragments[post.post_id]
+        later.update(page.ids)
     posts.reverse()
-    return _ExtractedPosts(posts, fragments, max(stamps, default=None))
+    newest = max((page.newest for page in pages if page.newest is not None), default=None)
+    return _ExtractedPosts(posts, fragments, newest, len(later))
+
+
+def extracted_post_count(read: ExtractRead) -> int:
+    """How many distinct posts a read for the pages' votes saw, on every page (those before its first
+    page are read from the cache)."""
+    texts = [*read.earlier_extracts(), *read.extracts]
+    return len({post_id for text in texts for post_id in json.loads(text)["ids"]})
 
 
 def _light_post(entry: list[Any]) -> Post:
@@ -205,6 +200,96 @@ _POST_FIELDS = {
 }  # fmt: skip
 
 
+# --- what a count keeps for the next one -------------------------------------------------------------
+
+# Part of every count's name: a change of how a count is kept (or made) starts every kept count anew.
+COUNT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class CountState:
+    """Where a count of a topic stood after its pages 1..`pages.through`, as they were cached then: the vote
+    scan's state, how many distinct posts those pages hold, the newest one's time. A re-tally whose read
+    starts after those pages (`read_topic_extracts(known=pages)`) reads on from here."""
+
+    pages: PagePrefix
+    scan: ScanState
+    posts: int
+    newest: datetime | None
+
+    def to_json(self) -> str:
+        newest = self.newest.isoformat() if self.newest else None
+        return json.dumps({"scan": self.scan.to_json(), "posts": self.posts, "newest": newest}, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, pages: PagePrefix, text: str) -> CountState:
+        data = json.loads(text)
+        newest = datetime.fromisoformat(data["newest"]) if data["newest"] else None
+        return cls(pages, ScanState.from_json(data["scan"]), int(data["posts"]), newest)
+
+
+@dataclass(frozen=True)
+class CountRules:
+    """What decides a day's count besides its posts: who plays, the day's bounds, the variant and its
+    options, how many targets a vote names, whose posts are no votes. `name` tells two counts apart."""
+
+    living: Sequence[str]
+    dead: Sequence[str] = ()
+    start: datetime | None = None
+    deadline: datetime | None = None
+    variant: str = DEFAULT_VARIANT
+    options: dict[str, Any] | None = None
+    votes_per_post: int = 1
+    skip_authors: Iterable[str] = ()
+
+    @property
+    def name(self) -> str:
+        """A digest of everything a count's records depend on (the living players' order only ranks)."""
+        opts = find_variant(self.variant).parse_options(self.options)
+        parts = [
+            COUNT_VERSION, PAGE_VOTES.kind, sorted(self.living), sorted(self.dead),
+            self.start.isoformat() if self.start else None, self.deadline.isoformat() if self.deadline else None,
+            self.variant, opts.model_dump(mode="json"), self.votes_per_post,
+            sorted(name.strip().casefold() for name in self.skip_authors),
+        ]  # fmt: skip
+        return hashlib.blake2b(json.dumps(parts, sort_keys=True).encode(), digest_size=16).hexdigest()
+
+
+class _RecordsOnDemand(Sequence[VoteRecord]):
+    """A re-tally's records: every vote record of the day, made (from the pages' kept votes) only when
+    something reads them. The counts need none of them; the audit, when shown, needs them all."""
+
+    def __init__(self, make: Callable[[], list[VoteRecord]]) -> None:
+        self._make = make
+        self._records: list[VoteRecord] | None = None
+
+    def _all(self) -> list[VoteRecord]:
+        if self._records is None:
+            self._records = self._make()
+        return self._records
+
+    @overload
+    def __getitem__(self, index: int) -> VoteRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[VoteRecord]: ...
+    def __getitem__(self, index: int | slice) -> VoteRecord | Sequence[VoteRecord]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[VoteRecord]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # as a list: compared by its records
+
+
+# --- counting ----------------------------------------------------------------------------------------
+
+
 def tally_posts(
     posts: Iterable[Post],
     living: Sequence[str],
@@ -222,12 +307,12 @@ def tally_posts(
     """Count a day's votes the way the variant's host would; posts of `skip_authors` (the bot's own
     account) are neither votes nor audit rows. `read_at`: when the posts were read; `complete`: False when
     some pages came from the cache (the count then may not be posted)."""
+    rules = CountRules(living, dead, start, deadline, variant, options, votes_per_post, skip_authors)
     posts = list(posts)
+    scan = _scan(rules)
+    scan.read(posts)
     newest = max((p.time for p in posts), default=None)
-    return _count(
-        posts, living, dead, start, deadline, variant, options, votes_per_post, skip_authors, read_at, complete,
-        newest=newest,
-    )  # fmt: skip
+    return _tally(rules, scan, scan.records, read_at, complete, newest, len({p.post_id for p in posts}))
 
 
 def tally_extracts(
@@ -242,73 +327,123 @@ def tally_extracts(
     votes_per_post: int = 1,
     skip_authors: Iterable[str] = (),
     read_at: datetime | None = None,
+    resume: CountState | None = None,
 ) -> Tally:
     """`tally_posts` over a read for the pages' votes (`read_topic_extracts` with `PAGE_VOTES`): the same
-    count, made without the posts' bodies, so a re-tally costs what its new pages cost. `complete` is
-    the read's."""
-    found = _extracted_posts(read)
-    return _count(
-        found.posts, living, dead, start, deadline, variant, options, votes_per_post, skip_authors, read_at,
-        read.complete, newest=found.newest, fragments=found.fragments,
-    )  # fmt: skip
+    count, made without the posts' bodies. `complete` is the read's. See `count_extracts`."""
+    rules = CountRules(living, dead, start, deadline, variant, options, votes_per_post, skip_authors)
+    return count_extracts(read, rules, read_at=read_at, resume=resume)
 
 
-def _count(
-    posts: list[Post],
-    living: Sequence[str],
-    dead: Sequence[str],
-    start: datetime | None,
-    deadline: datetime | None,
-    variant: str,
-    options: dict[str, Any] | None,
-    votes_per_post: int,
-    skip_authors: Iterable[str],
+def count_extracts(
+    read: ExtractRead, rules: CountRules, *, read_at: datetime | None = None, resume: CountState | None = None
+) -> Tally:
+    """The count of a read for the pages' votes. With `resume`, where the same count (`rules.name`) stood
+    after the pages before the read's first page, it reads on from there: it decodes and counts the read's
+    pages only, so a re-tally costs what its new pages cost, and its records are made only when shown.
+    Without it, or when the new posts do not all come after the ones counted (posts moved), the whole day
+    is counted. The tally's `kept` is where the count stands after all pages but the last (the page a
+    re-tally fetches again), for the next re-tally."""
+    pages = [_decoded(text) for text in read.extracts]
+    resumed = (
+        resume is not None
+        and read.first_page > 1
+        and resume.pages == read.through(read.first_page - 1)
+        and _scan(rules, resume.scan).follows(post for page in pages for post in page.posts)
+    )
+    if resumed and resume is not None:
+        scan, kept, posts = _read_on(rules, read, pages, resume)
+        records: Sequence[VoteRecord] = _RecordsOnDemand(lambda: list(count_extracts(read, rules).records))
+        newest = max(filter(None, [resume.newest, *(page.newest for page in pages)]), default=None)
+    else:
+        pages = [*(_decoded(text) for text in read.earlier_extracts()), *pages]
+        scan, kept, posts = _read_on(rules, read, pages, None)
+        records = scan.records
+        newest = max(filter(None, [page.newest for page in pages]), default=None)
+    return replace(_tally(rules, scan, records, read_at, read.complete, newest, posts), kept=kept)
+
+
+def _read_on(
+    rules: CountRules, read: ExtractRead, pages: list[_PageVotes], resume: CountState | None
+) -> tuple[VoteScan, CountState | None, int]:
+    """`pages` (a read's last pages) counted on from `resume` (None: from the day's start): the scan, where
+    it stood before the last page (None when that page's posts come between earlier ones, or a post is on
+    both sides), and how many distinct posts were counted in all."""
+    before = resume.posts if resume is not None else 0
+    start = resume.scan if resume is not None else None
+    body, last = _merged(pages[:-1]), _merged(pages[-1:])
+    if pages and not _shared_ids(pages[:-1], pages[-1:]):
+        scan = _scan(rules, start)
+        scan.read(body.posts, body.fragments)
+        if scan.follows(last.posts):
+            earlier_newest = resume.newest if resume is not None else None
+            newest = max(filter(None, [earlier_newest, body.newest]), default=None)
+            through = read.through(read.first_page + len(read.extracts) - 2)
+            kept = CountState(through, scan.state, before + body.count, newest)
+            scan.read(last.posts, last.fragments)
+            return scan, kept, before + body.count + last.count
+    everything = _merged(pages)  # one count of all, in time order
+    scan = _scan(rules, start)
+    scan.read(everything.posts, everything.fragments)
+    return scan, None, before + everything.count
+
+
+def _shared_ids(earlier: Sequence[_PageVotes], later: Sequence[_PageVotes]) -> bool:
+    """Whether a post is on both sides (it moved across a page boundary while the pages were fetched)."""
+    ids = {post_id for page in later for post_id in page.ids}
+    return any(post_id in ids for page in earlier for post_id in page.ids)
+
+
+def _scan(rules: CountRules, state: ScanState | None = None) -> VoteScan:
+    opts = find_variant(rules.variant).parse_options(rules.options)
+    return VoteScan(
+        Roster([*rules.living, *rules.dead]),
+        dead=set(rules.dead),
+        start=rules.start,
+        deadline=rules.deadline,
+        mode=opts.nick_matching,
+        edited_votes=opts.edited_votes,
+        votes_per_post=rules.votes_per_post,
+        skip_authors=rules.skip_authors,
+        state=state,
+    )
+
+
+def _tally(
+    rules: CountRules,
+    scan: VoteScan,
+    records: Sequence[VoteRecord],
     read_at: datetime | None,
     complete: bool,
-    *,
     newest: datetime | None,
-    fragments: dict[int, tuple[Fragment, ...]] | None = None,
+    posts: int,
 ) -> Tally:
-    rules_cls = find_variant(variant)
-    opts = rules_cls.parse_options(options)
-    mode: MatchMode = opts.nick_matching
-    edited: EditedVotes = opts.edited_votes
-    roster = Roster([*living, *dead])
-    records = extract_votes(
-        posts,
-        roster,
-        dead=set(dead),
-        start=start,
-        deadline=deadline,
-        mode=mode,
-        edited_votes=edited,
-        votes_per_post=votes_per_post,
-        skip_authors=skip_authors,
-        fragments=fragments,
-    )
-    counted = [r for r in records if r.counted]
+    living = rules.living
     voters: dict[str, list[str]] = {}
     first_vote: dict[str, int] = {}
-    for index, r in enumerate(counted):
-        voters.setdefault(r.target, []).append(r.voter)
-        first_vote.setdefault(r.target, index)
+    for index, (voter, target) in enumerate(scan.counted()):
+        voters.setdefault(target, []).append(voter)
+        first_vote.setdefault(target, index)
     order = {nick: i for i, nick in enumerate(living)}
-    rules = rules_cls(opts)
+    rules_cls = find_variant(rules.variant)
+    variant = rules_cls(rules_cls.parse_options(rules.options))
     counts = {n: len(v) for n, v in voters.items()}
-    ranked = rules.rank(counts, first_vote, order)
-    voted = {r.voter for r in counted}
+    ranked = variant.rank(counts, first_vote, order)
+    voted = {voter for who in voters.values() for voter in who}
+    top = variant.top_candidates(counts)
     return Tally(
         records=records,
         counts={n: counts[n] for n in ranked},
         voters={n: voters[n] for n in ranked},
-        leader=rules.leader(counts, first_vote, order),
-        tied=rules.top_candidates(counts) if len(rules.top_candidates(counts)) > 1 else [],
+        leader=variant.leader(counts, first_vote, order),
+        tied=top if len(top) > 1 else [],
         not_voting=[n for n in living if n not in voted],
         living=list(living),
         read_at=read_at,
         newest_post=newest,
-        deadline=deadline,
+        deadline=rules.deadline,
         complete=complete,
+        posts=posts,
     )
 
 

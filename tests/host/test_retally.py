@@ -9,12 +9,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, PageExtract, read_topic, read_topic_extracts
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
-from forumbot.host.tally import PAGE_VOTES, Tally, extracted_post_count, tally_extracts, tally_posts
+from forumbot.host import tally as tally_module
+from forumbot.host.recount import count_topic
+from forumbot.host.tally import (
+    PAGE_VOTES,
+    CountRules,
+    Tally,
+    extracted_post_count,
+    tally_extracts,
+    tally_posts,
+)
 from forumbot.posts import Post, TopicPage
 from forumbot.store import Store
 
@@ -170,7 +181,7 @@ def test_an_extract_is_handed_over_only_for_the_page_it_was_made_from(tmp_path: 
     store = Store(tmp_path / "state.sqlite")
     store.put_pages("f", "2", [(1, "t", "[]", "{}", "{}", "digest-1")])
     store.put_page_extracts("f", "2", "votes", [(1, "digest-1", "made from the first copy")])
-    assert store.page_extracts("f", "2", "votes") == [(1, "made from the first copy")]
+    assert store.page_extracts("f", "2", "votes") == [(1, "digest-1", "made from the first copy")]
     assert store.page_extracts("f", "2", "other") == []
     store.put_pages("f", "2", [(1, "t", "[]", "{}", "{}", "digest-2")])  # the page changed since
     assert store.page_extracts("f", "2", "votes") == []
@@ -178,3 +189,128 @@ def test_an_extract_is_handed_over_only_for_the_page_it_was_made_from(tmp_path: 
     store.drop_pages_after("f", "2", 0)
     assert store.page_extracts("f", "2", "votes") == []
     store.close()
+
+
+# --- a count kept between re-tallies (host/recount.py) --------------------------------------------------
+
+
+def recount(client: SyntheticTopic, cache: PageCache, store: Store, *, incremental: bool = True) -> Tally:
+    return count_topic(client, cache, store, 2, CountRules(PLAYERS), incremental=incremental)[0]
+
+
+def count_decoded_extracts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many page extracts the count decodes (the pages it counts)."""
+    decoded: list[int] = []
+    real = tally_module._decoded
+
+    def counting(text: str) -> Any:
+        decoded.append(1)
+        return real(text)
+
+    monkeypatch.setattr(tally_module, "_decoded", counting)
+    return decoded
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    kept = Store(tmp_path / "kept.sqlite")
+    yield kept
+    kept.close()
+
+
+def test_a_kept_count_reads_on_from_where_it_stood_and_counts_what_a_full_count_counts(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = PageCache(store)
+    client = SyntheticTopic([make_post(n) for n in range(1, 96)])
+    first = recount(client, cache, store, incremental=False)
+    assert first.kept is not None and first.kept.pages.through == 9  # all pages but the last
+    client.posts += [make_post(n) for n in range(96, 121)]
+    decoded = count_decoded_extracts(monkeypatch)
+    again = recount(client, cache, store)
+    assert len(decoded) == 3  # pages 10 (fetched again), 11 and 12: not the nine before
+    assert again.posts == 120 and not again.complete
+    expected = tally_posts(client.posts, PLAYERS, complete=False)
+    assert expected.records and any(r.reason == "superseded" for r in expected.records)
+    assert summary(again) == summary(expected)  # the records are made when read: every one of the day
+
+
+def test_a_change_on_a_counted_page_counts_the_day_again(store: Store, tmp_path: Path) -> None:
+    """An edit the decisive read saw on page 1 (no notice) changes that page: what was kept of it is not
+    read on from, and the re-tally counts what reads of posts through a cache of their own count."""
+    posts = [make_post(n) for n in range(1, 96)]
+    edited = [make_post(3, vote("player1")) if p.post_id == 3 else p for p in posts]
+    grown = [*edited, *(make_post(n) for n in range(96, 101))]
+    cache = PageCache(store)
+    recount(SyntheticTopic(posts), cache, store, incremental=False)
+    recount(SyntheticTopic(edited), cache, store, incremental=False)
+    again = recount(SyntheticTopic(grown), cache, store)
+    with PageCache(Store(tmp_path / "plain.sqlite")) as plain:
+        read_topic(SyntheticTopic(posts), plain, 2)
+        read_topic(SyntheticTopic(edited), plain, 2)
+        expected = tally_posts(read_topic(SyntheticTopic(grown), plain, 2, incremental=True).posts, PLAYERS)
+    record = next(r for r in again.records if r.post_id == 3)
+    assert (record.target, record.reason) == ("player1", "changed")
+    assert summary(again) == summary(expected)
+
+
+def test_a_count_of_other_players_or_bounds_is_not_read_on_from(store: Store) -> None:
+    cache = PageCache(store)
+    client = SyntheticTopic([make_post(n) for n in range(1, 96)])
+    recount(client, cache, store, incremental=False)
+    client.posts += [make_post(n) for n in range(96, 106)]
+    living = PLAYERS[:4]  # player4 died: his votes are no longer counted
+    rules = CountRules(living, dead=[PLAYERS[4]])
+    again = count_topic(client, cache, store, 2, rules, incremental=True)[0]
+    assert summary(again) == summary(tally_posts(client.posts, living, dead=[PLAYERS[4]], complete=False))
+
+
+def test_a_kept_count_that_does_not_read_is_made_anew(store: Store) -> None:
+    cache = PageCache(store)
+    client = SyntheticTopic([make_post(n) for n in range(1, 96)])
+    recount(client, cache, store, incremental=False)
+    name = CountRules(PLAYERS).name
+    through, pages, _ = store.count_state("http://forum.test/", "2", name) or (0, "", "")
+    store.put_count_state("http://forum.test/", "2", name, through, pages, '{"scan": {"made": "x"}}')
+    client.posts += [make_post(n) for n in range(96, 106)]
+    again = recount(client, cache, store)
+    assert summary(again) == summary(tally_posts(client.posts, PLAYERS, complete=False))
+
+
+def test_a_new_post_stamped_before_the_counted_ones_counts_the_day_in_time_order(store: Store) -> None:
+    cache = PageCache(store)
+    client = SyntheticTopic([make_post(n) for n in range(1, 96)])
+    recount(client, cache, store, incremental=False)
+    early = make_post(96, vote("player2")).model_copy(update={"time": START + timedelta(minutes=10)})
+    client.posts += [early, *(make_post(n) for n in range(97, 106))]
+    again = recount(client, cache, store)
+    assert summary(again) == summary(tally_posts(client.posts, PLAYERS, complete=False))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    votes=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 5), st.integers(0, 2)), min_size=12, max_size=70),
+    steps=st.lists(st.integers(1, 25), min_size=1, max_size=5),
+    page_size=st.integers(3, 8),
+)
+def test_every_retally_counts_what_a_count_of_every_post_counts(
+    tmp_path_factory: pytest.TempPathFactory, votes: list[tuple[int, int, int]], steps: list[int], page_size: int
+) -> None:
+    """Random days (votes for the living, a ghost, nobody; bold-only names; chatter), grown a few posts at a
+    time, each growth re-tallied from what the last count kept: the count a count of every post gives."""
+    posts = [random_post(n + 1, *choice) for n, choice in enumerate(votes)]
+    store = Store(tmp_path_factory.mktemp("day") / "state.sqlite")
+    cache, client = PageCache(store), SyntheticTopic([], page_size)
+    client.posts = posts[: steps[0]]
+    recount(client, cache, store, incremental=False)
+    for grow in [*steps[1:], len(posts)]:
+        client.posts = posts[: len(client.posts) + grow]
+        again = recount(client, cache, store)
+        assert summary(again) == summary(tally_posts(client.posts, PLAYERS, complete=False))
+    store.close()
+
+
+def random_post(post_id: int, author: int, target: int, kind: int) -> Post:
+    name = PLAYERS[target] if target < 5 else "nobody"
+    body = vote(name) if kind == 0 else f"<strong>{name}</strong>" if kind == 1 else "хм"
+    return make_post(post_id, body).model_copy(update={"author": PLAYERS[author]})
