@@ -17,8 +17,9 @@ from forumbot.cli.display import local, names, plain, print_tally, table, zoned_
 from forumbot.cli.progress import page_progress
 
 if TYPE_CHECKING:
-    from forumbot.forum.cache import ExtractRead, TopicRead
+    from forumbot.forum.cache import TopicRead
     from forumbot.host.daywindow import DayPms
+    from forumbot.host.tally import CountRules, Tally
     from forumbot.posts import PmSummary, PrivateMessage
 
 VariantOption = Annotated[
@@ -52,8 +53,7 @@ def tally_command(
     read, so every edit is seen; --incremental reads only what is new)."""
     from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
     from forumbot.errors import ForumbotError
-    from forumbot.forum.cache import ExtractRead
-    from forumbot.host.tally import render_tally_bbcode, tally_extracts, tally_posts
+    from forumbot.host.tally import CountRules, render_tally_bbcode, tally_posts
 
     if (topic is None) == (source is None):
         fail("give either a topic URL or --from DIR (saved pages)")
@@ -66,41 +66,26 @@ def tally_command(
     try:
         rules_cls = find_variant(rules_name)
         moment = parse_moment(now, zone, "--now")
-        read = _day_posts(topic, source, topic_id, moment, zone, incremental)
-        # when the posts were read: a live topic now (or at --now); saved pages at --now, else their newest post
-        read_at = moment if moment is not None else (datetime.now(UTC) if topic is not None else None)
         per_post = rules_cls().max_targets(day, "vote", len(living) + len(ghosts))
         since, until = parse_moment(start, zone, "--start"), parse_moment(deadline, zone, "--deadline")
-        if isinstance(read, ExtractRead):  # a re-tally: unchanged pages give the votes kept beside them
-            result = tally_extracts(
-                read,
-                living,
-                dead=ghosts,
-                start=since,
-                deadline=until,
-                variant=rules_name,
-                votes_per_post=per_post,
-                read_at=read_at,
-            )
+        rules = CountRules(living, ghosts, since, until, rules_name, votes_per_post=per_post)
+        if topic is not None:  # a live topic, read now (or at --now)
+            result, problems = _live_count(topic, rules, moment or datetime.now(UTC), incremental)
         else:
+            assert source is not None
+            read = _saved_posts(source, topic_id, moment, zone)
+            problems = read.problems
+            # saved pages: read at --now, else as of their newest post
             result = tally_posts(
-                read.posts,
-                living,
-                dead=ghosts,
-                variant=rules_name,
-                votes_per_post=per_post,
-                read_at=read_at,
-                complete=read.complete,
-                start=since,
-                deadline=until,
-            )
+                read.posts, living, dead=ghosts, variant=rules_name, votes_per_post=per_post, read_at=moment,
+                start=since, deadline=until,
+            )  # fmt: skip
     except ForumbotError as exc:
         fail(str(exc))
-    problems = [] if isinstance(read, ExtractRead) else read.problems
-    if not read.complete:
+    if not result.complete:
         err.print("earlier pages came from the cache: this count may miss edits made on them", markup=False)
     if as_json:
-        print_json(result.to_json() | {"problems": problems, "complete": read.complete})
+        print_json(result.to_json() | {"problems": problems, "complete": result.complete})
         return
     for problem in problems:
         err.print(f"unreadable post: {problem}", markup=False)
@@ -113,21 +98,13 @@ def tally_command(
         out.print(post, markup=False)
 
 
-def _day_posts(
-    topic: str | None,
-    source: Path | None,
-    topic_id: int | None,
-    now: datetime | None,
-    zone: ZoneInfo,
-    incremental: bool = False,
-) -> TopicRead | ExtractRead:
-    if source is not None:
-        return _saved_posts(source, topic_id, now, zone)
-    assert topic is not None
+def _live_count(topic: str, rules: CountRules, read_at: datetime, incremental: bool) -> tuple[Tally, list[str]]:
+    """The count of a live topic: every page read (each edit seen), or with `incremental` only the new
+    ones, counted on from what the last count of the same day kept in the state file."""
     from forumbot.config import load_settings
-    from forumbot.forum.cache import PageCache, read_topic, read_topic_extracts
+    from forumbot.forum.cache import PageCache
     from forumbot.forum.client import client_settings
-    from forumbot.host.tally import PAGE_VOTES, read_votes_of
+    from forumbot.host.recount import count_topic
     from forumbot.store import Store
 
     settings = load_settings()
@@ -137,13 +114,15 @@ def _day_posts(
     cache = PageCache(store)
     try:
         with page_progress("pages") as progress:
-            if incremental:  # only the new pages are fetched and read; the others give the votes kept for them
-                return read_topic_extracts(client, cache, topic, PAGE_VOTES, progress=progress, incremental=True)
-            # every page: each edit is seen, and each page's votes are kept for a later re-tally
-            return read_topic(client, cache, topic, progress=progress, on_page=read_votes_of, extract=PAGE_VOTES)
+            tally, read = count_topic(
+                client, cache, store, topic, rules, incremental=incremental, read_at=read_at, progress=progress
+            )
+        list(tally.records)  # the audit prints every record: made now, while the state file is open
+        return tally, list(read.problems)
     finally:
         cache.close()
         client.close()
+        store.close()
 
 
 @dataclass(frozen=True)
