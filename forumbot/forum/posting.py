@@ -245,6 +245,30 @@ def sent_pm_id(html: str | Element) -> int | None:
     return None
 
 
+def _pm_names(recipients: Sequence[str]) -> list[str]:
+    """The PM's recipients as the form gets them: stripped, one address per member (phpBB's names ignore
+    case), in the order given."""
+    names: list[str] = []
+    for name in (n.strip() for n in recipients):
+        if name and name.casefold() not in {known.casefold() for known in names}:
+            names.append(name)
+    return names
+
+
+def _pm_key(names: Sequence[str]) -> tuple[str, ...]:
+    return tuple(name.casefold() for name in names)
+
+
+@dataclass(frozen=True)
+class _Addressed:
+    """A compose form addressed ahead of its PM's turn (step one: it sends nothing), and when it was
+    issued; `page` None: addressing it failed, and the PM's own turn starts afresh."""
+
+    key: tuple[str, ...]
+    page: Page | None
+    fetched: float
+
+
 def _fill(fields: Fields, values: dict[str, str]) -> Fields:
     """The fields with `values` put in place of the served ones (or added where the form had none)."""
     filled = [(name, values[name] if name in values else value) for name, value in fields]
@@ -311,6 +335,7 @@ class PhpbbPoster:
         self.max_flood_waits = max_flood_waits
         self._flooded = False  # the board has flood control: keep the interval between submissions
         self._last_submit: float | None = None
+        self._prepared: list[_Addressed] = []  # compose forms addressed ahead, in the order of their PMs
 
     @property
     def username(self) -> str:
@@ -395,18 +420,18 @@ class PhpbbPoster:
         self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
     ) -> int | None:
         """One PM to `recipients` (their forum names); returns its id when the forum says it. More names
-        than the board takes in one PM is `TooManyRecipients`: send to fewer at a time."""
-        names: list[str] = []  # phpBB's names ignore case: one address per member
-        for name in (n.strip() for n in recipients):
-            if name and name.casefold() not in {known.casefold() for known in names}:
-                names.append(name)
+        than the board takes in one PM is `TooManyRecipients`: send to fewer at a time. A compose form
+        addressed ahead by `prepare_pms` is used when there is one (then it is old enough already)."""
+        names = _pm_names(recipients)
         if not names:
             raise ValueError("a PM needs at least one recipient")
         compose = self.http.url("ucp.php?i=pm&mode=compose")
         seen = (lambda: self.find_marker_in_sent(marker, subject=subject, recipients=names)) if marker else None
         invalid = floods = 0
+        ahead = self._take_prepared(names)
         while True:
-            addressed, fetched = self._addressed(compose, names)
+            addressed, fetched = self._addressed(compose, names, ahead)
+            ahead = None  # a second attempt always starts from a fresh form
             action, fields = self._served(addressed, compose, press="post")
             fields = [(k, v) for k, v in fields if k != "username_list"]
             fields = _fill(fields, {"subject": subject, "message": message})
@@ -424,6 +449,7 @@ class PhpbbPoster:
                     return found
             elif error and _FORM_INVALID.search(error):
                 invalid += 1
+                self._prepared.clear()  # forms addressed as long ago as this one are suspect too
                 if invalid > 1:
                     raise ForumError(f"{compose}: the forum refused the PM form twice: {error}")
             elif error and _TOO_MANY.search(error):
@@ -439,12 +465,43 @@ class PhpbbPoster:
             else:
                 raise self._unexpected(compose, answer)
 
-    def _addressed(self, compose: str, names: list[str]) -> tuple[Page, float]:
-        """A fresh compose form with exactly the recipients `names` added (step one), and when it was
-        issued. The board's answer is checked: a name it dropped (unknown, or over its recipient limit)
-        stops the PM before anything is sent."""
-        added = self._add_recipients(compose, names)
-        fetched = self.http.clock.time()
+    def prepare_pms(self, upcoming: Sequence[Sequence[str]]) -> None:
+        """Address, in order, the compose forms of the PMs to be sent next (step one only: nothing is
+        sent), so that each is past phpBB's one-second rule when its `send_pm` comes. Forms addressed
+        earlier for these recipients are kept, the others dropped. A failure stops here, and that PM is
+        addressed afresh at its own turn, where its error (an unknown name, a refusal) shows."""
+        compose = self.http.url("ucp.php?i=pm&mode=compose")
+        pool, kept, failed = self._prepared, [], False
+        for names in filter(None, map(_pm_names, upcoming)):
+            key = _pm_key(names)
+            match = next((form for form in pool if form.key == key), None)
+            if match is not None:
+                pool.remove(match)
+                kept.append(match)
+            elif not failed:
+                try:
+                    kept.append(_Addressed(key, self._add_recipients(compose, names), self.http.clock.time()))
+                except ForumbotError:
+                    kept.append(_Addressed(key, None, 0.0))  # not tried again before its turn
+                    failed = True  # the board may be down: no more requests for later PMs now
+        self._prepared = kept
+
+    def _take_prepared(self, names: list[str]) -> _Addressed | None:
+        key = _pm_key(names)
+        match = next((form for form in self._prepared if form.key == key), None)
+        if match is not None:
+            self._prepared.remove(match)
+        return match
+
+    def _addressed(self, compose: str, names: list[str], ahead: _Addressed | None = None) -> tuple[Page, float]:
+        """A compose form with exactly the recipients `names` added (step one: `ahead`'s, addressed
+        earlier, else a fresh one), and when it was issued. The board's answer is checked: a name it
+        dropped (unknown, or over its recipient limit) stops the PM before anything is sent."""
+        if ahead is not None and ahead.page is not None:
+            added, fetched = ahead.page, ahead.fetched
+        else:
+            added = self._add_recipients(compose, names)
+            fetched = self.http.clock.time()
         error = form_error(added.text)
         kept = addressed_recipients(added.text)
         taken = {name.casefold() for name in kept.values()}
