@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
-from forumbot.errors import ConfigError, ForumbotError
+from forumbot.errors import ConfigError, ForumbotError, StateError
 from forumbot.extract import Roster, ScanState, VoteRecord, VoteScan, find_fragments
 from forumbot.extract.votes import Fragment
 from forumbot.forum.cache import ExtractRead, PageExtract, PagePrefix
@@ -133,11 +133,20 @@ class _PageVotes:
     fragments: dict[int, tuple[Fragment, ...]]
 
 
-def _decoded(text: str) -> _PageVotes:
-    page = json.loads(text)
-    posts = [_light_post(entry) for entry in page["marked"]]
-    fragments = {entry[0]: tuple(Fragment(*f) for f in entry[8]) for entry in page["marked"]}
-    return _PageVotes(page["ids"], datetime.fromisoformat(page["newest"]) if page["newest"] else None, posts, fragments)
+def _decoded(text: str, number: int) -> _PageVotes:
+    """Page `number`'s extract decoded; one that does not read (a damaged state file) is a `StateError`: a
+    full read makes every page's extract anew."""
+    try:
+        page = json.loads(text)
+        posts = [_light_post(entry) for entry in page["marked"]]
+        fragments = {entry[0]: tuple(Fragment(*f) for f in entry[8]) for entry in page["marked"]}
+        newest = datetime.fromisoformat(page["newest"]) if page["newest"] else None
+        return _PageVotes([int(post_id) for post_id in page["ids"]], newest, posts, fragments)
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        raise StateError(
+            f"the votes kept in the state file for page {number} of the topic do not read ({exc}): "
+            "count it again with a full read (without --incremental)"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -344,7 +353,7 @@ def count_extracts(
     Without it, or when the new posts do not all come after the ones counted (posts moved), the whole day
     is counted. The tally's `kept` is where the count stands after all pages but the last (the page a
     re-tally fetches again), for the next re-tally."""
-    pages = [_decoded(text) for text in read.extracts]
+    pages = [_decoded(text, read.first_page + n) for n, text in enumerate(read.extracts)]
     resumed = (
         resume is not None
         and read.first_page > 1
@@ -356,7 +365,7 @@ def count_extracts(
         records: Sequence[VoteRecord] = _RecordsOnDemand(lambda: list(count_extracts(read, rules).records))
         newest = max(filter(None, [resume.newest, *(page.newest for page in pages)]), default=None)
     else:
-        pages = [*(_decoded(text) for text in read.earlier_extracts()), *pages]
+        pages = [*(_decoded(text, n + 1) for n, text in enumerate(read.earlier_extracts())), *pages]
         scan, kept, posts = _read_on(rules, read, pages, None)
         records = scan.records
         newest = max(filter(None, [page.newest for page in pages]), default=None)

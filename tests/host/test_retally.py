@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from forumbot.errors import StateError
 from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, PageExtract, read_topic, read_topic_extracts
 from forumbot.forum.client import PhpbbClient
@@ -203,9 +204,9 @@ def count_decoded_extracts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     decoded: list[int] = []
     real = tally_module._decoded
 
-    def counting(text: str) -> Any:
-        decoded.append(1)
-        return real(text)
+    def counting(text: str, number: int) -> Any:
+        decoded.append(number)
+        return real(text, number)
 
     monkeypatch.setattr(tally_module, "_decoded", counting)
     return decoded
@@ -228,7 +229,7 @@ def test_a_kept_count_reads_on_from_where_it_stood_and_counts_what_a_full_count_
     client.posts += [make_post(n) for n in range(96, 121)]
     decoded = count_decoded_extracts(monkeypatch)
     again = recount(client, cache, store)
-    assert len(decoded) == 3  # pages 10 (fetched again), 11 and 12: not the nine before
+    assert decoded == [10, 11, 12]  # the page fetched again and the new ones: not the nine before
     assert again.posts == 120 and not again.complete
     expected = tally_posts(client.posts, PLAYERS, complete=False)
     assert expected.records and any(r.reason == "superseded" for r in expected.records)
@@ -314,3 +315,14 @@ def random_post(post_id: int, author: int, target: int, kind: int) -> Post:
     name = PLAYERS[target] if target < 5 else "nobody"
     body = vote(name) if kind == 0 else f"<strong>{name}</strong>" if kind == 1 else "хм"
     return make_post(post_id, body).model_copy(update={"author": PLAYERS[author]})
+
+
+def test_a_damaged_kept_page_is_one_line_naming_the_page(store: Store) -> None:
+    cache = PageCache(store)
+    client = SyntheticTopic([make_post(n) for n in range(1, 36)])
+    recount(client, cache, store, incremental=False)
+    store.db.execute("UPDATE page_extracts SET data = '{\"ids\": [1' WHERE page = 2")
+    store.db.execute("DELETE FROM count_states")  # the re-tally must count every page: page 2 included
+    with pytest.raises(StateError, match=r"^the votes kept in the state file for page 2 of the topic do not read"):
+        recount(client, cache, store)
+    assert summary(recount(client, cache, store, incremental=False)) == summary(tally_posts(client.posts, PLAYERS))
