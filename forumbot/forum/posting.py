@@ -22,7 +22,9 @@ the exchanges with a real phpBB 3.3.11 board in `fixtures/phpbb-ru/`, Russian an
   board's interval and submit again, never twice the same text: when a marker is given, the forum is
   searched for it before a new attempt, in case an earlier attempt went through unseen;
 - PMs in two steps: `username_list` + `add_to` (the form comes back with `address_list[u][ID]=to` and
-  fresh tokens), then `subject`, `message`, `post`;
+  fresh tokens), then `subject`, `message`, `post`. Step one sends nothing and phpBB's tokens hold for
+  hours, so `prepare_pms` does it for the next PMs while one waits out its second; a prepared form the
+  board calls invalid is replaced by a fresh one;
 - locking through the moderators' quick-mod link and its confirmation page (`form#confirm`, whose
   `confirm` button carries the viewer's localised "yes": phpBB compares the value, and a wrong one is a
   silent redirect). The topic itself says whether it is locked (the lock icon on its reply button), so

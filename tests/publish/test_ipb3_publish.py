@@ -56,9 +56,9 @@ from forumbot.forum.ipb3_posting import (
 from forumbot.forum.markup import browser_fields, parse_html
 from forumbot.forum.posting import TooManyRecipients, UnknownRecipient, poster_for
 from forumbot.host import games
-from forumbot.host.outbox import MARKER
+from forumbot.host.outbox import MARKER, Outbox, Preparing, markers_for, with_marker
 from forumbot.host.publish import PublishReport, publish
-from forumbot.store import Store
+from forumbot.store import Letter, Store
 
 WRITES = ("POST index.php#module=post", "POST index.php#do=send", "GET index.php#do=00")
 SLOW = pytest.param(
@@ -227,6 +227,21 @@ def test_flood_control_between_conversations_is_waited_out(tmp_path: Path) -> No
         sent = sorted(day.board.pms_from(BOT), key=lambda m: m.pm_id)
         assert [m.pm_id for m in sent] == [one, two]
         assert (sent[1].time - sent[0].time).total_seconds() >= 30.0
+
+
+def test_the_outbox_sends_queued_conversations_one_by_one_without_preparing_them(tmp_path: Path) -> None:
+    with ipb3_played_day(tmp_path, pm_flood_interval=30.0) as day:
+        poster = day.poster()
+        assert not isinstance(poster, Preparing)  # IPB 3's form has no age rule to overlap
+        game = day.store.game(GAME).id
+        marks = markers_for(day.store.marker_key(game))
+        names = ["Alice", "Charlie", "Dana_99"]
+        letters = [Letter(marks(to), "pm", [to], f"{to}: receipt", with_marker("текст", marks(to))) for to in names]
+        day.store.queue(game, letters)
+        assert [d.how for d in Outbox(day.store, game, poster).flush()] == ["sent"] * 3
+        sent = sorted(day.board.pms_from(BOT), key=lambda m: m.pm_id)
+        assert [(m.subject, tuple(m.recipients)) for m in sent] == [(x.subject, tuple(x.recipients)) for x in letters]
+        assert all((b.time - a.time).total_seconds() >= 30.0 for a, b in zip(sent, sent[1:], strict=False))
 
 
 def test_a_lock_refused_is_reported_and_publishing_goes_on(tmp_path: Path) -> None:
