@@ -5,15 +5,18 @@ letter's own error shows at its own turn; flood control still spaces the sends."
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 from publish_support import BOT, GAME, PLAYERS, Crash, Played, crash_at, played_day
 
-from forumbot.errors import ForumUnavailable
+from forumbot.errors import ForumError, ForumUnavailable
 from forumbot.forum.client import FORM_MIN_AGE
 from forumbot.forum.posting import LockResult
 from forumbot.host.outbox import Delivery, Outbox, markers_for, with_marker
@@ -165,6 +168,35 @@ def test_a_crash_at_any_checkpoint_sends_nothing_twice(tmp_path: Path, point: st
         assert [d.how for d in again][:1] == (["recovered"] if when == "after" else ["sent"])
         assert bot_pms(day) == [(letter.subject, tuple(letter.recipients)) for letter in letters]
         assert outbox(day).flush() == []
+
+
+# the PM's send, its add-recipients step (preparing), the compose form's fetch (preparing)
+STEPS = ("POST ucp.php#post", "POST ucp.php#add_to", "GET mode=compose")
+
+
+@settings(
+    max_examples=15, deadline=None, phases=[Phase.generate], suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    faults=st.lists(st.tuples(st.sampled_from(STEPS), st.sampled_from(("503", "429", "reset"))), max_size=4),
+    crashes=st.lists(st.sampled_from(CHECKPOINTS), max_size=3),
+)
+def test_random_faults_and_crashes_never_double_lose_or_reorder_a_letter(
+    faults: list[tuple[str, str]], crashes: list[str]
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp, played_day(Path(tmp), drafted=False) as day:
+        letters = queue_pms(day, cycle(4))
+        for where, fault in faults:
+            day.server.fail_after_acting(where, fault)
+        points = [f"{when} pm {letters[int(n) - 1].marker}" for when, n in map(str.split, crashes)]
+        for _ in range(12):  # one run after another, as the watch's passes come
+            try:
+                outbox(day, crash_at(points.pop(0) if points else "")).flush()
+                break
+            except (ForumError, Crash):
+                continue
+        assert not day.store.pending(game_id(day))
+        assert bot_pms(day) == [(letter.subject, tuple(letter.recipients)) for letter in letters]
 
 
 @pytest.mark.parametrize("fault", ["503", "reset"])
