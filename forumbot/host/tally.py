@@ -249,7 +249,7 @@ class CountRules:
     variant: str = DEFAULT_VARIANT
     options: dict[str, Any] | None = None
     votes_per_post: int = 1
-    skip_authors: Iterable[str] = ()
+    skip_authors: Sequence[str] = ()
 
     @property
     def name(self) -> str:
@@ -316,7 +316,7 @@ def tally_posts(
     """Count a day's votes the way the variant's host would; posts of `skip_authors` (the bot's own
     account) are neither votes nor audit rows. `read_at`: when the posts were read; `complete`: False when
     some pages came from the cache (the count then may not be posted)."""
-    rules = CountRules(living, dead, start, deadline, variant, options, votes_per_post, skip_authors)
+    rules = CountRules(living, dead, start, deadline, variant, options, votes_per_post, tuple(skip_authors))
     posts = list(posts)
     scan = _scan(rules)
     scan.read(posts)
@@ -340,7 +340,7 @@ def tally_extracts(
 ) -> Tally:
     """`tally_posts` over a read for the pages' votes (`read_topic_extracts` with `PAGE_VOTES`): the same
     count, made without the posts' bodies. `complete` is the read's. See `count_extracts`."""
-    rules = CountRules(living, dead, start, deadline, variant, options, votes_per_post, skip_authors)
+    rules = CountRules(living, dead, start, deadline, variant, options, votes_per_post, tuple(skip_authors))
     return count_extracts(read, rules, read_at=read_at, resume=resume)
 
 
