@@ -304,7 +304,8 @@ def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str,
 
 
 def read_day_topic(store: Store, client: ForumClient, topic: str, progress: Progress | None = None) -> TopicRead:
-    """The whole day topic, incrementally: pages already read come from the state file's page cache."""
+    """The whole day topic, every page fetched now (each edit is seen): the state file's page cache marks
+    the posts whose body changed since an earlier read."""
     return read_topic(client, PageCache(store), topic, progress=progress)
 
 
