@@ -17,7 +17,7 @@ from forumbot.errors import ForumUnavailable
 from forumbot.forum.client import ClientSettings, ForumClient, open_client
 from forumbot.forum.http import HttpSettings
 from forumbot.host import games
-from forumbot.host.watch import watch_once
+from forumbot.host.watch import PassReport, watch_once
 from forumbot.store import Store
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
@@ -149,6 +149,26 @@ def test_each_order_gets_one_receipt_and_a_restart_repeats_nothing(game: Game) -
     assert answers[1].startswith(f"Принято: Убиваем — {other} (изменение 1 из 2)")
     assert answers[2].startswith(f"Принято: Убиваем — {third} (изменение 2 из 2)")
     assert answers[3].startswith(f"Не принято: Убиваем — {victim}: приказ можно изменить не более двух раз.")
+
+
+def test_a_pm_that_cannot_be_opened_waits_for_the_next_pass_and_the_others_are_answered(
+    game: Game, served: tuple[Board, BoardServer, int]
+) -> None:
+    _, server, _ = served
+    boss, sheriff = game.boss(), game.role("sheriff")[0]
+    victim = game.town()[0]
+    game.pm(boss, f"Убиваем — {victim}", 10)
+    game.pm(sheriff, f"Проверяю — {boss}", 11)
+    first = min(pm.pm_id for pm in game.client.fetch_inbox())
+    server.fail_path(f"mode=view&f=0&p={first}", status=404)
+    report = game.run(20)
+    assert isinstance(report, PassReport)
+    assert [p for p in report.problems if p.startswith(f"PM {first} from {boss}: ")]
+    assert not game.messenger.to(boss) and game.messenger.to(sheriff)  # the other PM is answered
+    server.fail_path(f"mode=view&f=0&p={first}", status=None)
+    game.run(25)
+    assert game.messenger.to(boss)[0].startswith(f"Принято: Убиваем — {victim}\n")
+    assert len(game.messenger.to(sheriff)) == 1  # answered once
 
 
 def test_void_orders_say_why_and_never_reveal_a_role(game: Game) -> None:
