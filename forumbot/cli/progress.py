@@ -67,6 +67,13 @@ class TickingPoster:
         self._done("PM")
         return made
 
+    def prepare_pms(self, upcoming: Sequence[Sequence[str]]) -> None:
+        """Address the forms of the PMs to come, when the wrapped poster can (nothing is sent: no tick)."""
+        from forumbot.host.outbox import Preparing
+
+        if isinstance(self.poster, Preparing):
+            self.poster.prepare_pms(upcoming)
+
     def find_marker_in_forum(self, forum_id: int, subject: str, marker: str) -> int | None:
         return self.poster.find_marker_in_forum(forum_id, subject, marker)
 

@@ -157,15 +157,21 @@ class _Runner:
     def __init__(self, outbox: Outbox, report: PublishReport) -> None:
         self.outbox, self.report = outbox, report
 
-    def __call__(self, step: _Step) -> str | None:
-        done = self.deliver(step)
+    def __call__(self, step: _Step, upcoming: Sequence[_Step] = ()) -> str | None:
+        done = self.deliver(step, upcoming)
         if done.how == "refused":
             self.report.notes.append(f"{step.label}: the forum refused it ({done.error}); it is set aside")
         return done.remote_id
 
-    def deliver(self, step: _Step) -> Delivery:
-        """The step through the outbox, filed in the report under what became of it."""
-        done = self.outbox.deliver(step.letter, label=step.label, aliases=[step.legacy])
+    def each(self, steps: Sequence[_Step]) -> list[str | None]:
+        """Every step in turn, the forms of the PMs after each one addressed while it waits to be sent."""
+        return [self(step, steps[n + 1 :]) for n, step in enumerate(steps)]
+
+    def deliver(self, step: _Step, upcoming: Sequence[_Step] = ()) -> Delivery:
+        """The step through the outbox, filed in the report under what became of it. `upcoming`: the steps
+        to be delivered after it (the outbox addresses their PMs' forms meanwhile)."""
+        later = [s.letter for s in upcoming]
+        done = self.outbox.deliver(step.letter, label=step.label, aliases=[step.legacy], upcoming=later)
         shelf = {"sent": self.report.sent, "recovered": self.report.recovered, "skipped": self.report.skipped}
         shelf.get(done.how, self.report.refused).append(step.label)
         return done
@@ -230,20 +236,16 @@ def _publish(
     body = draft.draft.post or games.post_text(config, row, state, outcome, draft.draft.bbcode)
     topic_step = _topic_step(marks, forum_id, state.day, "topic", subject, body)
     steps.append(topic_step)
-    for step in steps:
-        remote = run(step)
-        if step is topic_step:
-            report.topic_id = int(remote) if remote is not None and remote.isdigit() else None
+    remote = run.each(steps)[steps.index(topic_step)]
+    report.topic_id = int(remote) if remote is not None and remote.isdigit() else None
     if report.topic_id is None:
         raise StateError(f"{name}: the new topic's id is unknown; the outbox holds no id for it")
     old_topic = today["topic"] if today is not None else None
     if old_topic:
         _lock(run, marks, poster, config, state.day, client.topic_id(old_topic), report)
     muted = frozenset(nick for nick in state.nicks() if store.setting(row.id, nick)["afterlife"] == "off")
-    for step in _due_pms(marks, config, row, state, outcome, muted):
-        run(step)
-    for step in _report_steps(marks, state.day, store, row, config, outcome):
-        run(step)
+    run.each(_due_pms(marks, config, row, state, outcome, muted))
+    run.each(_report_steps(marks, state.day, store, row, config, outcome))
     checkpoint("before advance")
     new_state = games.advance(store, name, now, topic=str(report.topic_id))
     report.winner = new_state.winner
@@ -265,8 +267,7 @@ def _opening(
     """Day 1 before its end: the role PMs, and the day-1 topic unless the host named one."""
     commitment = row.commitment or ""
     if roles:
-        for step in _role_steps(marks, config, state):
-            run(step)
+        run.each(_role_steps(marks, config, state))
     day = store.day(row.id, 1)
     if day is not None and day["topic"]:
         report.topic_id = client.topic_id(day["topic"])
@@ -425,7 +426,7 @@ def _send_draft(
     state = _running(row)
     report = PublishReport(game=name, day=state.day)
     run = _Runner(Outbox(store, row.id, poster or poster_for(client), checkpoint), report)
-    remotes = [run(step) for step in steps]
+    remotes = run.each(steps)
     first = remotes[0] if remotes else None
     return DraftSent(
         game=name,

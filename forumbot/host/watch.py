@@ -650,9 +650,10 @@ def _flush(store: Store, game_id: int, messenger: Messenger, report: PassReport)
     good (an account deleted, a topic closed to the bot) is set aside and reported; a passing fault
     stops the flush, the order kept, and the next pass goes on from there."""
     outbox = Outbox(store, game_id, messenger)
-    for letter in store.pending(game_id):
+    pending = store.pending(game_id)
+    for n, letter in enumerate(pending):
         try:
-            done = outbox.deliver(letter)
+            done = outbox.deliver(letter, upcoming=pending[n + 1 :])  # the next PMs' forms addressed meanwhile
         except ForumError as exc:
             report.problems.append(f"not sent yet ({letter.marker}): {exc}")
             break

@@ -4,6 +4,7 @@ the game advanced; each exactly once however often it crashes and is run again."
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -216,6 +217,34 @@ def test_the_last_day_reveals_the_roles_and_the_salt_to_everyone(tmp_path: Path)
         assert day.store.game(GAME).state.winner == "town"
         with pytest.raises(StateError, match="game is over"):
             run_publish(day)
+
+
+class AddressingAhead(PhpbbPoster):
+    """phpBB's poster, noting the PMs the outbox asks it to address ahead."""
+
+    def __init__(self, client: object) -> None:
+        super().__init__(client)  # type: ignore[arg-type]
+        self.asked: list[list[tuple[str, ...]]] = []
+
+    def prepare_pms(self, upcoming: Sequence[Sequence[str]]) -> None:
+        self.asked.append([tuple(names) for names in upcoming])
+        super().prepare_pms(upcoming)
+
+
+def test_the_reveal_pms_are_addressed_ahead_while_each_waits_and_each_goes_out_once(tmp_path: Path) -> None:
+    with played_day(tmp_path, drafted=False) as day:
+        row, _ = last_day(day)
+        games.end_day(day.store, GAME, day.client())
+        games.approve(day.store, GAME, "admin")
+        client = day.client()
+        poster = AddressingAhead(client)
+        publish(day.store, GAME, client, NOW, poster=poster)
+        reveals = [m for m in day.board.pms_from(BOT) if row.salt and row.salt in m.body]
+        assert sorted(m.recipients for m in reveals) == sorted((nick,) for nick in PLAYERS)  # each once
+        later = [asked[1:] for asked in poster.asked if len(asked) > 1]
+        assert later, "no PM was addressed ahead of its turn"
+        addressed = {names for asked in later for names in asked}
+        assert {(nick,) for nick in PLAYERS} - addressed <= {reveals[0].recipients}  # all but the first ahead
 
 
 def test_a_dead_player_with_afterlife_off_gets_no_reveal(tmp_path: Path) -> None:
