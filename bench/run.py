@@ -118,8 +118,9 @@ def bench_simulate(args: argparse.Namespace) -> list[Figure]:
 
 def bench_parse(args: argparse.Namespace) -> list[Figure]:
     """Interleaved rounds over the same pages (a day whose bodies are all distinct): a bare lxml parse,
-    forumbot's parse + vote extraction from a cold fragment cache, and the naive red bold finder."""
-    from forumbot.extract import Roster, extract_votes
+    forumbot's parse + vote extraction from a cold fragment cache (as a topic read does it: each body read
+    for votes from the page's tree while the page is parsed), and the naive red bold finder."""
+    from forumbot.extract import Roster, extract_votes, read_body
     from forumbot.extract.votes import forget_fragments
     from forumbot.forum.phpbb import parse_topic_page
 
@@ -133,8 +134,8 @@ def bench_parse(args: argparse.Namespace) -> list[Figure]:
 
     def full() -> None:
         forget_fragments()  # a cold read: nothing of an earlier round may flatter the figure
-        for page in pages:
-            extract_votes(parse_topic_page(page).posts, roster)
+        for page in pages:  # as a read does: each body's fragments read from the page's own tree
+            extract_votes(parse_topic_page(page, on_body=read_body).posts, roster)
 
     def naive() -> None:
         for page in pages:

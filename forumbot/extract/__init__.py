@@ -29,6 +29,7 @@ from forumbot.extract.votes import (
     extract_votes,
     find_fragments,
     is_red,
+    read_body,
     to_engine_votes,
 )
 
@@ -54,6 +55,7 @@ __all__ = [
     "orders_from_pm",
     "parse_line",
     "parse_orders",
+    "read_body",
     "split_targets",
     "text_from_html",
     "to_engine_votes",

@@ -388,6 +388,14 @@ class _FragmentCache:
         self._lock = threading.Lock()
 
     def get(self, html: str) -> tuple[Fragment, ...]:
+        return self._read(html, lambda: _body_tree(html))
+
+    def remember(self, html: str, element: etree._Element) -> None:
+        """Read the body `html` from `element`, the tree it was serialised from (the same fragments as a
+        parse of the HTML gives: `tests/extract` compares them on every captured page)."""
+        self._read(html, lambda: element)
+
+    def _read(self, html: str, tree: Callable[[], etree._Element | str]) -> tuple[Fragment, ...]:
         if not _may_be_marked(html):  # nothing in it can be red or bold: no walk, no entry to keep
             return ()
         key = hashlib.blake2b(html.encode("utf-8", "surrogatepass"), digest_size=16).digest()
@@ -396,7 +404,7 @@ class _FragmentCache:
             if found is not None:
                 self._entries.move_to_end(key)
                 return found
-        found = tuple(_fragments(_body_tree(html)))
+        found = tuple(_fragments(tree()))
         with self._lock:
             self._entries[key] = found
             while len(self._entries) > self.size:
@@ -449,6 +457,12 @@ def _body_tree(html: str) -> etree._Element | str:
 
 def _fragments_of_html(html: str) -> tuple[Fragment, ...]:
     return _FRAGMENT_CACHE.get(html)
+
+
+def read_body(html: str, element: etree._Element) -> None:
+    """A `BodyReader` for the forum's parsers: the fragments of a body read from the page's own tree as it
+    is parsed, so that the extraction finds them ready and never parses the body's HTML again."""
+    _FRAGMENT_CACHE.remember(html, element)
 
 
 def forget_fragments() -> None:

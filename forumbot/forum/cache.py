@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import Protocol
 
 from forumbot.forum.client import ForumClient, Progress, page_size_of
+from forumbot.forum.markup import BodyReader
 from forumbot.posts import Post, TopicPage
 
 # A topic read writes its pages this many at a time: each write is a commit the disk must confirm, and
@@ -206,14 +207,18 @@ def read_topic(
     on_page: Callable[[TopicPage], object] | None = None,
     incremental: bool = False,
     extract: PageExtract | None = None,
+    on_body: BodyReader | None = None,
 ) -> TopicRead:
     """Every post of the topic, each page fetched now (see the module's doc), with the pages' reports of
     unreadable posts for the audit; `incremental` fetches only the last known page and newer ones.
 
     `on_page` sees each freshly fetched page as it arrives, while later pages are still on their way:
     work done there (reading the votes of its posts) overlaps with the network. `extract`: what to keep
-    beside each fresh page for a later `read_topic_extracts`."""
-    pages, complete = _read_pages(client, cache, topic, progress, on_page, incremental=incremental, extract=extract)
+    beside each fresh page for a later `read_topic_extracts`; `on_body` sees each fresh post's body as its
+    page is parsed (`BodyReader`)."""
+    pages, complete = _read_pages(
+        client, cache, topic, progress, on_page, incremental=incremental, extract=extract, on_body=on_body
+    )
     problems = [problem for page in pages for problem in page.problems]
     return TopicRead(_unique_posts(pages), problems, complete)
 
@@ -269,13 +274,16 @@ def read_topic_extracts(
     progress: Progress | None = None,
     incremental: bool = False,
     known: PagePrefix | None = None,
+    on_body: BodyReader | None = None,
 ) -> ExtractRead:
     """`read_topic` for each page's extract instead of its posts: fresh pages are fetched and read as
     `read_topic` does, each earlier page (an incremental read) gives the extract kept beside it, or, when it
     has none yet, is decoded once to make it. `known`: pages the caller has what it needs of: while the
     cache still holds them as they were, their extracts are not read at all (the read starts after them)."""
     forum, key = client.forum, str(client.topic_id(topic))
-    before, fresh = _fetch_fresh(client, cache, topic, progress, None, incremental=incremental, extract=extract)
+    before, fresh = _fetch_fresh(
+        client, cache, topic, progress, None, incremental=incremental, extract=extract, on_body=on_body
+    )
     first = fresh.first_page
     kept_numbers = [n for n in range(1, first) if n in before.pages]
     skip = known.through if known is not None and 0 < known.through < first and before.holds(known) else 0
@@ -330,10 +338,13 @@ def _read_pages(
     *,
     incremental: bool = False,
     extract: PageExtract | None = None,
+    on_body: BodyReader | None = None,
 ) -> tuple[list[TopicPage], bool]:
     """Every page of the topic (`_fetch_fresh`, then the earlier pages from the cache), and whether all
     were fetched now."""
-    before, fresh = _fetch_fresh(client, cache, topic, progress, on_page, incremental=incremental, extract=extract)
+    before, fresh = _fetch_fresh(
+        client, cache, topic, progress, on_page, incremental=incremental, extract=extract, on_body=on_body
+    )
     kept = [_share_fields_sets(entry.page) for entry in before.entries(range(1, fresh.first_page))]
     return [*kept, *fresh.pages], not kept
 
@@ -358,6 +369,7 @@ def _fetch_fresh(
     *,
     incremental: bool = False,
     extract: PageExtract | None = None,
+    on_body: BodyReader | None = None,
 ) -> tuple[_Before, _Fresh]:
     """The pages fetched now, stored as they come (with their extracts, if asked), and the cache as it was
     before. A read for extracts (`on_page` None, `extract` given) keeps the extracts, not the pages.
@@ -375,12 +387,12 @@ def _fetch_fresh(
     first: TopicPage | None = None
     if known and last is not None:
         size = _known_page_size(before.entries([last]))
-        pages = client.fetch_topic(key, from_page=last, page_size=size, progress=progress)
+        pages = client.fetch_topic(key, from_page=last, page_size=size, progress=progress, on_body=on_body)
         first = next(pages)
         if _shifted(next(iter(before.entries([first.page])), None), first):
             pages = first = None
     if pages is None or first is None:
-        pages = client.fetch_topic(key, progress=progress)
+        pages = client.fetch_topic(key, progress=progress, on_body=on_body)
         first = next(pages)
     before.compare_from(first.page)
     keep_pages = extract is None or on_page is not None

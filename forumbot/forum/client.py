@@ -30,7 +30,16 @@ import httpx
 from forumbot.errors import ConfigError, ForumbotError, ForumError, LoginFailed, ParseError
 from forumbot.forum import ipb, phpbb, saved
 from forumbot.forum.http import DEFAULT_REQUESTS_PER_MINUTE, DEFAULT_USER_AGENT, Clock, ForumHttp, HttpSettings, Page
-from forumbot.forum.markup import Element, browser_fields, find_form, has_class, parse_html, submit_buttons, text_of
+from forumbot.forum.markup import (
+    BodyReader,
+    Element,
+    browser_fields,
+    find_form,
+    has_class,
+    parse_html,
+    submit_buttons,
+    text_of,
+)
 from forumbot.posts import ConversationPage, PmSummary, Preferences, PrivateMessage, TopicPage
 
 Progress = Callable[[int, int], None]  # (pages fetched so far, pages in the topic as known now)
@@ -63,8 +72,11 @@ class ForumClient(Protocol):
         from_page: int = 1,
         page_size: int | None = None,
         progress: Progress | None = None,
+        on_body: BodyReader | None = None,
     ) -> Iterator[TopicPage]:
-        """Every page of the topic from `from_page` on, in order (`page_size` spares learning it)."""
+        """Every page of the topic from `from_page` on, in order (`page_size` spares learning it).
+        `on_body` sees each post body as its page is parsed, where the dialect's parser hands it over
+        (phpBB's does; see `BodyReader`)."""
         ...
 
     def fetch_inbox(self) -> list[PmSummary]: ...
@@ -248,7 +260,7 @@ class HttpForumClient:
     def _authenticate(self, http: ForumHttp) -> None:
         raise NotImplementedError
 
-    def _parse_topic(self, page: Page) -> TopicPage:
+    def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
         raise NotImplementedError
 
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
@@ -300,6 +312,7 @@ class HttpForumClient:
         from_page: int = 1,
         page_size: int | None = None,
         progress: Progress | None = None,
+        on_body: BodyReader | None = None,
     ) -> Iterator[TopicPage]:
         """Every page from `from_page` on: the first alone (it tells the page count), the rest in parallel.
 
@@ -311,12 +324,12 @@ class HttpForumClient:
             raise ValueError(f"from_page must be 1 or more, not {from_page}")
         first: TopicPage | None = None
         if from_page > 1 and page_size is None:
-            probe = self._topic_page(tid, 1, 0)
+            probe = self._topic_page(tid, 1, 0, on_body)
             page_size = page_size_of(probe)
             if page_size is None:  # a single page: the forum would clamp any later page to it
                 first = probe
         if first is None:
-            first = self._topic_page(tid, from_page, page_size or 0)
+            first = self._topic_page(tid, from_page, page_size or 0, on_body)
         size = page_size or page_size_of(first)
         seen, count = {first.page}, first.page_count
         _report(progress, 1, count - first.page + 1)
@@ -331,7 +344,7 @@ class HttpForumClient:
             if size is None:
                 raise ParseError(f"{first.url}: page {first.page} of {count}, but no link to the next page")
             wanted, grown = range(next_page, count + 1), count
-            for page in self._topic_pages(tid, wanted, size):
+            for page in self._topic_pages(tid, wanted, size, on_body):
                 grown = max(grown, page.page_count)  # posts may spill onto new pages while we read
                 if page.page in seen:  # the topic shrank and the forum clamped us to its last page
                     continue
@@ -369,14 +382,16 @@ class HttpForumClient:
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def _topic_page(self, topic: int, number: int, size: int) -> TopicPage:
-        return self._parse_topic(self.http.get(self._topic_url(topic, number, size)))
+    def _topic_page(self, topic: int, number: int, size: int, on_body: BodyReader | None = None) -> TopicPage:
+        return self._parse_topic(self.http.get(self._topic_url(topic, number, size)), on_body)
 
-    def _topic_pages(self, topic: int, numbers: Sequence[int], size: int) -> Iterator[TopicPage]:
+    def _topic_pages(
+        self, topic: int, numbers: Sequence[int], size: int, on_body: BodyReader | None = None
+    ) -> Iterator[TopicPage]:
         """The pages `numbers`, fetched `concurrency` at a time, each parsed in this thread as it arrives
         (never in a fetching thread: see `ForumHttp.get_each`)."""
         urls = [self._topic_url(topic, n, size) for n in numbers]
-        return (self._parse_topic(fetched()) for fetched in self.http.get_each(urls))
+        return (self._parse_topic(fetched(), on_body) for fetched in self.http.get_each(urls))
 
     def _topic_url(self, topic: int, number: int, size: int) -> str:
         return self.http.url(self.urls.topic_url(topic, (number - 1) * size))
@@ -425,9 +440,9 @@ class PhpbbClient(HttpForumClient):
     def is_no_permission(self, html: str) -> bool:
         return phpbb.is_no_permission(self._tree(html))
 
-    def _parse_topic(self, page: Page) -> TopicPage:
+    def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
         root = self._tree(page.text, last_use=True)
-        return phpbb.parse_topic_page(root, url=page.url, tz=self.tz or UTC, now=self._now())
+        return phpbb.parse_topic_page(root, url=page.url, tz=self.tz or UTC, now=self._now(), on_body=on_body)
 
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
         tz = self.account_zone(page)
@@ -533,7 +548,7 @@ class IpbClient(HttpForumClient):
     def is_no_permission(self, html: str) -> bool:
         return ipb.is_no_permission(self._tree(html))
 
-    def _parse_topic(self, page: Page) -> TopicPage:
+    def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
         tz = self._zone_of(page)
         return ipb.parse_topic_page(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
 
@@ -608,7 +623,7 @@ class Ipb3Client(HttpForumClient):
     def is_no_permission(self, html: str) -> bool:
         return ipb.is_no_permission(self._tree(html))
 
-    def _parse_topic(self, page: Page) -> TopicPage:
+    def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
         root = self._learn_zone_from(self._tree(page.text, last_use=True))
         parsed = ipb.parse_topic_page(root, url=page.url, tz=self.tz, now=self._now())
         self._page_param = self._page_param or parsed.page_param
@@ -796,9 +811,11 @@ class SavedPagesClient:
         from_page: int = 1,
         page_size: int | None = None,
         progress: Progress | None = None,
+        on_body: BodyReader | None = None,
     ) -> Iterator[TopicPage]:
         """The saved pages of the topic from `from_page` on; pages whose topic the markup does not
-        name are taken only when the folder holds no page that names it."""
+        name are taken only when the folder holds no page that names it (parsed when the folder was
+        loaded: `on_body` sees nothing)."""
         tid = self.topic_id(topic)
         held = self._folder().topic_pages
         named = [page for page in held if page.topic_id == tid]

@@ -38,6 +38,10 @@ def parse_each(
 
 Element: TypeAlias = Any  # lxml.etree._Element; lxml ships no type stubs here
 Page: TypeAlias = str | bytes | Element  # a page as text, bytes, or a tree parse_html already made
+# Sees each post body as a page is parsed: its HTML (`Post.content_html`) and its element in the page's
+# tree, alive only during the call. What the caller reads from the body there (the extraction: its red
+# and bold text) it need not parse again from the HTML.
+BodyReader: TypeAlias = Callable[[str, Element], object]
 
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")

@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from forumbot.errors import ParseError
 from forumbot.forum.dates import MONTHS, parse_forum_date, parse_forum_interval
 from forumbot.forum.markup import (
+    BodyReader,
     Element,
     Page,
     absolute,
@@ -154,10 +155,16 @@ def _message_text(panel: Element) -> str:
 
 
 def parse_topic_page(
-    html: Page, url: str | None = None, *, tz: tzinfo = UTC, now: datetime | None = None
+    html: Page,
+    url: str | None = None,
+    *,
+    tz: tzinfo = UTC,
+    now: datetime | None = None,
+    on_body: BodyReader | None = None,
 ) -> TopicPage:
     """One page of a topic. `url` (else the page's canonical link) makes links absolute;
-    `tz`/`now` only matter for phpBB 3.0 pages, which print post times as text."""
+    `tz`/`now` only matter for phpBB 3.0 pages, which print post times as text. `on_body` sees each post's
+    body with its element (see `BodyReader`)."""
     root = parse_html(html)
     divs, pager, heading, locked = _page_parts(root, may_be_locked=_may_show_lock(html))
     damage = page_problems(root, url)
@@ -170,7 +177,7 @@ def parse_topic_page(
     topic_id = _topic_id(root, heading)
     link_base = absolute(base, "./viewtopic.php") or "./viewtopic.php"
     where = url or _titled(root) or page_label(root, url)
-    posts, problems = parse_each(divs, lambda div: _post(div, topic_id, link_base, page, tz, now), where)
+    posts, problems = parse_each(divs, lambda div: _post(div, topic_id, link_base, page, tz, now, on_body), where)
     if not posts:
         raise ParseError(f"{where}: no readable post: {'; '.join(damage + problems)}")
     return TopicPage(
@@ -327,7 +334,13 @@ def _post_part_classes(classes: str) -> tuple[bool, bool, bool, tuple[str, ...]]
 
 
 def _post(
-    div: Element, topic_id: int | None, viewtopic: str, page: int, tz: tzinfo, now: datetime | None
+    div: Element,
+    topic_id: int | None,
+    viewtopic: str,
+    page: int,
+    tz: tzinfo,
+    now: datetime | None,
+    on_body: BodyReader | None = None,
 ) -> Post:
     post_id = int(div.get("id")[1:])
     parts, visibility = _post_parts(div)
@@ -338,13 +351,16 @@ def _post(
     if user is None:
         user = _username(parts.get("postprofile"))
     edit = _edit_notice(parts.get("notice"))
+    body = serialize(content)
+    if on_body is not None:
+        on_body(body, content)
     return Post(
         post_id=post_id,
         topic_id=topic_id,
         author=text_of(user) if user is not None else "",
         author_id=query_int(user.get("href"), "u") if user is not None else None,
         time=_post_time(author_p, post_id, tz, now),
-        content_html=serialize(content),
+        content_html=body,
         permalink=f"{viewtopic}?p={post_id}#p{post_id}",
         page=page,
         visibility=visibility,

@@ -39,7 +39,7 @@ from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.engine.model import ACTIONS
 from forumbot.engine.variants import Ruleset
 from forumbot.errors import StateError
-from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm
+from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm, read_body
 from forumbot.extract.commands import is_command_line, parse_commands
 from forumbot.extract.orders import OrderProblem, quoted_order_lines
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
@@ -306,7 +306,7 @@ def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str,
 def read_day_topic(store: Store, client: ForumClient, topic: str, progress: Progress | None = None) -> TopicRead:
     """The whole day topic, every page fetched now (each edit is seen): the state file's page cache marks
     the posts whose body changed since an earlier read."""
-    return read_topic(client, PageCache(store), topic, progress=progress)
+    return read_topic(client, PageCache(store), topic, progress=progress, on_body=read_body)
 
 
 def _open_day(store: Store, row: GameRow, state: GameState) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import json
 from datetime import datetime
 from typing import Protocol
 
+from forumbot.extract import read_body
 from forumbot.forum.cache import ExtractRead, PageCache, PagePrefix, read_topic_extracts
 from forumbot.forum.client import ForumClient, Progress
 from forumbot.host.tally import PAGE_VOTES, CountRules, CountState, Tally, count_extracts
@@ -46,7 +47,7 @@ def count_topic(
     kept = _kept(states.count_state(forum, key, name))
     known = kept.pages if kept is not None and incremental else None
     read = read_topic_extracts(
-        client, cache, topic, PAGE_VOTES, progress=progress, incremental=incremental, known=known
+        client, cache, topic, PAGE_VOTES, progress=progress, incremental=incremental, known=known, on_body=read_body
     )
     tally = count_extracts(read, rules, read_at=read_at, resume=kept if known is not None else None)
     now = tally.kept

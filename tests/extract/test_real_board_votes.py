@@ -12,6 +12,7 @@ from forumbot.errors import ForumbotError
 from forumbot.forum import phpbb
 from forumbot.forum.cache import PageCache, read_topic
 from forumbot.forum.client import Progress
+from forumbot.forum.markup import BodyReader
 from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.posts import PmSummary, PrivateMessage, TopicPage
 from forumbot.store import Store
@@ -69,7 +70,13 @@ class Replayed:
         return 7
 
     def fetch_topic(
-        self, topic: str | int, *, from_page: int = 1, page_size: int | None = None, progress: Progress | None = None
+        self,
+        topic: str | int,
+        *,
+        from_page: int = 1,
+        page_size: int | None = None,
+        progress: Progress | None = None,
+        on_body: BodyReader | None = None,
     ) -> Iterator[TopicPage]:
         yield self.pages.pop(0)
 

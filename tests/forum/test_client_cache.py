@@ -15,6 +15,7 @@ from fakeboard.clock import FakeClock
 from forumbot.forum.cache import CachedPage, PageCache, fetch_topic_incremental, read_topic
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.markup import BodyReader
 from forumbot.posts import Post, TopicPage
 from forumbot.store import Store
 
@@ -46,10 +47,12 @@ class SyntheticTopic(PhpbbClient):
         self.page_size = page_size
         self.calls: list[int] = []
 
-    def _topic_pages(self, topic: int, numbers: Sequence[int], size: int) -> Iterator[TopicPage]:
+    def _topic_pages(
+        self, topic: int, numbers: Sequence[int], size: int, on_body: BodyReader | None = None
+    ) -> Iterator[TopicPage]:
         return (self._topic_page(topic, n, size) for n in numbers)
 
-    def _topic_page(self, topic: int, number: int, size: int) -> TopicPage:
+    def _topic_page(self, topic: int, number: int, size: int, on_body: BodyReader | None = None) -> TopicPage:
         count = max(1, -(-len(self.posts) // self.page_size))
         page = min(count, (number - 1) * size // self.page_size + 1)
         self.calls.append(page)

@@ -61,7 +61,7 @@ def test_a_topic_whose_pages_keep_claiming_more_is_stopped(monkeypatch: pytest.M
     client = PhpbbClient("http://board.test/")
     fetched: list[int] = []
 
-    def endless(topic: int, number: int, size: int) -> TopicPage:
+    def endless(topic: int, number: int, size: int, on_body: object = None) -> TopicPage:
         fetched.append(number)
         post = Post(
             post_id=number,
@@ -84,7 +84,9 @@ def test_a_topic_whose_pages_keep_claiming_more_is_stopped(monkeypatch: pytest.M
         )
 
     monkeypatch.setattr(client, "_topic_page", endless)
-    monkeypatch.setattr(client, "_topic_pages", lambda topic, numbers, size: (endless(topic, n, size) for n in numbers))
+    monkeypatch.setattr(
+        client, "_topic_pages", lambda topic, numbers, size, on_body=None: (endless(topic, n, size) for n in numbers)
+    )
     with pytest.raises(ParseError, match="keep claiming more pages"):
         list(client.fetch_topic(7))
     assert len(fetched) <= MAX_GROWTH + 3

@@ -17,6 +17,7 @@ from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, PageExtract, read_topic, read_topic_extracts
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.markup import BodyReader
 from forumbot.host import tally as tally_module
 from forumbot.host.recount import count_topic
 from forumbot.host.tally import (
@@ -63,10 +64,12 @@ class SyntheticTopic(PhpbbClient):
         self.page_size = page_size
         self.calls: list[int] = []
 
-    def _topic_pages(self, topic: int, numbers: Sequence[int], size: int) -> Iterator[TopicPage]:
+    def _topic_pages(
+        self, topic: int, numbers: Sequence[int], size: int, on_body: BodyReader | None = None
+    ) -> Iterator[TopicPage]:
         return (self._topic_page(topic, n, size) for n in numbers)
 
-    def _topic_page(self, topic: int, number: int, size: int) -> TopicPage:
+    def _topic_page(self, topic: int, number: int, size: int, on_body: BodyReader | None = None) -> TopicPage:
         count = max(1, -(-len(self.posts) // self.page_size))
         page = min(count, (number - 1) * size // self.page_size + 1)
         self.calls.append(page)
