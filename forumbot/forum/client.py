@@ -75,8 +75,8 @@ class ForumClient(Protocol):
         on_body: BodyReader | None = None,
     ) -> Iterator[TopicPage]:
         """Every page of the topic from `from_page` on, in order (`page_size` spares learning it).
-        `on_body` sees each post body as its page is parsed, where the dialect's parser hands it over
-        (phpBB's does; see `BodyReader`)."""
+        `on_body` sees each post body as its page is parsed (see `BodyReader`; saved pages were parsed
+        when their folder was loaded)."""
         ...
 
     def fetch_inbox(self) -> list[PmSummary]: ...
@@ -550,7 +550,8 @@ class IpbClient(HttpForumClient):
 
     def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
         tz = self._zone_of(page)
-        return ipb.parse_topic_page(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
+        root = self._tree(page.text, last_use=True)
+        return ipb.parse_topic_page(root, url=page.url, tz=tz, now=self._now(), on_body=on_body)
 
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
         tz = self._zone_of(page)
@@ -625,7 +626,7 @@ class Ipb3Client(HttpForumClient):
 
     def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
         root = self._learn_zone_from(self._tree(page.text, last_use=True))
-        parsed = ipb.parse_topic_page(root, url=page.url, tz=self.tz, now=self._now())
+        parsed = ipb.parse_topic_page(root, url=page.url, tz=self.tz, now=self._now(), on_body=on_body)
         self._page_param = self._page_param or parsed.page_param
         return parsed
 

@@ -215,6 +215,14 @@ def serialize(el: Element) -> str:
     return str(etree.tostring(el, encoding="unicode", method="html", with_tail=False))
 
 
+def handed_over(body: Element, on_body: BodyReader | None) -> str:
+    """A post body serialised (its `content_html`), handed with its element to `on_body` if there is one."""
+    html = serialize(body)
+    if on_body is not None:
+        on_body(html, body)
+    return html
+
+
 def drop(el: Element) -> None:
     """Remove an element from its tree, keeping its tail text in place."""
     parent = el.getparent()

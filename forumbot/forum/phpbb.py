@@ -37,6 +37,7 @@ from forumbot.forum.markup import (
     collapse,
     first_class,
     form_fields,
+    handed_over,
     has_class,
     iter_class,
     page_label,
@@ -351,9 +352,7 @@ def _post(
     if user is None:
         user = _username(parts.get("postprofile"))
     edit = _edit_notice(parts.get("notice"))
-    body = serialize(content)
-    if on_body is not None:
-        on_body(body, content)
+    body = handed_over(content, on_body)
     return Post(
         post_id=post_id,
         topic_id=topic_id,

@@ -1,8 +1,9 @@
-"""Fragments read from a body's element in the page's tree, as the phpBB parser hands it over (`read_body`),
-are the fragments a parse of the body's HTML gives: on every captured phpBB page and on generated bodies."""
+"""Fragments read from a body's element in the page's tree, as the parsers hand it over (`read_body`), are
+the fragments a parse of the body's HTML gives: on every captured phpBB and IPB page and on generated bodies."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,14 +13,18 @@ from hypothesis import strategies as st
 from forumbot.errors import ParseError
 from forumbot.extract import find_fragments, read_body
 from forumbot.extract.votes import forget_fragments
+from forumbot.forum import ipb
 from forumbot.forum.markup import Element
 from forumbot.forum.phpbb import parse_topic_page
+from forumbot.posts import TopicPage
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-PAGES = sorted([*FIXTURES.glob("phpbb/*.html"), *FIXTURES.glob("phpbb-ru/*.html"), *FIXTURES.glob("demo/pages/*")])
+PHPBB = sorted([*FIXTURES.glob("phpbb/*.html"), *FIXTURES.glob("phpbb-ru/*.html"), *FIXTURES.glob("demo/pages/*")])
+IPB = sorted([*FIXTURES.glob("ipb/*.html"), *FIXTURES.glob("ipb3/*.html"), *FIXTURES.glob("ips4/*.html")])
+PAGES = [*PHPBB, *IPB]
 
 
-def bodies_of(page: bytes) -> list[tuple[str, list[object]]]:
+def bodies_of(page: bytes, parse: Callable[..., TopicPage] = parse_topic_page) -> list[tuple[str, list[object]]]:
     """(body HTML, the fragments of its element) of each post, as the parser hands them over."""
     seen: list[tuple[str, list[object]]] = []
 
@@ -27,7 +32,7 @@ def bodies_of(page: bytes) -> list[tuple[str, list[object]]]:
         seen.append((html, list(find_fragments(element))))
 
     try:
-        parse_topic_page(page, on_body=keep)
+        parse(page, on_body=keep)
     except ParseError:  # not a topic page (a login form, a PM)
         return []
     return seen
@@ -35,15 +40,17 @@ def bodies_of(page: bytes) -> list[tuple[str, list[object]]]:
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
 def test_a_body_read_from_the_page_gives_what_its_html_gives(path: Path) -> None:
-    for html, from_element in bodies_of(path.read_bytes()):
+    parse = ipb.parse_topic_page if path in IPB else parse_topic_page
+    for html, from_element in bodies_of(path.read_bytes(), parse):
         forget_fragments()
         assert from_element == find_fragments(html), html[:200]
 
 
 def test_the_captured_pages_hold_bodies_with_votes() -> None:
     """The comparison above is not empty: the captured topics hold red and bold text."""
-    found = [frags for path in PAGES for _, frags in bodies_of(path.read_bytes()) if frags]
-    assert len(found) >= 10
+    for pages, parse in ((PHPBB, parse_topic_page), (IPB, ipb.parse_topic_page)):
+        found = [frags for path in pages for _, frags in bodies_of(path.read_bytes(), parse) if frags]
+        assert len(found) >= 10
 
 
 def test_a_body_read_as_its_page_is_parsed_is_found_by_the_extraction() -> None:

@@ -26,7 +26,7 @@ from forumbot.forum.ipb.common import (
     refusal,
     zone,
 )
-from forumbot.forum.markup import Page, form_fields, page_label, page_problems, parse_html
+from forumbot.forum.markup import BodyReader, Page, form_fields, page_label, page_problems, parse_html
 from forumbot.posts import ConversationPage, PmSummary, PrivateMessage, TopicPage
 
 __all__ = [
@@ -90,19 +90,25 @@ def viewer_id(html: Page) -> int | None:
 
 
 def parse_topic_page(
-    html: Page, url: str | None = None, *, tz: tzinfo | None = None, now: datetime | None = None
+    html: Page,
+    url: str | None = None,
+    *,
+    tz: tzinfo | None = None,
+    now: datetime | None = None,
+    on_body: BodyReader | None = None,
 ) -> TopicPage:
-    """One page of a topic (2.x `showtopic=T&st=N`, 3.4 `&page=N`, 3.3 `&st=N`, IPS 4 saved pages)."""
+    """One page of a topic (2.x `showtopic=T&st=N`, 3.4 `&page=N`, 3.3 `&st=N`, IPS 4 saved pages);
+    `on_body` sees each post's body with its element (see `BodyReader`)."""
     root = read_page(html, url)
     damage = page_problems(root, url)
     try:
         dialect = dialect_of(root)
         if dialect == "ipb3":
-            page = v3.topic_page(root, url)
+            page = v3.topic_page(root, url, on_body)
         elif dialect == "ips4":
-            page = ips4.topic_page(root, url)
+            page = ips4.topic_page(root, url, on_body)
         else:
-            page = v2.topic_page(root, url, zone(tz, now), now)
+            page = v2.topic_page(root, url, zone(tz, now), now, on_body)
     except PostError as exc:
         raise ParseError("; ".join([*damage, f"{page_label(root, url)}: {exc}"])) from exc
     except ParseError as exc:

@@ -18,15 +18,16 @@ from datetime import UTC, datetime
 
 from forumbot.forum.ipb.common import PostError, first_topic_id, member_id, not_a
 from forumbot.forum.markup import (
+    BodyReader,
     Element,
     absolute,
     collapse,
     first_class,
+    handed_over,
     has_class,
     iter_class,
     page_label,
     parse_each,
-    serialize,
     text_of,
 )
 from forumbot.posts import Post, TopicPage
@@ -34,13 +35,13 @@ from forumbot.posts import Post, TopicPage
 _COMMENT_ID = re.compile(r"elComment_(\d+)")
 
 
-def topic_page(root: Element, url: str | None) -> TopicPage:
+def topic_page(root: Element, url: str | None, on_body: BodyReader | None = None) -> TopicPage:
     articles = [a for a in iter_class(root, "article", "ipsComment") if _COMMENT_ID.fullmatch(a.get("id") or "")]
     if not articles:
         raise not_a(root, url, "topic page")
     page, count, next_href = _pagination(root)
     topic_id = _topic_id(root, url)
-    posts, problems = parse_each(articles, lambda a: _post(a, topic_id, url, page), page_label(root, url))
+    posts, problems = parse_each(articles, lambda a: _post(a, topic_id, url, page, on_body), page_label(root, url))
     if not posts:
         raise PostError(f"no readable post: {'; '.join(problems)}")
     return TopicPage(
@@ -101,7 +102,7 @@ def _stamp(el: Element) -> dict[str, object] | None:
     return value if isinstance(value, dict) else None
 
 
-def _post(article: Element, topic_id: int | None, base: str | None, page: int) -> Post:
+def _post(article: Element, topic_id: int | None, base: str | None, page: int, on_body: BodyReader | None) -> Post:
     post_id = int(article.get("id")[len("elComment_") :])
     wrap = next((div for div in article.iter("div") if _stamp(div) is not None), None)
     stamp = _stamp(wrap) if wrap is not None else None
@@ -117,7 +118,7 @@ def _post(article: Element, topic_id: int | None, base: str | None, page: int) -
         author=author,
         author_id=author_id,
         time=moment,
-        content_html=serialize(body),
+        content_html=handed_over(body, on_body),
         permalink=absolute(base, link) or link or "",
         page=page,
         visibility="unapproved" if has_class(article, "ipsModerated") else "public",

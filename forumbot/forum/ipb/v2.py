@@ -32,10 +32,12 @@ from forumbot.forum.ipb.common import (
     without,
 )
 from forumbot.forum.markup import (
+    BodyReader,
     Element,
     absolute,
     collapse,
     first_class,
+    handed_over,
     page_label,
     parse_each,
     query_int,
@@ -69,7 +71,9 @@ def footer_now(root: Element, tz: tzinfo) -> datetime | None:
 # --- topic pages ----------------------------------------------------------------------------
 
 
-def topic_page(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> TopicPage:
+def topic_page(
+    root: Element, url: str | None, tz: tzinfo, now: datetime | None, on_body: BodyReader | None = None
+) -> TopicPage:
     found = _page_parts(root)
     bodies = [div for div in found["postcolor"] if _POST_BODY_ID.fullmatch(div.get("id", "")) and _shown(div)]
     if not bodies:
@@ -78,7 +82,7 @@ def topic_page(root: Element, url: str | None, tz: tzinfo, now: datetime | None)
     page, page_count, next_href = pagination(root, found["pagecurrent"], found["pagelink"])
     topic_id = _topic_id(root, url)
     posts, problems = parse_each(
-        bodies, lambda body: _post(body, topic_id, url, page, tz, clock), page_label(root, url)
+        bodies, lambda body: _post(body, topic_id, url, page, tz, clock, on_body), page_label(root, url)
     )
     if not posts:
         raise PostError(f"no readable post: {'; '.join(problems)}")
@@ -156,7 +160,15 @@ def pagination(root: Element, current: list[Element], links: list[Element]) -> t
     return page, count, next_href
 
 
-def _post(body: Element, topic_id: int | None, base: str | None, page: int, tz: tzinfo, clock: datetime | None) -> Post:
+def _post(
+    body: Element,
+    topic_id: int | None,
+    base: str | None,
+    page: int,
+    tz: tzinfo,
+    clock: datetime | None,
+    on_body: BodyReader | None = None,
+) -> Post:
     post_id = int(body.get("id")[5:])
     table = next(body.iterancestors("table"), None)
     if table is None:
@@ -171,7 +183,7 @@ def _post(body: Element, topic_id: int | None, base: str | None, page: int, tz: 
         author=author,
         author_id=author_id,
         time=when(text_of(parts.get("span.postdetails")), tz, clock, f"post {post_id}"),
-        content_html=serialize(cleaned),
+        content_html=handed_over(cleaned, on_body),
         permalink=absolute(base, link.get("href") if link is not None else f"index.php?act=findpost&pid={post_id}")
         or "",
         page=page,

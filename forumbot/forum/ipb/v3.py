@@ -32,10 +32,12 @@ from forumbot.forum.ipb.common import (
     without,
 )
 from forumbot.forum.markup import (
+    BodyReader,
     Element,
     absolute,
     collapse,
     first_class,
+    handed_over,
     has_class,
     iter_class,
     page_label,
@@ -149,13 +151,15 @@ def viewer_id(root: Element) -> int | None:
 # --- topic pages ----------------------------------------------------------------------------
 
 
-def topic_page(root: Element, url: str | None) -> TopicPage:
+def topic_page(root: Element, url: str | None, on_body: BodyReader | None = None) -> TopicPage:
     blocks = [div for div in iter_class(root, "div", "post_block") if _POST_BLOCK_ID.fullmatch(div.get("id", ""))]
     if not blocks:
         raise not_a(root, url, "topic page")
     pager = Pager(root)
     topic_id = _topic_id(root)
-    parsed, problems = parse_each(blocks, lambda block: _post(block, topic_id, url, pager.page), page_label(root, url))
+    parsed, problems = parse_each(
+        blocks, lambda block: _post(block, topic_id, url, pager.page, on_body), page_label(root, url)
+    )
     if not parsed:
         raise PostError(f"no readable post: {'; '.join(problems)}")
     posts = list(parsed)
@@ -186,7 +190,7 @@ def _topic_id(root: Element) -> int | None:
     return None
 
 
-def _post(block: Element, topic_id: int | None, base: str | None, page: int) -> Post:
+def _post(block: Element, topic_id: int | None, base: str | None, page: int, on_body: BodyReader | None) -> Post:
     post_id = int(block.get("id")[8:])
     visibility = _visibility(block, post_id)
     hidden_copy = _deleted_original(block, post_id) if visibility == "deleted" else None
@@ -206,7 +210,7 @@ def _post(block: Element, topic_id: int | None, base: str | None, page: int) -> 
         author=author,
         author_id=author_id,
         time=datetime.fromisoformat(stamp.get("title")),
-        content_html=serialize(cleaned),
+        content_html=handed_over(cleaned, on_body),
         permalink=absolute(base, href or FINDPOST.format(pid=post_id)) or FINDPOST.format(pid=post_id),
         page=page,
         visibility=visibility,
