@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import Protocol
 
+from forumbot.errors import StateError
 from forumbot.forum.client import ForumClient, Progress, page_size_of
 from forumbot.forum.markup import BodyReader
 from forumbot.posts import Post, TopicPage
@@ -295,8 +296,21 @@ def read_topic_extracts(
         digests=tuple([*(digest for digest, _ in kept), *(digest for digest, _ in fresh.made)]),
         prefix=known.digest if known is not None and skip else "",
         problems=tuple(fresh.problems),
-        earlier=lambda: [data for _, data in _kept_extracts(cache, before, forum, key, extract, range(1, skip + 1))],
+        earlier=lambda: _known_extracts(cache, before, forum, key, extract, known, skip),
     )
+
+
+def _known_extracts(
+    cache: PageCache, before: _Before, forum: str, key: str, extract: PageExtract, known: PagePrefix | None, skip: int
+) -> list[str]:
+    """The extracts of the pages 1..`skip` the caller knew (`known`), read when asked, maybe after later
+    reads: pages that changed since (an edit a full read saw, posts deleted) no longer give what it knew."""
+    kept = _kept_extracts(cache, before, forum, key, extract, range(1, skip + 1))
+    if skip and (known is None or len(kept) != skip or chain("", (digest for digest, _ in kept)) != known.digest):
+        raise StateError(
+            f"the pages 1-{skip} of the topic changed after this count was made (a later read): count it again"
+        )
+    return [data for _, data in kept]
 
 
 def _kept_extracts(
@@ -389,7 +403,9 @@ def _fetch_fresh(
         size = _known_page_size(before.entries([last]))
         pages = client.fetch_topic(key, from_page=last, page_size=size, progress=progress, on_body=on_body)
         first = next(pages)
-        if _shifted(next(iter(before.entries([first.page])), None), first):
+        # A page the cache never held (fewer posts a page now) is shifted too: its posts were cached on
+        # earlier pages, which the read compares only from its first page on (`_Before.compare_from`).
+        if first.page not in before.pages or _shifted(next(iter(before.entries([first.page])), None), first):
             pages = first = None
     if pages is None or first is None:
         pages = client.fetch_topic(key, progress=progress, on_body=on_body)

@@ -234,7 +234,13 @@ class CountState:
     def from_json(cls, pages: PagePrefix, text: str) -> CountState:
         data = json.loads(text)
         newest = datetime.fromisoformat(data["newest"]) if data["newest"] else None
-        return cls(pages, ScanState.from_json(data["scan"]), int(data["posts"]), newest)
+        scan = ScanState.from_json(data["scan"])
+        # What a count keeps always holds: times with their zone (posts' are), votes among the records made.
+        times = [newest, scan.last[0] if scan.last else None]
+        indices = [index for entries in scan.latest.values() for index, _ in entries]
+        if any(t is not None and t.tzinfo is None for t in times) or not all(0 <= i < scan.made for i in indices):
+            raise ValueError("a kept count with a time without its zone, or a vote past the records it made")
+        return cls(pages, scan, int(data["posts"]), newest)
 
 
 @dataclass(frozen=True)
