@@ -332,3 +332,31 @@ def test_a_damaged_kept_count_is_counted_anew(day: Day, data: str) -> None:
     day.topic.posts += chatter(46, 52)
     assert_same(day)
     assert_same(day)  # and the count kept by that one reads on
+
+
+# --- pinned cases a re-tally reads on across -------------------------------------------------------------
+
+
+def test_votes_superseded_across_the_kept_boundary_on_a_double_day(day: Day) -> None:
+    """player1 names two on page 1, one of them again later, then two others on the re-fetched page; the
+    bot's post and a ghost's stand between; a post stamped as the last counted one follows it."""
+    rules = RULES[1]  # two targets a vote, player4 dead, the bot's posts skipped
+    day.topic.posts = [
+        post(1, PLAYERS[1], vote(PLAYERS[2], PLAYERS[3]), 1),
+        *chatter(2, 30),
+        post(31, BOT, vote(PLAYERS[0]), 31),
+        post(32, PLAYERS[4], vote(PLAYERS[1]), 32),
+        post(33, PLAYERS[1], vote(PLAYERS[3]), 33),
+    ]
+    first, expected = day.count(rules, incremental=False)
+    assert summary(first) == expected and first.kept is not None and first.kept.pages.through == 3
+    day.topic.posts += [post(34, PLAYERS[2], vote(PLAYERS[0], PLAYERS[1]), 33), post(35, PLAYERS[1], "", 33)]
+    day.topic.posts += [post(36, PLAYERS[1], vote(PLAYERS[0], PLAYERS[2]), 40), *chatter(37, 44, 40)]
+    assert_same(day, rules)
+    day.read_posts(incremental=True)  # a read that keeps no votes: the new pages' extracts are made again
+    day.topic.posts += [post(45, PLAYERS[3], vote(PLAYERS[1]), 45)]
+    assert_same(day, rules)
+    assert_same(day, RULES[0])  # another count of the topic, made anew beside it
+    day.topic.posts += [post(46, PLAYERS[2], vote(PLAYERS[3]), 46)]
+    assert_same(day, rules)
+    assert_same(day, RULES[0])
