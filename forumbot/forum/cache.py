@@ -423,10 +423,12 @@ def _fetch_fresh(
         if keep_pages:
             fresh.pages.append(page)
         if len(batch) == PAGES_PER_WRITE:
+            before.before_writing(batch)
             fresh.made += cache.put_many(forum, key, batch, extract=extract)
             batch = []
         if on_page is not None:
             on_page(page)
+    before.before_writing(batch)
     fresh.made += cache.put_many(forum, key, batch, extract=extract)
     cache.drop_after(forum, key, page.page)
     return before, fresh
@@ -446,7 +448,10 @@ class _Before:
         self.pages = frozenset(self._digests)
         self._from_page = 1
         self._where_: dict[int, tuple[int, str]] | None = None  # post id -> (cached page, fingerprint)
+        self._on_page: dict[int, set[int]] = {}  # cached page -> its post ids
         self._decoded: dict[int, CachedPage] = {}
+        self._moved: dict[int, Post] = {}  # copies of posts that left a cached page this read wrote anew
+        self._seen: set[int] = set()  # the posts of the fresh pages compared so far
 
     def compare_from(self, page: int) -> None:
         """The fresh pages start at `page`: their posts were cached on that page or later (an incremental
@@ -458,7 +463,24 @@ class _Before:
         if self._where_ is None:
             states = self._cache.states(self._forum, self._topic, self._from_page)
             self._where_ = {post: (page, print_) for page, state in states.items() for post, print_ in state.items()}
+            self._on_page = {page: set(state) for page, state in states.items()}
         return self._where_
+
+    def before_writing(self, pages: Iterable[TopicPage]) -> None:
+        """Keep the cached copies of the posts that left these pages (posts merged in earlier push later
+        ones onto the next page), before the read writes the pages anew: such a post may come up on a
+        later page, and its copy from before the read is what tells whether it was edited meanwhile. Only
+        a page that lost posts not read yet is decoded: none on a day whose posts stay where they were or
+        move back (posts deleted before them)."""
+        where = self._where
+        for page in pages:
+            gone = self._on_page.get(page.page, set()) - self._seen
+            gone = {post_id for post_id in gone if where[post_id][0] == page.page}
+            if not gone:
+                continue
+            for entry in self.entries([page.page]):
+                self._moved.update({post.post_id: post for post in entry.page.posts if post.post_id in gone})
+            self.forget([page.page])
 
     def holds(self, prefix: PagePrefix) -> bool:
         """Whether the cache held, before this read, the pages `prefix` names, as they were then."""
@@ -484,12 +506,16 @@ class _Before:
 
     def changed_posts(self, page: TopicPage) -> dict[int, Post]:
         """The cached copies of the page's posts whose fingerprint is not the one cached."""
+        self._seen.update(post.post_id for post in page.posts)
         stale = {
             post.post_id: self._where[post.post_id][0]
             for post in page.posts
             if post.post_id in self._where and self._where[post.post_id][1] != fingerprint(post)
         }
-        copies = {post.post_id: post for entry in self.entries(set(stale.values())) for post in entry.page.posts}
+        moved = {post_id: self._moved[post_id] for post_id in stale if post_id in self._moved}
+        pages = {number for post_id, number in stale.items() if post_id not in moved}
+        copies = {post.post_id: post for entry in self.entries(pages) for post in entry.page.posts}
+        copies.update(moved)
         return {post_id: copies[post_id] for post_id in stale if post_id in copies}
 
 

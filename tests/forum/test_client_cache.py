@@ -12,6 +12,7 @@ import pytest
 import respx
 
 from fakeboard.clock import FakeClock
+from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, fetch_topic_incremental, read_topic
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
@@ -202,3 +203,38 @@ def test_a_read_writes_its_pages_a_batch_at_a_time(cache: PageCache, monkeypatch
     assert [len(batch) for batch in writes] == [PAGES_PER_WRITE, PAGES_PER_WRITE, 60 - 2 * PAGES_PER_WRITE]
     assert sorted(n for batch in writes for n in batch) == list(range(1, 61))
     assert [entry.page.page for entry in cache.pages("http://forum.test/", 2)] == list(range(1, 61))
+
+
+def test_an_edit_on_a_post_that_moved_past_a_written_batch_is_still_seen(cache: PageCache) -> None:
+    """Posts merged in at the front move every later post one place on; the read writes its pages 25 at
+    a time, so post 50 (cached on page 25, now on page 26) is looked up after page 25 was written anew:
+    its copy from before the read is what tells that it was edited without a notice."""
+    posts = [make_post(n) for n in range(1, 61)]
+    read_topic(SyntheticTopic(posts, page_size=2), cache, 2)
+    merged = make_post(0).model_copy(update={"time": START - timedelta(minutes=5)})
+    moved = [merged, *(make_post(50, "исправлено") if p.post_id == 50 else p for p in posts)]
+    read = read_topic(SyntheticTopic(moved, page_size=2), cache, 2)
+    post = next(p for p in read.posts if p.post_id == 50)
+    assert post.edited and post.changed_since_read
+    assert [p.post_id for p in read.posts if p.edited] == [50]
+
+
+def test_posts_moved_back_by_a_deletion_decode_only_the_deleted_posts_page(
+    cache: PageCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deletion moves every later post back a place: each was read on its fresh page before its old page
+    is written anew, so no old copy of them is kept; only the deleted post's page is decoded (its post
+    might have moved on: a read cannot tell it from a deleted one until the end)."""
+    posts = [make_post(n) for n in range(1, 61)]
+    read_topic(SyntheticTopic(posts, page_size=2), cache, 2)
+    decoded: list[int] = []
+    real = cache_module._cached
+
+    def counting(row: tuple[str, str, str]) -> CachedPage:
+        entry = real(row)
+        decoded.append(entry.page.page)
+        return entry
+
+    monkeypatch.setattr(cache_module, "_cached", counting)
+    read = read_topic(SyntheticTopic(posts[1:], page_size=2), cache, 2)
+    assert decoded == [1] and [p.post_id for p in read.posts] == list(range(2, 61))
