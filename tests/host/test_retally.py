@@ -3,7 +3,7 @@ read gives, made without decoding or reading again a page that did not change.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -11,13 +11,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from topic_support import SyntheticTopic
 
 from forumbot.errors import StateError
 from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, PageExtract, read_topic, read_topic_extracts
-from forumbot.forum.client import PhpbbClient
-from forumbot.forum.http import HttpSettings
-from forumbot.forum.markup import BodyReader
 from forumbot.host import tally as tally_module
 from forumbot.host.recount import count_topic
 from forumbot.host.tally import (
@@ -53,38 +51,6 @@ def make_post(post_id: int, body: str | None = None) -> Post:
         content_html=f'<div class="content">{body} ({post_id})</div>',
         permalink=f"http://forum.test/viewtopic.php?p={post_id}#p{post_id}",
     )
-
-
-class SyntheticTopic(PhpbbClient):
-    """A phpBB client whose "server" is a list of posts, paged by offset as phpBB pages them."""
-
-    def __init__(self, posts: list[Post], page_size: int = 10) -> None:
-        super().__init__("http://forum.test/", settings=HttpSettings(min_interval=0, concurrency=2))
-        self.posts = posts
-        self.page_size = page_size
-        self.calls: list[int] = []
-
-    def _topic_pages(
-        self, topic: int, numbers: Sequence[int], size: int, on_body: BodyReader | None = None
-    ) -> Iterator[TopicPage]:
-        return (self._topic_page(topic, n, size) for n in numbers)
-
-    def _topic_page(self, topic: int, number: int, size: int, on_body: BodyReader | None = None) -> TopicPage:
-        count = max(1, -(-len(self.posts) // self.page_size))
-        page = min(count, (number - 1) * size // self.page_size + 1)
-        self.calls.append(page)
-        chunk = self.posts[(page - 1) * self.page_size : page * self.page_size]
-        following = f"http://forum.test/viewtopic.php?t={topic}&start={page * self.page_size}"
-        return TopicPage(
-            dialect="phpbb",
-            topic_id=topic,
-            title="День 1",
-            page=page,
-            page_count=count,
-            posts=tuple(chunk),
-            next_url=following if page < count else None,
-            url=f"http://forum.test/viewtopic.php?t={topic}&start={(page - 1) * self.page_size}",
-        )
 
 
 @pytest.fixture

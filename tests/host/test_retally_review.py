@@ -5,7 +5,7 @@ of the same topic, reads of posts in between."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,14 +14,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from topic_support import SyntheticTopic
 
 from forumbot.errors import StateError
 from forumbot.forum.cache import PageCache, read_topic
-from forumbot.forum.client import PhpbbClient
-from forumbot.forum.http import HttpSettings
 from forumbot.host.recount import count_topic
 from forumbot.host.tally import PAGE_VOTES, CountRules, Tally, tally_posts
-from forumbot.posts import Post, TopicPage
+from forumbot.posts import Post
 from forumbot.store import Store
 
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -57,37 +56,6 @@ def post(post_id: int, author: str, body: str, minute: float, *, edited: bool = 
         edited=edited,
         permalink=f"http://forum.test/viewtopic.php?p={post_id}#p{post_id}",
     )
-
-
-class SyntheticTopic(PhpbbClient):
-    """A phpBB client whose "server" is a list of posts, paged by offset as phpBB pages them (a page past
-    the end is clamped to the last one, as phpBB does)."""
-
-    def __init__(self, posts: list[Post], page_size: int = 10) -> None:
-        super().__init__("http://forum.test/", settings=HttpSettings(min_interval=0, concurrency=2))
-        self.posts = posts
-        self.page_size = page_size
-
-    def _topic_pages(
-        self, topic: int, numbers: Sequence[int], size: int, on_body: object = None
-    ) -> Iterator[TopicPage]:
-        return (self._topic_page(topic, n, size) for n in numbers)
-
-    def _topic_page(self, topic: int, number: int, size: int, on_body: object = None) -> TopicPage:
-        count = max(1, -(-len(self.posts) // self.page_size))
-        page = min(count, (number - 1) * (size or self.page_size) // self.page_size + 1)
-        chunk = self.posts[(page - 1) * self.page_size : page * self.page_size]
-        following = f"http://forum.test/viewtopic.php?t={topic}&start={page * self.page_size}"
-        return TopicPage(
-            dialect="phpbb",
-            topic_id=topic,
-            title="День 1",
-            page=page,
-            page_count=count,
-            posts=tuple(chunk),
-            next_url=following if page < count else None,
-            url=f"http://forum.test/viewtopic.php?t={topic}&start={(page - 1) * self.page_size}",
-        )
 
 
 def summary(tally: Tally, *, records: bool = True) -> dict[str, Any]:
