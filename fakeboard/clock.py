@@ -56,3 +56,7 @@ class FakeClock:
         with self._lock:
             self.now = max(self.now, moment.timestamp())
         return datetime.fromtimestamp(self.now, UTC)
+
+    def iso_at(self, moment: datetime) -> str:
+        """`at`, as ISO text: the `--now` of a command run at that moment."""
+        return self.at(moment).isoformat()

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import forumbot.cli as cli
 from fakeboard.board import Board, BoardServer
+from fakeboard.clock import FakeClock
 from fakeboard.ipb2 import Ipb2Server
 from forumbot.forum.client import open_client
 from forumbot.store import Store
@@ -43,30 +44,6 @@ forum_id = {forum}
 runner = CliRunner()
 
 
-class Clock:
-    """The boards' and the clients' time: it moves only when slept on or set."""
-
-    def __init__(self, start: datetime) -> None:
-        self.now, self.mono = start.timestamp(), 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def time(self) -> float:
-        return self.now
-
-    def monotonic(self) -> float:
-        return self.mono
-
-    def sleep(self, seconds: float) -> None:
-        self.now += max(0.0, seconds)
-        self.mono += max(0.0, seconds)
-
-    def at(self, moment: datetime) -> str:
-        self.now = max(self.now, moment.timestamp())
-        return datetime.fromtimestamp(self.now, UTC).isoformat()
-
-
 def ok(*args: str) -> str:
     result = runner.invoke(cli.app, list(args))
     assert result.exit_code == 0, (args, result.output, result.exception)
@@ -74,9 +51,11 @@ def ok(*args: str) -> str:
 
 
 @contextmanager
-def table(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **server: Any) -> Iterator[tuple[Board, Clock]]:
+def table(
+    engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **server: Any
+) -> Iterator[tuple[Board, FakeClock]]:
     """The board as `engine`, and the command line set up to run the game on it."""
-    clock = Clock(START)
+    clock = FakeClock(START)
     board = Board(language="ru", timezone="Europe/Moscow", now=lambda: datetime.fromtimestamp(clock.now, UTC))
     board.add_user(BOT, BOT_PASSWORD, moderator=True)
     board.add_user("Модератор", "pw", moderator=True)
@@ -104,8 +83,8 @@ def play(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **server:
     outcomes: list[dict[str, Any]] = []
     with table(engine, tmp_path, monkeypatch, **server) as (board, clock):
         ok("new-game", "game.toml")
-        ok("deal", GAME, "--seed", "11", "--now", clock.at(START))
-        ok("publish", GAME, "--flood-interval", "0", "--now", clock.at(START + timedelta(minutes=1)))
+        ok("deal", GAME, "--seed", "11", "--now", clock.iso_at(START))
+        ok("publish", GAME, "--flood-interval", "0", "--now", clock.iso_at(START + timedelta(minutes=1)))
         store = Store(tmp_path / "state.db")
         day_start = START
         while True:
@@ -127,11 +106,11 @@ def play(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **server:
             )
             board.send_pm(boss, BOT, "заказ", f"Убиваем — {town[-1]}", day_start + timedelta(hours=3))
             end = day["deadline"] + timedelta(minutes=5)
-            out = ok("end-day", GAME, "--json", "--now", clock.at(end))
+            out = ok("end-day", GAME, "--json", "--now", clock.iso_at(end))
             draft = json.loads(out[out.index("{") :])
             outcomes.append({"deaths": draft["deaths"], "winner": draft["winner"]})
             ok("draft", "approve", GAME, "--by", "Модератор")
-            published = ok("publish", GAME, "--flood-interval", "0", "--now", clock.at(end + timedelta(minutes=1)))
+            published = ok("publish", GAME, "--flood-interval", "0", "--now", clock.iso_at(end + timedelta(minutes=1)))
             if draft["winner"] != "none":
                 assert "the game is over" in published
                 break

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import forumbot.cli as cli
 from fakeboard.board import Board, BoardServer
+from fakeboard.clock import FakeClock
 from fakeboard.ipb3 import Ipb3Server
 from forumbot.forum.client import open_client
 from forumbot.store import Store
@@ -44,30 +45,6 @@ runner = CliRunner()
 Order = Callable[[str, str, datetime], None]  # (boss, text, when): the boss's order reaches the bot
 
 
-class Clock:
-    """The boards' and the clients' time: it moves only when slept on or set."""
-
-    def __init__(self, start: datetime) -> None:
-        self.now, self.mono = start.timestamp(), 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def time(self) -> float:
-        return self.now
-
-    def monotonic(self) -> float:
-        return self.mono
-
-    def sleep(self, seconds: float) -> None:
-        self.now += max(0.0, seconds)
-        self.mono += max(0.0, seconds)
-
-    def at(self, moment: datetime) -> str:
-        self.now = max(self.now, moment.timestamp())
-        return datetime.fromtimestamp(self.now, UTC).isoformat()
-
-
 def ok(*args: str) -> str:
     result = runner.invoke(cli.app, list(args))
     assert result.exit_code == 0, (args, result.output, result.exception)
@@ -91,9 +68,9 @@ def in_the_role_conversation(board: Board, server: Ipb3Server, replies: list[int
 
 
 @contextmanager
-def table(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Board, Clock, Any]]:
+def table(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Board, FakeClock, Any]]:
     """The board as `engine`, and the command line set up to run the game on it."""
-    clock = Clock(START)
+    clock = FakeClock(START)
     board = Board(language="ru", timezone="Europe/Moscow", now=lambda: datetime.fromtimestamp(clock.now, UTC))
     board.add_user(BOT, BOT_PASSWORD, moderator=True)
     board.add_user("Модератор", "pw", moderator=True)
@@ -116,7 +93,7 @@ def table(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         assert not running.errors, running.errors[0]
 
 
-def play_days(board: Board, clock: Clock, store: Store, order: Order, order_ids: list[int]) -> list[dict[str, Any]]:
+def play_days(board: Board, clock: FakeClock, store: Store, order: Order, order_ids: list[int]) -> list[dict[str, Any]]:
     """Every day of the game until a side wins; what each day's draft decided (`order_ids`: the PMs its
     orders were read from)."""
     outcomes: list[dict[str, Any]] = []
@@ -141,7 +118,7 @@ def play_days(board: Board, clock: Clock, store: Store, order: Order, order_ids:
         )
         order(boss, f"Убиваем — {town[-1]}", day_start + timedelta(hours=3))
         end = day["deadline"] + timedelta(minutes=5)
-        ok("end-day", GAME, "--now", clock.at(end))
+        ok("end-day", GAME, "--now", clock.iso_at(end))
         stored = store.draft(row.id, state.day)
         assert stored is not None
         draft = stored.draft.summary()
@@ -149,7 +126,7 @@ def play_days(board: Board, clock: Clock, store: Store, order: Order, order_ids:
         outcomes.append({"deaths": draft["deaths"], "winner": draft["winner"], "orders": orders})
         order_ids.extend(o["pm_id"] for o in draft["orders"])
         ok("draft", "approve", GAME, "--by", "Модератор")
-        published = ok("publish", GAME, "--flood-interval", "0", "--now", clock.at(end + timedelta(minutes=1)))
+        published = ok("publish", GAME, "--flood-interval", "0", "--now", clock.iso_at(end + timedelta(minutes=1)))
         if draft["winner"] != "none":
             assert "the game is over" in published
             break
@@ -168,8 +145,8 @@ def play(
     order_ids: list[int] = []
     with table(engine, tmp_path, monkeypatch) as (board, clock, server):
         ok("new-game", "game.toml")
-        ok("deal", GAME, "--seed", "11", "--now", clock.at(START))
-        ok("publish", GAME, "--flood-interval", "0", "--now", clock.at(START + timedelta(minutes=1)))
+        ok("deal", GAME, "--seed", "11", "--now", clock.iso_at(START))
+        ok("publish", GAME, "--flood-interval", "0", "--now", clock.iso_at(START + timedelta(minutes=1)))
         order = in_the_role_conversation(board, server, replies) if engine == "ipb3" else by_pm(board)
         store = Store(tmp_path / "state.db")
         try:
