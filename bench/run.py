@@ -536,20 +536,19 @@ def floor_child(job: dict[str, Any]) -> dict[str, Any]:
 
 def endday_child(job: dict[str, Any]) -> dict[str, Any]:
     """What end-day reads: every page of the day (through the page cache) and the PMs of its window."""
-    from forumbot.forum.cache import PageCache, read_topic
     from forumbot.host.daywindow import read_day_pms
-    from forumbot.host.tally import read_votes_of
+    from forumbot.host.games import read_day_topic
     from forumbot.store import Store
 
     client = logged_in_client(job["url"])
-    cache = PageCache(Store(job["cache"]))
+    store = Store(job["cache"])
     began = time.perf_counter()
     try:
-        read = read_topic(client, cache, job["topic"], on_page=read_votes_of)
+        read = read_day_topic(store, client, str(job["topic"]))
         topic_done = time.perf_counter()
         window = read_day_pms(client, DAY_START, DAY_START + timedelta(days=1))
     finally:
-        cache.close()
+        store.close()
         client.close()
     done = time.perf_counter()
     pms = len(window.inside) + len(window.late) + len(window.uncertain)

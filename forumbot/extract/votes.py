@@ -684,6 +684,11 @@ class ScanState:
     latest: Mapping[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
     last: tuple[datetime, int] | None = None
 
+    def follows(self, posts: Iterable[Post]) -> bool:
+        """Whether every post comes after the last one read (a scan reads in time order only)."""
+        last = self.last
+        return last is None or all((p.time, p.post_id) > last for p in posts)
+
     def to_json(self) -> dict[str, object]:
         return {
             "made": self.made,
@@ -735,8 +740,7 @@ class VoteScan:
 
     def follows(self, posts: Iterable[Post]) -> bool:
         """Whether every post comes after the last one read (a scan reads in time order only)."""
-        last = self._last
-        return last is None or all((p.time, p.post_id) > last for p in posts)
+        return ScanState(last=self._last).follows(posts)
 
     def read(self, posts: Iterable[Post], fragments: Mapping[int, Sequence[Fragment]] | None = None) -> None:
         """Read `posts` (in any order: they are read by time, then id; a post given twice is read once,

@@ -10,6 +10,7 @@ came partly from the cache, or one older than the topic's last post (`StaleCount
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
+from forumbot.engine.variants.base import Ruleset
 from forumbot.errors import ConfigError, ForumbotError, StateError
 from forumbot.extract import Roster, ScanState, VoteRecord, VoteScan, find_fragments
 from forumbot.extract.votes import Fragment
@@ -82,13 +84,6 @@ def vote_json(record: VoteRecord) -> dict[str, Any]:
         "edited_by": record.edited_by,
         "link": record.permalink,
     }
-
-
-def read_votes_of(page: TopicPage) -> None:
-    """Read the red and bold fragments of a page's posts now (they are kept for the tally): called for
-    each page as it arrives, this overlaps the reading of votes with the fetching of later pages."""
-    for post in page.posts:
-        find_fragments(post.content_html)
 
 
 def _page_votes(page: TopicPage) -> str:
@@ -176,13 +171,6 @@ def _merged(pages: Sequence[_PageVotes]) -> _ExtractedPosts:
     return _ExtractedPosts(posts, fragments, newest, len(later))
 
 
-def extracted_post_count(read: ExtractRead) -> int:
-    """How many distinct posts a read for the pages' votes saw, on every page (those before its first
-    page are read from the cache)."""
-    texts = [*read.earlier_extracts(), *read.extracts]
-    return len({post_id for text in texts for post_id in json.loads(text)["ids"]})
-
-
 def _light_post(entry: list[Any]) -> Post:
     post_id, author, time, visibility, edited, changed, edited_by, permalink, _ = entry
     post = Post(
@@ -257,10 +245,16 @@ class CountRules:
     votes_per_post: int = 1
     skip_authors: Sequence[str] = ()
 
+    @functools.cached_property
+    def ruleset(self) -> Ruleset:
+        """The variant with its options, read once for the count."""
+        variant = find_variant(self.variant)
+        return variant(variant.parse_options(self.options))
+
     @property
     def name(self) -> str:
         """A digest of everything a count's records depend on (the living players' order only ranks)."""
-        opts = find_variant(self.variant).parse_options(self.options)
+        opts = self.ruleset.options
         parts = [
             COUNT_VERSION, PAGE_VOTES.kind, sorted(self.living), sorted(self.dead),
             self.start.isoformat() if self.start else None, self.deadline.isoformat() if self.deadline else None,
@@ -330,26 +324,6 @@ def tally_posts(
     return _tally(rules, scan, scan.records, read_at, complete, newest, len({p.post_id for p in posts}))
 
 
-def tally_extracts(
-    read: ExtractRead,
-    living: Sequence[str],
-    *,
-    dead: Sequence[str] = (),
-    start: datetime | None = None,
-    deadline: datetime | None = None,
-    variant: str = DEFAULT_VARIANT,
-    options: dict[str, Any] | None = None,
-    votes_per_post: int = 1,
-    skip_authors: Iterable[str] = (),
-    read_at: datetime | None = None,
-    resume: CountState | None = None,
-) -> Tally:
-    """`tally_posts` over a read for the pages' votes (`read_topic_extracts` with `PAGE_VOTES`): the same
-    count, made without the posts' bodies. `complete` is the read's. See `count_extracts`."""
-    rules = CountRules(living, dead, start, deadline, variant, options, votes_per_post, tuple(skip_authors))
-    return count_extracts(read, rules, read_at=read_at, resume=resume)
-
-
 def count_extracts(
     read: ExtractRead, rules: CountRules, *, read_at: datetime | None = None, resume: CountState | None = None
 ) -> Tally:
@@ -364,7 +338,7 @@ def count_extracts(
         resume is not None
         and read.first_page > 1
         and resume.pages == read.through(read.first_page - 1)
-        and _scan(rules, resume.scan).follows(post for page in pages for post in page.posts)
+        and resume.scan.follows(post for page in pages for post in page.posts)
     )
     if resumed and resume is not None:
         scan, kept, posts = _read_on(rules, read, pages, resume)
@@ -410,7 +384,7 @@ def _shared_ids(earlier: Sequence[_PageVotes], later: Sequence[_PageVotes]) -> b
 
 
 def _scan(rules: CountRules, state: ScanState | None = None) -> VoteScan:
-    opts = find_variant(rules.variant).parse_options(rules.options)
+    opts = rules.ruleset.options
     return VoteScan(
         Roster([*rules.living, *rules.dead]),
         dead=set(rules.dead),
@@ -440,8 +414,7 @@ def _tally(
         voters.setdefault(target, []).append(voter)
         first_vote.setdefault(target, index)
     order = {nick: i for i, nick in enumerate(living)}
-    rules_cls = find_variant(rules.variant)
-    variant = rules_cls(rules_cls.parse_options(rules.options))
+    variant = rules.ruleset
     counts = {n: len(v) for n, v in voters.items()}
     ranked = variant.rank(counts, first_vote, order)
     voted = {voter for who in voters.values() for voter in who}

@@ -1,4 +1,4 @@
-"""A re-tally from the votes kept beside the cached pages (`PAGE_VOTES`, `tally_extracts`): the count a full
+"""A re-tally from the votes kept beside the cached pages (`PAGE_VOTES`, `count_extracts`): the count a full
 read gives, made without decoding or reading again a page that did not change."""
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from forumbot.host.tally import (
     PAGE_VOTES,
     CountRules,
     Tally,
-    extracted_post_count,
-    tally_extracts,
+    count_extracts,
     tally_posts,
 )
 from forumbot.posts import Post, TopicPage
@@ -96,10 +95,11 @@ def test_a_retally_counts_what_a_count_of_every_post_counts(cache: PageCache) ->
     read_topic(client, cache, 2, extract=PAGE_VOTES)
     client.posts += [make_post(n) for n in range(96, 121)]
     again = read_topic_extracts(client, cache, 2, PAGE_VOTES, incremental=True)
-    assert not again.complete and extracted_post_count(again) == 120
+    counted = count_extracts(again, CountRules(PLAYERS))
+    assert not again.complete and counted.posts == 120
     expected = tally_posts(client.posts, PLAYERS, complete=False)
     assert expected.records and expected.counts  # the day holds votes, counted and superseded
-    assert summary(tally_extracts(again, PLAYERS)) == summary(expected)
+    assert summary(counted) == summary(expected)
 
 
 def test_a_retally_neither_decodes_nor_extracts_an_unchanged_page(
@@ -129,7 +129,8 @@ def test_pages_cached_without_their_votes_are_read_for_them_once(
     made.clear()
     second = read_topic_extracts(client, cache, 2, counting_extract(made), incremental=True)
     assert made == [5] and decoded == [5]
-    assert summary(tally_extracts(first, PLAYERS)) == summary(tally_extracts(second, PLAYERS))
+    rules = CountRules(PLAYERS)
+    assert summary(count_extracts(first, rules)) == summary(count_extracts(second, rules))
 
 
 def test_an_edit_on_the_refetched_page_is_counted_as_a_full_read_counts_it(tmp_path: Path) -> None:
@@ -138,8 +139,8 @@ def test_an_edit_on_the_refetched_page_is_counted_as_a_full_read_counts_it(tmp_p
         for target in (kept, plain):
             read_topic(SyntheticTopic(list(posts)), target, 2, extract=PAGE_VOTES)
         edited = [*posts[:-3], make_post(43, vote("player4")), *posts[-2:]]  # no notice: seen by the cache
-        from_extracts = tally_extracts(
-            read_topic_extracts(SyntheticTopic(edited), kept, 2, PAGE_VOTES, incremental=True), PLAYERS
+        from_extracts = count_extracts(
+            read_topic_extracts(SyntheticTopic(edited), kept, 2, PAGE_VOTES, incremental=True), CountRules(PLAYERS)
         )
         read = read_topic(SyntheticTopic(edited), plain, 2, incremental=True)
     record = next(r for r in from_extracts.records if r.post_id == 43)
