@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
@@ -12,11 +12,11 @@ import pytest
 import respx
 
 from fakeboard.clock import FakeClock
+from fakeboard.synthetic import SyntheticTopic
 from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, fetch_topic_incremental, read_topic
 from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
-from forumbot.forum.markup import BodyReader
 from forumbot.posts import Post, TopicPage
 from forumbot.store import Store
 
@@ -34,41 +34,6 @@ def make_post(post_id: int, text: str | None = None, **extra: Any) -> Post:
         permalink=f"http://forum.test/viewtopic.php?p={post_id}#p{post_id}",
         **extra,
     )
-
-
-class SyntheticTopic(PhpbbClient):
-    """A phpBB client whose "server" is a list of posts; the real paging and caching logic runs on top.
-
-    Pages are addressed by offset like phpBB (`start=(n-1)*size`), clamped to the last page like phpBB.
-    """
-
-    def __init__(self, posts: list[Post], page_size: int = 10) -> None:
-        super().__init__("http://forum.test/", settings=HttpSettings(min_interval=0, concurrency=2))
-        self.posts = posts
-        self.page_size = page_size
-        self.calls: list[int] = []
-
-    def _topic_pages(
-        self, topic: int, numbers: Sequence[int], size: int, on_body: BodyReader | None = None
-    ) -> Iterator[TopicPage]:
-        return (self._topic_page(topic, n, size) for n in numbers)
-
-    def _topic_page(self, topic: int, number: int, size: int, on_body: BodyReader | None = None) -> TopicPage:
-        count = max(1, -(-len(self.posts) // self.page_size))
-        page = min(count, (number - 1) * size // self.page_size + 1)
-        self.calls.append(page)
-        chunk = self.posts[(page - 1) * self.page_size : page * self.page_size]
-        start = page * self.page_size
-        return TopicPage(
-            dialect="phpbb",
-            topic_id=topic,
-            title="Day 1",
-            page=page,
-            page_count=count,
-            posts=tuple(chunk),
-            next_url=f"http://forum.test/viewtopic.php?t={topic}&start={start}" if page < count else None,
-            url=f"http://forum.test/viewtopic.php?t={topic}&start={(page - 1) * self.page_size}",
-        )
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from topic_support import SyntheticTopic
 
+from fakeboard.synthetic import SyntheticTopic
 from forumbot.errors import StateError
 from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, PageExtract, read_topic, read_topic_extracts

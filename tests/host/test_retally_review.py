@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from topic_support import SyntheticTopic
 
+from fakeboard.synthetic import SyntheticTopic
 from forumbot.errors import StateError
 from forumbot.forum.cache import PageCache, read_topic
 from forumbot.host.recount import count_topic

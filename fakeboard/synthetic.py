@@ -1,5 +1,5 @@
-"""A topic served from a list of posts, for the re-tally tests: the real paging, caching and counting run
-on top of it, without HTTP."""
+"""A topic served from a list of posts, for the tests of reading and counting topics: the real paging,
+caching and counting run on top of it, without HTTP."""
 
 from __future__ import annotations
 
