@@ -57,7 +57,6 @@ from forumbot.forum.posting import (
     MAX_CANDIDATES,
     MAX_FOLDER_PAGES,
     ForumTopicRow,
-    LockResult,
     TooManyRecipients,
     UnknownRecipient,
 )
@@ -321,20 +320,13 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
 
     # -- closing a topic --------------------------------------------------------------------------
 
-    def topic_locked(self, topic_id: int) -> bool:
-        return ipb3_topic_closed(self.http.get(self.http.url(f"index.php?showtopic={topic_id}")).text)
+    def _closed(self, html: str) -> bool:
+        return ipb3_topic_closed(html)
 
-    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
-        """Close the topic with the moderators' link of its page (`do=00`). The topic is read before
-        (closed already: done) and after; a refusal is a result, not an error."""
-        page = self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
-        if ipb3_topic_closed(page.text):
-            return LockResult(locked=True, already=True)
+    def _close(self, page: Page) -> str:
+        """Follow the page's moderators' link that closes the topic (`do=00`); what the board said."""
         link = ipb3_mod_link(page.text, "00")
-        said = self._follow(link) if link else "the topic page offers this account no way to close it"
-        if self.topic_locked(topic_id):
-            return LockResult(locked=True)
-        return LockResult(locked=False, reason=said or "the board did not close it")
+        return self._follow(link) if link else "the topic page offers this account no way to close it"
 
     def _follow(self, link: str) -> str:
         """Follow a moderators' link as a browser does; what the board said when it refused."""

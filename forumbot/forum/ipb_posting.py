@@ -170,6 +170,33 @@ class InvisionPoster(Generic[Client]):
         if self._last_submit is not None:
             clock.sleep(max(0.0, self._last_submit + self.min_gap - clock.time()))
 
+    # -- closing a topic --------------------------------------------------------------------------
+
+    def topic_locked(self, topic_id: int) -> bool:
+        return self._closed(self._topic_page(topic_id).text)
+
+    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
+        """Close the topic with the moderators' tools of its page (`_close`). The topic is read before
+        (closed already: done) and after; a refusal is a result, not an error."""
+        page = self._topic_page(topic_id)
+        if self._closed(page.text):
+            return LockResult(locked=True, already=True)
+        said = self._close(page)
+        if self.topic_locked(topic_id):
+            return LockResult(locked=True)
+        return LockResult(locked=False, reason=said or "the board did not close it")
+
+    def _topic_page(self, topic_id: int) -> Page:
+        return self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
+
+    def _closed(self, html: str) -> bool:
+        """Whether a topic page shows the topic closed (the version's own markup)."""
+        raise NotImplementedError
+
+    def _close(self, page: Page) -> str:
+        """Close the topic with the tools its page offers; what the board said, if anything."""
+        raise NotImplementedError
+
 
 class Ipb2Poster(InvisionPoster[IpbClient]):
     """Posts, closes and PMs as the client's account on an IPB 2 board. `flood_interval` is the group's
@@ -266,22 +293,12 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
 
     # -- closing a topic --------------------------------------------------------------------------
 
-    def topic_locked(self, topic_id: int) -> bool:
-        return ipb2_topic_closed(self.http.get(self.http.url(f"index.php?showtopic={topic_id}")).text)
-
-    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
-        """Close the topic with the moderators' form of its page (`CODE=00`). The topic is read before
-        (closed already: done) and after; a refusal is a result, not an error."""
-        page = self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
-        if ipb2_topic_closed(page.text):
-            return LockResult(locked=True, already=True)
-        said = self._close(page)
-        if self.topic_locked(topic_id):
-            return LockResult(locked=True)
-        return LockResult(locked=False, reason=said or "the board did not close it")
+    def _closed(self, html: str) -> bool:
+        return ipb2_topic_closed(html)
 
     def _close(self, page: Page) -> str:
-        """Submit the page's moderators' form set to close the topic; what the board said, if anything."""
+        """Submit the page's moderators' form set to close the topic (`CODE=00`); what the board said, if
+        anything."""
         form = ipb2_form(page.text, "modform")
         if form is None:
             return "the topic page offers this account no moderators' tools"
