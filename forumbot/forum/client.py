@@ -528,7 +528,21 @@ class PhpbbClient(HttpForumClient):
             raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
 
 
-class IpbClient(HttpForumClient):
+class _InvisionClient(HttpForumClient):
+    """What the clients of IPB 2 and IPB 3 share: how their pages say "log in" or "not allowed", and
+    their login form."""
+
+    def is_login_wall(self, html: str) -> bool:
+        return ipb.is_login_wall(self._tree(html))
+
+    def is_no_permission(self, html: str) -> bool:
+        return ipb.is_no_permission(self._tree(html))
+
+    def _parse_login_form(self, page: Page) -> dict[str, str]:
+        return ipb.parse_login_form(page.text)
+
+
+class IpbClient(_InvisionClient):
     """Invision Power Board 2.x (`index.php?act=...` URLs, often windows-1251)."""
 
     dialect = "ipb2"
@@ -541,12 +555,6 @@ class IpbClient(HttpForumClient):
         pm="index.php?act=Msg&CODE=03&VID=in&MSID={pm}",
         topic_params=("showtopic", "t"),
     )
-
-    def is_login_wall(self, html: str) -> bool:
-        return ipb.is_login_wall(self._tree(html))
-
-    def is_no_permission(self, html: str) -> bool:
-        return ipb.is_no_permission(self._tree(html))
 
     def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
         tz = self._zone_of(page)
@@ -572,9 +580,6 @@ class IpbClient(HttpForumClient):
             self.tz = offset_between(shown, self._now()) if shown is not None else None
         return self.tz or UTC
 
-    def _parse_login_form(self, page: Page) -> dict[str, str]:
-        return ipb.parse_login_form(page.text)
-
     def _authenticate(self, http: ForumHttp) -> None:
         """IPB 2.x: GET the form for its referer, POST `UserName`/`PassWord` in the board's charset."""
         username, password = self._credentials_or_fail()
@@ -590,7 +595,7 @@ class IpbClient(HttpForumClient):
             raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
 
 
-class Ipb3Client(HttpForumClient):
+class Ipb3Client(_InvisionClient):
     """Invision Power Board 3.x (3.3 and 3.4 skins, UTF-8 as a rule).
 
     Pages are addressed as the board's own links address them: 3.4 by page number (`page=N`), 3.3 by
@@ -617,12 +622,6 @@ class Ipb3Client(HttpForumClient):
         self._conversations: dict[int, tuple[int | None, list[PrivateMessage]]] = {}
         self._messages: dict[int, PrivateMessage] = {}
         self._read_lock = threading.Lock()
-
-    def is_login_wall(self, html: str) -> bool:
-        return ipb.is_login_wall(self._tree(html))
-
-    def is_no_permission(self, html: str) -> bool:
-        return ipb.is_no_permission(self._tree(html))
 
     def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
         root = self._learn_zone_from(self._tree(page.text, last_use=True))
@@ -651,9 +650,6 @@ class Ipb3Client(HttpForumClient):
 
     def _parse_pm(self, page: Page) -> PrivateMessage:
         return ipb.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
-
-    def _parse_login_form(self, page: Page) -> dict[str, str]:
-        return ipb.parse_login_form(page.text)
 
     def _authenticate(self, http: ForumHttp) -> None:
         """The login form as served (`auth_key`, `referer`, remember me), with the account's name and password."""
