@@ -19,22 +19,19 @@ from publish_support import (
     GAME,
     PLAYERS,
     ROLE_SUBJECT,
-    SEED,
     SHERIFF,
-    START,
     WRITTEN,
     FakeClock,
     Played,
     board_with_day1,
     game_config,
-    play_day1,
+    played_on,
 )
 
 from fakeboard.ipb2 import Ipb2Server
 from forumbot.forum.client import IpbClient
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.ipb_posting import Ipb2Poster
-from forumbot.host import games
 from forumbot.host.outbox import MARKER
 from forumbot.store import Store
 
@@ -69,26 +66,15 @@ def ipb_played_day(
     clock = FakeClock()
     server = Ipb2Server(board, clock=clock, charset=charset, flood_interval=flood_interval)
     store = Store(tmp_path / "state.db")
-    with server:
-        played = IpbPlayed(board, server, clock, store, game_config(server.url, engine="ipb2"), topic)
-        try:
-            games.create_game(store, played.config)
-            games.deal_game(store, GAME, START, topic=str(topic), seed=SEED)
-            play_day1(board, topic)
-            reader = played.client()
-            games.end_day(store, GAME, reader)
-            reader.close()
-            games.approve(store, GAME, "admin")
-            server.reset_log()
-            yield played
-        finally:
-            for client in played.clients:
-                client.close()
-            store.close()
-    assert not server.errors, server.errors[0]
+
+    def make() -> IpbPlayed:  # once the server runs: its url is in the game's config
+        return IpbPlayed(board, server, clock, store, game_config(server.url, engine="ipb2"), topic)
+
+    with played_on(server, make) as played:
+        yield played
 
 
-def assert_ipb_published_once(day: IpbPlayed) -> None:
+def assert_ipb_published_once(day: Played) -> None:
     """Every post and PM of day 1's publication is on the board exactly once, and the game moved on once."""
     [topic] = day.topics_titled(DAY2_TITLE)
     assert topic.forum_id == FORUM and [p.author for p in topic.posts] == [BOT]

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fakeboard.board import Board, BoardServer, PrivateMessage, Topic
 from fakeboard.clock import FakeClock as SharedFakeClock
@@ -182,13 +182,34 @@ def played_day(
     clock = None if real_time else FakeClock()
     server = BoardServer(board, clock=clock, flood_interval=flood_interval)
     store = Store(tmp_path / "state.db")
+    with played_on(
+        server,
+        lambda: Played(board, server, clock, store, game_config(server.url), topic),
+        topic_known=topic_known,
+        drafted=drafted,
+        approve=approve,
+    ) as played:
+        yield played
+
+
+P = TypeVar("P", bound=Played)
+
+
+@contextmanager
+def played_on(
+    server: Any, make: Callable[[], P], *, topic_known: bool = True, drafted: bool = True, approve: bool = True
+) -> Iterator[P]:
+    """`server` (a fake board of any engine) running, and on it the game of `make()` created and dealt (day 1
+    in its topic unless not `topic_known`), day 1 played and drafted (`drafted`) and approved (`approve`);
+    afterwards every client and the state file closed, and no error on the board."""
     with server:
-        played = Played(board, server, clock, store, game_config(server.url), topic)
+        played = make()
+        store, topic = played.store, played.day1_topic
         try:
             games.create_game(store, played.config)
             games.deal_game(store, GAME, START, topic=str(topic) if topic_known else None, seed=SEED)
             if drafted:
-                play_day1(board, topic)
+                play_day1(played.board, topic)
                 reader = played.client()
                 games.end_day(store, GAME, reader)
                 reader.close()

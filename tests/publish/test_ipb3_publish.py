@@ -13,29 +13,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ipb_support import assert_ipb_published_once
 from publish_support import (
     BOT,
     BOT_PASSWORD,
-    CHECKED,
     CHECKPOINTS,
     DAY2_TITLE,
     FORUM,
     GAME,
     NOW,
-    PLAYERS,
     PUBLICATIONS,
-    ROLE_SUBJECT,
-    SEED,
-    SHERIFF,
     START,
-    WRITTEN,
     Crash,
     FakeClock,
     Played,
     board_with_day1,
     crash_at,
     game_config,
-    play_day1,
+    played_on,
 )
 
 from fakeboard.ipb3 import Ipb3Server
@@ -55,8 +50,7 @@ from forumbot.forum.ipb3_posting import (
 )
 from forumbot.forum.markup import browser_fields, parse_html
 from forumbot.forum.posting import TooManyRecipients, UnknownRecipient, poster_for
-from forumbot.host import games
-from forumbot.host.outbox import MARKER, Outbox, Preparing, markers_for, with_marker
+from forumbot.host.outbox import Outbox, Preparing, markers_for, with_marker
 from forumbot.host.publish import PublishReport, publish
 from forumbot.store import Letter, Store
 
@@ -102,42 +96,20 @@ def ipb3_played_day(
     clock = FakeClock()
     server = Ipb3Server(board, clock=clock, flood_interval=flood_interval, pm_flood_interval=pm_flood_interval)
     store = Store(tmp_path / "state.db")
-    with server:
-        played = Ipb3Played(board, server, clock, store, game_config(server.url, engine="ipb3"), topic)
-        try:
-            games.create_game(store, played.config)
-            games.deal_game(store, GAME, START, topic=str(topic), seed=SEED)
-            play_day1(board, topic)
-            reader = played.client()
-            games.end_day(store, GAME, reader)
-            reader.close()
-            games.approve(store, GAME, "admin")
-            server.reset_log()
-            yield played
-        finally:
-            for client in played.clients:
-                client.close()
-            store.close()
-    assert not server.errors, server.errors[0]
+
+    def make() -> Ipb3Played:  # once the server runs: its url is in the game's config
+        return Ipb3Played(board, server, clock, store, game_config(server.url, engine="ipb3"), topic)
+
+    with played_on(server, make) as played:
+        yield played
 
 
 def assert_published_once(day: Ipb3Played) -> None:
-    """Every post and PM of day 1's publication is on the board exactly once, and the game moved on once."""
-    [topic] = day.topics_titled(DAY2_TITLE)
-    assert topic.forum_id == FORUM and [p.author for p in topic.posts] == [BOT]
-    assert MARKER.search(topic.posts[0].body)
-    assert day.board.topic(day.day1_topic).locked
-    for nick in PLAYERS:
-        assert len(day.pms(nick, ROLE_SUBJECT)) == (1 if nick in WRITTEN else 0), nick
-    checks = [m for m in day.pms(SHERIFF) if m.subject != ROLE_SUBJECT]
-    assert len(checks) == 1 and CHECKED in checks[0].body
+    """Every post and PM of day 1's publication is on the board exactly once, each PM a conversation of its
+    own, and the game moved on once."""
+    assert_ipb_published_once(day)
     sent = day.board.pms_from(BOT)
-    assert len(sent) == len(WRITTEN) + 1
     assert len({day.server.conversation_of(m.pm_id) for m in sent}) == len(sent)  # a conversation per letter
-    row = day.store.game(GAME)
-    assert row.state is not None and row.state.day == 2
-    day2 = day.store.day(row.id, 2)
-    assert day2 is not None and day2["topic"] == str(topic.topic_id) and day.store.day(row.id, 3) is None
 
 
 def run(day: Ipb3Played, point: str = "", seen: list[str] | None = None, **http: float) -> PublishReport:
