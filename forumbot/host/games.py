@@ -15,9 +15,8 @@ import json
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from forumbot.config import GameConfig, config_changes, load_game_config
 from forumbot.draft import DayDraft, Early
@@ -54,7 +53,6 @@ from forumbot.store import GameRow, Store
 
 # The publications that show a day's result (see `publish`): once one is made, the day's outcome is public.
 RESULT_PURPOSES = ("topic", "lock", "check", "role-change", "reveal")
-MIN_DAY_LENGTH = timedelta(hours=6)
 Checkpoint = Callable[[str], None]
 
 
@@ -170,20 +168,9 @@ def deal_game(
     salt = secrets.token_hex(16)
     commitment = commitment_of(state, salt)
     store.save_deal(row.id, state, salt, commitment)
-    end = deadline or day_deadline(now, config.game.deadline, config.game.zone)
+    end = deadline or deadlines.first_deadline(now, config.game.deadline, config.game.zone)
     store.open_day(row.id, 1, now, end, topic)
     return Dealt(state, commitment, end)
-
-
-def day_deadline(start: datetime, at: time, zone: ZoneInfo) -> datetime:
-    """The first `at` o'clock in the game's zone at least six hours after the day's start."""
-    local = start.astimezone(zone)
-    day: date = local.date()
-    while True:
-        candidate = datetime.combine(day, at, tzinfo=zone)
-        if candidate >= local + MIN_DAY_LENGTH:
-            return candidate
-        day += timedelta(days=1)
 
 
 # --- end of day -------------------------------------------------------------------------------------
@@ -881,7 +868,8 @@ def advance(store: Store, name: str, now: datetime, *, topic: str | None = None)
     result = {k: data[k] for k in ("day", "deaths", "checks", "winner", "executed", "tally")}
     next_day = None
     if new_state.winner == "none":
-        deadline = _kept_deadline(draft.draft, now) or day_deadline(now, config.game.deadline, config.game.zone)
+        game = config.game
+        deadline = _kept_deadline(draft.draft, now) or deadlines.first_deadline(now, game.deadline, game.zone)
         next_day = (now, deadline, topic)
     store.advance(row.id, state.day, new_state, result, next_day)
     return new_state
