@@ -39,7 +39,7 @@ from forumbot.engine.model import (
 from forumbot.engine.variants import VARIANTS, Ruleset, find_variant
 from forumbot.engine.variants.base import told_by_checks
 from forumbot.errors import RulesError, ScenarioError
-from forumbot.extract.names import fold
+from forumbot.extract.names import skeleton
 
 TOP_KEYS = {"name", "variant", "options", "seed", "players", "days", "description", "notes"}
 # The host's powers, each an optional day key (docs/scenarios.md, "The host's powers").
@@ -380,8 +380,8 @@ def _target(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> str
     text = r.scalar(node, "a player")
     if text in nicks:
         return text
-    folded = fold(text)
-    near = [n for n in nicks if fold(n) == folded]
+    seen = skeleton(text)
+    near = [n for n in nicks if skeleton(n) == seen]
     if len(near) != 1:
         raise r.fail(node, f"unknown player {text!r}")
     return near[0] if rules.options.nick_matching == "lenient" else text

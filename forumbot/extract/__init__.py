@@ -2,12 +2,12 @@
 
 Pure functions over `forumbot.posts` values; the engine gets `Vote` and `Order` values out.
 
-    names.py   fold, Roster.match: exact / lenient matching and the nearest player for the audit
+    names.py   skeleton, looks_alike, Roster.match: exact / lenient matching, the nearest player for the audit
     votes.py   find_fragments (one walk of a post body), extract_post_votes / extract_votes, to_engine_votes
     orders.py  parse_orders (the PM line grammar), orders_from_pm
 """
 
-from forumbot.extract.names import Match, MatchMode, Roster, fold, split_targets
+from forumbot.extract.names import Match, MatchMode, Roster, looks_alike, skeleton, split_targets
 from forumbot.extract.orders import (
     KEYWORDS,
     OrderLine,
@@ -50,12 +50,13 @@ __all__ = [
     "extract_post_votes",
     "extract_votes",
     "find_fragments",
-    "fold",
+    "looks_alike",
     "is_red",
     "orders_from_pm",
     "parse_line",
     "parse_orders",
     "read_body",
+    "skeleton",
     "split_targets",
     "text_from_html",
     "to_engine_votes",

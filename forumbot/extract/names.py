@@ -1,31 +1,36 @@
-"""Nick matching: which player a piece of text names, exactly or nearly (docs/rules/common.md, Nick matching).
+"""Nick matching and look-alike nicks: one definition, the nick's skeleton (docs/votes-and-orders.md, Nick
+matching).
 
-Two modes:
+Two modes of matching a text against the roster:
 
 - ``strict`` (the default of every variant): the text, stripped of surrounding whitespace, must equal a
   player's nick character for character. The seeds demand the exact nick; kozanostra says case matters.
-- ``lenient``: also accepts a text whose *folded* form equals exactly one player's folded nick.
+- ``lenient``: also accepts a text whose skeleton equals exactly one player's skeleton.
 
 Whatever the mode, a text that does not count gets a ``nearest`` player for the audit
-(docs/votes-and-orders.md): the one whose folded nick equals the folded text, else the only player
+(docs/votes-and-orders.md): the one whose skeleton equals the text's, else the only player whose skeleton is
 within edit distance 2 of it.
 
-What folding does (`fold`), in this order, and why:
+Two different nicks *look alike* (`looks_alike`: the config's warning, the moderators' notes) when their
+skeletons are equal or, for nicks of 5 letters and more, one edit apart.
 
-1. NFKC normalisation: composes ``е`` + U+0308 into ``ё`` and maps compatibility forms (full-width
-   letters, ligatures, NBSP and other odd spaces) onto their plain letters.
-2. ``casefold()``: case never distinguishes two players for a human reader.
-3. Zero-width characters (U+200B..U+200D, U+2060, U+FEFF, U+200E/U+200F marks) and the soft hyphen are
-   removed: they are invisible on the page, and pasting a nick from a post often carries them along.
-4. Cyrillic letters that look like Latin ones are mapped onto the Latin letter (``а``->``a``,
-   ``е``/``ё``->``e``, ``о``->``o``, ``р``->``p``, ``с``->``c``, ``у``->``y``, ``х``->``x``, ``к``->``k``,
-   ``м``->``m``, ``т``->``t``, ``н``->``h``, ``в``->``b``, ``і``->``i``, ...). ``ё`` folds to ``e``: Russian
-   writers drop its dots all the time.
-5. Underscores count as spaces (phpBB nicks such as ``Кот_Матроскин`` are written ``Кот Матроскин`` by
-   people), and then every whitespace character is removed: ``Bob  Smith``, ``Bob Smith`` and
-   ``BobSmith`` fold alike. Other punctuation (``.``, ``-``) is kept: it is visible and often meaningful.
+The skeleton (`skeleton`) is what a reader sees of a nick. In this order, and why:
 
-Folding is idempotent (``fold(fold(s)) == fold(s)``), which a property test pins.
+1. NFKC normalisation: compatibility forms (full-width letters, ligatures, NBSP and other odd spaces) become
+   their plain letters.
+2. Invisible characters (Unicode format characters: zero-width spaces and joiners, the soft hyphen, the BOM,
+   direction marks) are removed: pasting a nick from a post often carries them along.
+3. Diacritics are dropped (``ё`` reads as ``е``: Russian writers drop its dots all the time).
+4. Whitespace and underscores are removed: ``Bob  Smith``, ``Bob_Smith`` and ``BobSmith`` read alike (phpBB
+   nicks such as ``Кот_Матроскин`` are written ``Кот Матроскин`` by people). Other punctuation (``.``,
+   ``-``) is kept: it is visible and often meaningful.
+5. Every letter that the Unicode confusables table (the data `confusable-homoglyphs` ships) says looks like
+   an ASCII letter or digit becomes it, in either case: Cyrillic ``а``, ``К``, ``к`` (as its capital),
+   ``т``, Greek ``Α``, ``ο``, ``Η``... become ``a``, ``k``, ``k``, ``t``, ``a``, ``o``, ``h``.
+6. Case is folded: case never distinguishes two players for a human reader (a board's accounts ignore it).
+
+The skeleton is idempotent (``skeleton(skeleton(s)) == skeleton(s)``) and ignores case whatever the
+letters, which property tests pin.
 """
 
 from __future__ import annotations
@@ -34,90 +39,95 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
+
+from confusable_homoglyphs.confusables import confusables_data
+from rapidfuzz.distance import Levenshtein
 
 MatchMode = Literal["strict", "lenient"]
 
 # Why a match came out as it did (Match.why):
 #   exact      the text is a nick, character for character
-#   folded     the folded text equals exactly one player's folded nick
-#   near       exactly one player is within edit distance 2 of the folded text
-#   ambiguous  several players fold alike, or several are within distance 2
+#   alike      the text's skeleton equals exactly one player's skeleton
+#   near       exactly one player's skeleton is within edit distance 2 of the text's
+#   ambiguous  several players have that skeleton, or several are within distance 2
 #   unknown    no player is near
 #   empty      nothing but whitespace
-MatchWhy = Literal["exact", "folded", "near", "ambiguous", "unknown", "empty"]
+MatchWhy = Literal["exact", "alike", "near", "ambiguous", "unknown", "empty"]
 
 NEAR_DISTANCE = 2
-
-_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f"
-
-# Cyrillic (lower case, as casefold leaves it) -> the Latin letter it looks like. Upper-case look-alikes
-# (В/B, Н/H, М/M, Т/T, К/K) reach this table already lower-cased, so the lower-case pairs cover them too.
-_LOOKALIKES = {
-    "а": "a",
-    "в": "b",
-    "е": "e",
-    "ё": "e",
-    "і": "i",
-    "ї": "i",
-    "ј": "j",
-    "к": "k",
-    "м": "m",
-    "н": "h",
-    "о": "o",
-    "р": "p",
-    "с": "c",
-    "т": "t",
-    "у": "y",
-    "х": "x",
-    "ѕ": "s",
-    "ԁ": "d",
-    "ԛ": "q",
-    "ԝ": "w",
-    "ӏ": "l",
-    "_": " ",
-}
-_FOLD_TABLE = str.maketrans({**_LOOKALIKES, **dict.fromkeys(_ZERO_WIDTH, None)})
-_WHITESPACE = re.compile(r"\s+")
+# Short nicks one letter apart are often different names ("Анна", "Анка"): only longer ones look alike.
+ALIKE_MIN_LENGTH = 5
 
 
-def fold(text: str) -> str:
-    """The form two nicks are compared in when exact equality fails (see the module docstring)."""
-    # NFKC and casefold do not commute for a handful of code points; a second pass reaches the fixed
-    # point, so folding stays idempotent whatever the input.
-    return _fold_once(_fold_once(text))
+def _ascii_twin(char: str) -> str | None:
+    """The ASCII character the confusables table says `char` looks like: a letter or digit for a letter,
+    any visible one for a sign (``‐`` -> ``-``); None when it has none."""
+    twins = (str(h["c"]) for h in confusables_data.get(char, ()))
+    fits = str.isalnum if char.isalnum() else str.isprintable
+    return next((t for t in twins if len(t) == 1 and t.isascii() and not t.isspace() and fits(t)), None)
 
 
-def _fold_once(text: str) -> str:
-    folded = unicodedata.normalize("NFKC", text).casefold().translate(_FOLD_TABLE)
-    return _WHITESPACE.sub("", folded)
+@lru_cache(maxsize=8192)
+def _reads_as(char: str) -> str:
+    """One character of a skeleton (already case-folded): its ASCII twin, else its capital's twin, lower-cased;
+    the character itself when it has neither."""
+    if char.isascii():
+        return char
+    twin = _ascii_twin(char)
+    if twin is None and len(char.upper()) == 1:
+        twin = _ascii_twin(char.upper())
+    return twin.casefold() if twin is not None else char
+
+
+def _ignored(char: str) -> bool:
+    return char.isspace() or char == "_" or unicodedata.category(char) == "Cf" or unicodedata.combining(char) > 0
+
+
+def _one_pass(text: str) -> str:
+    plain = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text).casefold())
+    return "".join(_reads_as(c) for c in plain if not _ignored(c))
+
+
+@lru_cache(maxsize=8192)
+def skeleton(nick: str) -> str:
+    """What a reader sees of a nick (see the module's docstring): two nicks with one skeleton are one to him."""
+    # Case folding and normalisation do not commute for a handful of code points: a pass or two more reaches
+    # the fixed point, so the skeleton of a skeleton is itself.
+    seen = _one_pass(nick)
+    for _ in range(3):
+        again = _one_pass(seen)
+        if again == seen:
+            break
+        seen = again
+    return seen
 
 
 def levenshtein(a: str, b: str, limit: int = NEAR_DISTANCE) -> int:
     """Edit distance between `a` and `b`, or `limit + 1` as soon as it is known to exceed `limit`."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        if min(current) > limit:  # every later row is at least this far: stop early
-            return limit + 1
-        previous = current
-    return min(previous[-1], limit + 1)
+    return int(Levenshtein.distance(a, b, score_cutoff=limit))
 
 
-def is_near(folded_text: str, folded_nick: str) -> bool:
-    """Within edit distance 2, and fewer than half of the longer form's characters changed.
+def is_near(text_skeleton: str, nick_skeleton: str) -> bool:
+    """Within edit distance 2, and fewer than half of the longer skeleton's characters changed.
 
     The second condition keeps short words from being "near" every short nick: without it any two-letter
     bold word would be within distance 2 of a two-letter nick.
     """
-    distance = levenshtein(folded_text, folded_nick)
-    return distance <= NEAR_DISTANCE and 2 * distance < max(len(folded_text), len(folded_nick))
+    distance = levenshtein(text_skeleton, nick_skeleton)
+    return distance <= NEAR_DISTANCE and 2 * distance < max(len(text_skeleton), len(nick_skeleton))
+
+
+def looks_alike(a: str, b: str) -> bool:
+    """Two different nicks a reader may take for one another: one skeleton, or (5 letters and more) one edit
+    between their skeletons."""
+    if a == b:
+        return False
+    sa, sb = skeleton(a), skeleton(b)
+    if sa == sb:
+        return True
+    return min(len(sa), len(sb)) >= ALIKE_MIN_LENGTH and levenshtein(sa, sb, 1) <= 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,14 +146,14 @@ class Match:
 
 
 class Roster:
-    """The game's players, for matching the nicks people write. Folded forms are computed once."""
+    """The game's players, for matching the nicks people write. Skeletons are computed once."""
 
     def __init__(self, nicks: Iterable[str]) -> None:
         self.nicks: tuple[str, ...] = tuple(dict.fromkeys(n.strip() for n in nicks if n.strip()))
         self._exact = frozenset(self.nicks)
-        self._by_fold: dict[str, list[str]] = {}
+        self._by_skeleton: dict[str, list[str]] = {}
         for nick in self.nicks:
-            self._by_fold.setdefault(fold(nick), []).append(nick)
+            self._by_skeleton.setdefault(skeleton(nick), []).append(nick)
 
     def __contains__(self, nick: object) -> bool:
         return nick in self._exact
@@ -160,21 +170,21 @@ class Roster:
             return Match(None, False, None, "empty")
         if stripped in self._exact:
             return Match(stripped, True, stripped, "exact")
-        folded = fold(stripped)
-        same = self._by_fold.get(folded, [])
+        seen = skeleton(stripped)
+        same = self._by_skeleton.get(seen, [])
         if len(same) == 1:
             nick = same[0]
-            return Match(nick if mode == "lenient" else None, False, nick, "folded")
+            return Match(nick if mode == "lenient" else None, False, nick, "alike")
         if len(same) > 1:
             return Match(None, False, None, "ambiguous")
-        return self._near(folded)
+        return self._near(seen)
 
     def nearest(self, text: str) -> str | None:
         """The player a near miss probably meant (docs/votes-and-orders.md, Nick matching), or None."""
         return self.match(text).nearest
 
-    def _near(self, folded: str) -> Match:
-        candidates = [nicks for key, nicks in self._by_fold.items() if is_near(folded, key)]
+    def _near(self, seen: str) -> Match:
+        candidates = [nicks for key, nicks in self._by_skeleton.items() if is_near(seen, key)]
         if not candidates:
             return Match(None, False, None, "unknown")
         if len(candidates) > 1 or len(candidates[0]) > 1:

@@ -3,52 +3,30 @@
 A nick is flagged when
 - it mixes scripts: "Koт_Учёный (лат.: K, o)" names the letters of the smaller script;
 - it is all Latin among Cyrillic players and every letter has a Cyrillic twin: "Bepa (лат.)" reads as «Вера»;
-- it looks like another player's nick: "Вера (похож на: Bepa)". Two nicks look alike when their skeletons
-  (each letter replaced by its Latin twin from the Unicode confusables table, case and dots on «ё» dropped,
-  separators ignored) are equal, or, for longer nicks, one edit apart.
+- it looks like another player's nick: "Вера (похож на: Bepa)". What looks alike is defined once, for the
+  vote matching, the config's warnings and these notes alike: `forumbot.extract.names.looks_alike` (the
+  nicks' skeletons are equal or, for longer nicks, one edit apart).
 
-The letters' scripts and twins come from the Unicode data that `confusable-homoglyphs` ships; edit distance
-from `rapidfuzz`.
+The letters' scripts and twins come from the Unicode data that `confusable-homoglyphs` ships.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
-from functools import lru_cache
 
 from confusable_homoglyphs.categories import alias
 from confusable_homoglyphs.confusables import confusables_data
-from rapidfuzz.distance import Levenshtein
+
+from forumbot.extract.names import looks_alike, skeleton
+
+__all__ = ["flag", "flags", "looks_alike", "notes", "scripts_of", "skeleton"]
 
 SCRIPT_NAMES: dict[str, str] = {"LATIN": "лат.", "CYRILLIC": "кир.", "GREEK": "греч."}
 RUSSIAN_LETTERS = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ")
-SEPARATORS = frozenset(" _-.\u00a0")
-# Short nicks one letter apart are often different names ("Анна", "Анка"): only longer ones count as near.
-NEAR_MIN_LENGTH = 5
 
 
 def _twins(char: str) -> list[str]:
     return [str(h["c"]) for h in confusables_data.get(char, ()) if len(str(h["c"])) == 1]
-
-
-@lru_cache(maxsize=4096)
-def _latin_twin(char: str) -> str:
-    """The ASCII letter `char` looks like (Cyrillic «В» -> "B"), or `char` itself."""
-    if char.isascii():
-        return char
-    return next((t for t in _twins(char) if t.isascii() and t.isalnum()), char)
-
-
-def _strip_marks(text: str) -> str:
-    decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-@lru_cache(maxsize=4096)
-def skeleton(nick: str) -> str:
-    """What a reader sees of a nick: Latin twins, no case, no diacritics, no separators."""
-    return "".join(_latin_twin(c) for c in _strip_marks(nick) if c not in SEPARATORS).casefold()
 
 
 def scripts_of(nick: str) -> dict[str, list[str]]:
@@ -77,18 +55,6 @@ def _reads_as_cyrillic(nick: str, letters: dict[str, list[str]]) -> bool:
     if set(letters) != {"LATIN"}:
         return False
     return all(any(t in RUSSIAN_LETTERS for t in _twins(c)) for c in letters["LATIN"])
-
-
-def looks_alike(a: str, b: str) -> bool:
-    """Two different nicks a reader may take for one another."""
-    if a == b:
-        return False
-    sa, sb = skeleton(a), skeleton(b)
-    if sa == sb:
-        return True
-    if min(len(sa), len(sb)) < NEAR_MIN_LENGTH:
-        return False
-    return Levenshtein.distance(sa, sb, score_cutoff=1) <= 1
 
 
 def notes(nick: str, players: Iterable[str]) -> list[str]:

@@ -1,4 +1,5 @@
-"""Nick matching (docs/rules/common.md, Nick matching; docs/votes-and-orders.md, the nearest player for the audit)."""
+"""Nick matching and look-alike nicks: one skeleton decides (docs/rules/common.md, Nick matching;
+docs/votes-and-orders.md, the nearest player for the audit)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forumbot.extract import Roster, fold, split_targets
+from forumbot.extract import Roster, looks_alike, skeleton, split_targets
 from forumbot.extract.names import levenshtein
+from forumbot.render import nicks
 
 LATIN_O = "\u006f"  # Latin small o, looks like Cyrillic о
 
@@ -27,8 +29,10 @@ LOOKALIKES = [
     ("Ежик в тумане", "Ёжик в тумане"),
     ("Аlice", "Alice"),  # Cyrillic А in a Latin nick
     ("BOB SMITH", "Bob Smith"),
+    ("\u0391lice", "Alice"),  # Greek capital Alpha
+    ("Mypka", "Мурка"),  # all Latin: M, y, p, k, a
 ]
-PLAYERS = ["Alice", "Bob Smith", "Пётр", "Кот_Матроскин", "Дядя Фёдор", "Алиса", "Ёжик в тумане", "Mr. Pink"]
+PLAYERS = ["Alice", "Bob Smith", "Пётр", "Кот_Матроскин", "Дядя Фёдор", "Алиса", "Ёжик в тумане", "Mr. Pink", "Мурка"]
 
 
 @pytest.fixture
@@ -50,13 +54,13 @@ def test_surrounding_whitespace_is_not_part_of_the_nick(roster: Roster) -> None:
 def test_strict_ignores_a_lookalike_but_names_the_player(roster: Roster, text: str, nick: str) -> None:
     m = roster.match(text, "strict")
     assert m.nick is None
-    assert (m.nearest, m.why, m.exact) == (nick, "folded", False)
+    assert (m.nearest, m.why, m.exact) == (nick, "alike", False)
 
 
 @pytest.mark.parametrize(("text", "nick"), LOOKALIKES)
 def test_lenient_mode_counts_a_lookalike(roster: Roster, text: str, nick: str) -> None:
     m = roster.match(text, "lenient")
-    assert (m.nick, m.exact, m.why) == (nick, False, "folded")
+    assert (m.nick, m.exact, m.why) == (nick, False, "alike")
 
 
 @pytest.mark.parametrize(("text", "nick"), [("Alic", "Alice"), ("Alise", "Alice"), ("Mr Pink", "Mr. Pink")])
@@ -71,7 +75,7 @@ def test_two_players_within_distance_two_give_no_nearest() -> None:
     assert (m.nick, m.nearest, m.why) == (None, None, "ambiguous")
 
 
-def test_players_that_fold_alike_give_no_nearest_but_exact_still_counts() -> None:
+def test_players_that_look_alike_give_no_nearest_but_exact_still_counts() -> None:
     roster = Roster(["Bob", "bob"])
     assert roster.match("BOB", "lenient") == roster.match("BOB") and roster.match("BOB").why == "ambiguous"
     assert roster.match("bob").nick == "bob"
@@ -88,10 +92,35 @@ def test_unknown_and_empty(roster: Roster) -> None:
     assert roster.match(" \u00a0 ").why == "empty"
 
 
-def test_fold_examples() -> None:
-    assert fold("Пётр") == fold("ПЕТР") == fold("петр")
-    assert fold("Bob\u00a0\u00a0Smith") == fold("bobsmith") == fold("Bob_Smith")
-    assert fold("Mr. Pink") != fold("Mr Pink")  # punctuation is kept
+def test_skeleton_examples() -> None:
+    assert skeleton("Пётр") == skeleton("ПЕТР") == skeleton("петр")
+    assert skeleton("Bob\u00a0\u00a0Smith") == skeleton("bobsmith") == skeleton("Bob_Smith")
+    assert skeleton("Mr. Pink") != skeleton("Mr Pink")  # punctuation is kept
+    assert skeleton("Кот") == skeleton("КОТ") == skeleton("K\u03bf\u0442")  # Latin K, Greek omicron, Cyrillic т
+
+
+# Written with the other alphabet's letters: Greek capital Alpha; Latin K with Greek omicron; Greek capital
+# Eta; all Latin. Each is the real nick to a reader, and so to every part of the bot.
+GREEK_AND_LATIN = [("\u0391lice", "Alice"), ("K\u03bf\u0442", "Кот"), ("\u0397ина", "Нина"), ("Mypka", "Мурка")]
+
+
+@pytest.mark.parametrize(("written", "nick"), GREEK_AND_LATIN)
+def test_one_definition_of_looking_alike_decides_everywhere(written: str, nick: str) -> None:
+    roster = Roster([nick, "Пётр"])
+    assert roster.match(written).why == "alike" and roster.match(written).nearest == nick  # the audit's hint
+    assert roster.match(written, "lenient").nick == nick  # lenient matching
+    assert roster.match(written).nick is None  # strict: never counted
+    assert looks_alike(written, nick) and nicks.looks_alike is looks_alike  # the config's and preview's notes
+    assert f"похож на: {nick}" in nicks.flag(written, [written, nick])
+
+
+ALPHABETS = ["абвгдеёжзийклмнопрстуфхцчшщъыьэюя", "abcdefghijklmnopqrstuvwxyz", "αβγδεζηθικλμνξοπρστυφχψω"]
+
+
+@pytest.mark.parametrize("alphabet", ALPHABETS)
+def test_case_never_changes_a_skeleton(alphabet: str) -> None:
+    for letter in alphabet:
+        assert skeleton(letter) == skeleton(letter.upper()), letter
 
 
 def test_roster_membership_is_exact(roster: Roster) -> None:
@@ -113,15 +142,15 @@ def test_split_targets(text: str, parts: tuple[str, ...]) -> None:
 
 
 @given(st.text())
-def test_fold_is_idempotent(text: str) -> None:
-    assert fold(fold(text)) == fold(text)
+def test_the_skeleton_is_idempotent(text: str) -> None:
+    assert skeleton(skeleton(text)) == skeleton(text)
 
 
 @given(st.text())
-def test_fold_leaves_no_whitespace_or_zero_width(text: str) -> None:
-    folded = fold(text)
-    assert not any(c.isspace() for c in folded)
-    assert not set(folded) & set("\u200b\u200c\u200d\u2060\ufeff\u00ad")
+def test_the_skeleton_leaves_no_whitespace_or_zero_width(text: str) -> None:
+    seen = skeleton(text)
+    assert not any(c.isspace() for c in seen)
+    assert not set(seen) & set("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
 @given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=8))
