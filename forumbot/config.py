@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
+import io
 import os
 import tomllib
+import unicodedata
 from datetime import time
 from pathlib import Path
 from typing import Any, Literal
@@ -77,6 +79,8 @@ def env_files() -> tuple[Path, ...]:
 
 
 def load_settings(env_file: Path | None = None) -> Settings:
+    for path in (env_file,) if env_file is not None else env_files():
+        check_env_file(path)
     try:
         settings = Settings(_env_file=env_file if env_file is not None else env_files())
     except ValidationError as exc:
@@ -84,6 +88,28 @@ def load_settings(env_file: Path | None = None) -> Settings:
     if "state" not in settings.model_fields_set:
         settings = settings.model_copy(update={"state": default_state()})
     return settings
+
+
+def check_env_file(path: Path) -> None:
+    """A `.env` line that does not read as KEY=VALUE, or a FORUMBOT_ name that is no setting, refused naming the
+    file and the line (the line itself is never shown: it may hold the password)."""
+    from dotenv.parser import parse_stream
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    known = {f"FORUMBOT_{name.upper()}" for name in Settings.model_fields}
+    for binding in parse_stream(io.StringIO(text)):
+        written = binding.original.string
+        line = binding.original.line + written[: len(written) - len(written.lstrip())].count("\n")
+        key = binding.key or ""
+        if binding.error or (key.upper().startswith("FORUMBOT_") and binding.value is None):
+            raise ConfigError(f"{path}:{line}: not a KEY=VALUE line (e.g. FORUMBOT_USERNAME=Ведущий)")
+        if key.upper().startswith("FORUMBOT_") and key.upper() not in known and key.upper() != "FORUMBOT_HOME":
+            raise ConfigError(f"{path}:{line}: {key} is no setting of forumbot (known: {', '.join(sorted(known))})")
 
 
 def default_state() -> Path:
@@ -152,12 +178,40 @@ class GameSection(Strict):
     variant: str
     players: list[str] = Field(default_factory=list)
     moderators: list[str] = Field(default_factory=list)
+    # A moderator receives every order and check in the draft: one who also plays is refused unless the host
+    # says so here (a small game whose moderator plays, knowing what he sees).
+    moderators_may_play: bool = False
     timezone: str = "Europe/Moscow"
     deadline: time = time(23, 0)
     options: dict[str, Any] = Field(default_factory=dict)
     # seed 000's «утренняя газета»: a personal PM to every living player with each day's publication
     # (what he may know, the votes, his clan's or his checks' section); off: it costs a PM per player a day.
     morning_reports: bool = False
+
+    @field_validator("name")
+    @classmethod
+    def _one_line_name(cls, value: str, info: ValidationInfo) -> str:
+        if _stored(info):
+            return value
+        if not value.strip():
+            raise ValueError("the game's name is empty")
+        if value != value.strip():
+            raise ValueError(f"{value!r} has spaces around it: write the name without them")
+        if not one_line(value):
+            raise ValueError(f"{value!r} is not one line of text: give the name on one line")
+        return value
+
+    @field_validator("deadline", mode="before")
+    @classmethod
+    def _deadline_is_a_time(cls, value: Any) -> Any:
+        """A TOML integer would be read as seconds after midnight (23 -> 00:00:23): refused, not guessed."""
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            hint = f"{value:02d}:00" if isinstance(value, int) and 0 <= value < 24 else "HH:MM"
+            raise ValueError(
+                f"{value!r} is a number, not a time of day (it would read as {value} seconds after midnight): "
+                f'write deadline = "{hint}"'
+            )
+        return value
 
     @field_validator("variant")
     @classmethod
@@ -175,17 +229,25 @@ class GameSection(Strict):
             raise ValueError(f"unknown time zone {value!r}") from None
         return value
 
-    @field_validator("players")
+    @field_validator("players", "moderators")
     @classmethod
-    def _distinct(cls, value: list[str]) -> list[str]:
-        seen: set[str] = set()
-        for nick in value:
-            if not nick.strip():
-                raise ValueError("a player nick is empty")
-            if nick in seen:
-                raise ValueError(f"player {nick!r} is listed twice")
-            seen.add(nick)
+    def _distinct(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        if _stored(info):
+            return value
+        problem = roster_problem(value, "player" if info.field_name == "players" else "moderator")
+        if problem is not None:
+            raise ValueError(problem)
         return value
+
+    @model_validator(mode="after")
+    def _moderators_apart(self, info: ValidationInfo) -> GameSection:
+        both = playing_moderators(self.players, self.moderators)
+        if both and not self.moderators_may_play and not _stored(info):
+            raise ValueError(
+                f"moderators: {', '.join(map(repr, both))} also play, and a moderator receives every order and "
+                "check: list him in one place, or set moderators_may_play = true"
+            )
+        return self
 
     @field_validator("options")
     @classmethod
@@ -203,6 +265,63 @@ class GameSection(Strict):
     @property
     def zone(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
+
+
+def _stored(info: ValidationInfo) -> bool:
+    """A config stored by an earlier forumbot is read as it was accepted then: the checks made since apply to
+    a config file when it is read (`load_game_config`), not to a game already under way."""
+    return bool(info.context and info.context.get("stored"))
+
+
+STORED = {"stored": True}  # the validation context of a config read back from the state file
+
+
+def one_line(text: str) -> bool:
+    """No line break, tab or other control character (format characters such as a direction mark are text)."""
+    return not any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text)
+
+
+def account_key(nick: str) -> str:
+    """The board's account a nick names: a board ignores case and repeated spaces in a user name."""
+    return " ".join(nick.split()).casefold()
+
+
+def roster_problem(nicks: list[str], what: str) -> str | None:
+    """What is wrong with a list of nicks as a board's accounts: an empty one, spaces around one, a line
+    break in one, or two that name one account ("Alice", "alice", "Alice  Smith" and "Alice Smith")."""
+    seen: dict[str, str] = {}
+    for nick in nicks:
+        if not nick.strip():
+            return f"a {what} nick is empty"
+        if nick != nick.strip():
+            return f"{what} {nick!r} has spaces around it: a board's nick has none"
+        if not one_line(nick):
+            return f"{what} {nick!r} is not one line of text"
+        key = account_key(nick)
+        if key in seen:
+            same = "is listed twice" if seen[key] == nick else f"and {seen[key]!r} are one account on a board"
+            return f"{what} {nick!r} {same}: list it once"
+        seen[key] = nick
+    return None
+
+
+def playing_moderators(players: list[str], moderators: list[str]) -> list[str]:
+    """The moderators who are also players (as a board's accounts: case and spaces aside)."""
+    playing = {account_key(p) for p in players}
+    return [m for m in moderators if account_key(m) in playing]
+
+
+def lookalike_warnings(players: list[str]) -> list[str]:
+    """A warning for each pair of players whose nicks look alike (`extract.names.looks_alike`): both may be
+    real accounts, but every reader, the host included, may take one for the other."""
+    from forumbot.extract.names import looks_alike
+
+    return [
+        f"players {a!r} and {b!r} look alike: make sure both are real accounts, and tell the players apart"
+        for i, a in enumerate(players)
+        for b in players[i + 1 :]
+        if looks_alike(a, b)
+    ]
 
 
 class WatchConfig(Strict):
@@ -268,7 +387,9 @@ def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def load_game_config(path: Path) -> GameConfig:
+def load_game_config(path: Path, *, stored: bool = False) -> GameConfig:
+    """The game's config file, validated (a ConfigError names the file and the field). `stored`: only the
+    checks a config already stored in the state file passed (see `_stored`)."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -280,13 +401,17 @@ def load_game_config(path: Path) -> GameConfig:
     if "source" in raw:
         raise ConfigError(f"{path}: source: set by forumbot (the config's own file), not written in it")
     try:
-        config = GameConfig.model_validate(raw | {"source": str(path.resolve())})
+        config = GameConfig.model_validate(raw | {"source": str(path.resolve())}, context=STORED if stored else None)
     except ValidationError as exc:
         raise ConfigError(f"{path}: {_first_error(exc)}") from None
     resolved = _resolve_paths(config, path.resolve().parent)
     for key, template in resolved.templates.model_dump().items():
         if template is not None and not Path(template).is_file():
             raise ConfigError(f"{path}: templates.{key}: no such template file {template}")
+    pages = resolved.forum.saved_pages
+    if not stored and resolved.forum.engine == "saved" and pages is not None and not pages.is_dir():
+        what = "is not a folder" if pages.exists() else "no such folder"
+        raise ConfigError(f"{path}: forum.saved_pages: {what}: {pages}")
     return resolved
 
 

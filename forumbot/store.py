@@ -443,20 +443,50 @@ class GameRow:
 
 
 class Store:
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, create: bool = True) -> None:
+        """Open the state file. `create`: a missing file is made (new-game, and the page cache of a topic read
+        outside any game); an existing file that is not a forumbot state file is refused either way, and
+        never written into: an empty file, another program's database."""
         self.path = Path(path)
+        existed = self.path.exists()
+        if existed and self.path.is_file() and self.path.stat().st_size == 0:
+            raise StateError(
+                f"{self.path}: the state file is empty (0 bytes), not a forumbot state file: nothing is written "
+                "into it (a state file is made by new-game where none exists; name the right one with --state)"
+            )
+        if not existed and not create:
+            raise StateError(f"{self.path}: the state file does not exist (a game's first one is made by new-game)")
         try:
             self._create_private(self.path)
         except OSError as exc:
             raise StateError(f"{self.path}: cannot create the state file: {exc.strerror or exc}") from None
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            try:
+                self._check_kind(fresh=not existed, create=create)
+            except StateError:
+                self.db.close()
+                raise
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA busy_timeout=5000")
             self._migrate()
         except sqlite3.Error as exc:
             raise state_fault(self.path, exc, "opening it") from None
+
+    def _check_kind(self, *, fresh: bool, create: bool) -> None:
+        """Before anything is written: a database without forumbot's schema is another program's (refused), or
+        an empty one, which only `create` gives the schema."""
+        if fresh or int(self.db.execute("PRAGMA user_version").fetchone()[0]) > 0:
+            return
+        tables = [row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table' LIMIT 3")]
+        if tables:
+            raise StateError(
+                f"{self.path}: not a forumbot state file (an SQLite database of something else, with tables "
+                f"{', '.join(tables)}): nothing is written into it"
+            )
+        if not create:
+            raise StateError(f"{self.path}: an empty database, not a forumbot state file yet (new-game makes one)")
 
     @staticmethod
     def _create_private(path: Path) -> None:

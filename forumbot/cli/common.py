@@ -137,7 +137,7 @@ def open_store(path: Path | None, *, create: bool = False) -> Store:
     if not create and not where.is_file():
         what = "is not a file" if where.exists() else "does not exist"
         raise_state(f"{where}: the state file {what} (a game's first state file is made by new-game)")
-    return Store(where)
+    return Store(where, create=create)
 
 
 def load_game(store: Store, game: str) -> tuple[GameRow, GameConfig]:

@@ -16,6 +16,7 @@ from forumbot.cli.common import (
     StateOption,
     checked_topic,
     current_time,
+    err,
     fail,
     game_client,
     host_errors,
@@ -38,7 +39,7 @@ def new_game_command(
     config: Annotated[Path, typer.Argument(help="The game's TOML config.")], state: StateOption = None
 ) -> None:
     """Create a game in the state file from its config."""
-    from forumbot.config import load_game_config
+    from forumbot.config import load_game_config, lookalike_warnings
     from forumbot.host import games
 
     with host_errors():
@@ -48,6 +49,12 @@ def new_game_command(
     out.print(
         f"game {parsed.game.name!r} created ({parsed.game.variant}, {len(parsed.game.players)} players)", markup=False
     )
+    warn(lookalike_warnings(parsed.game.players))
+
+
+def warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        err.print(f"warning: {warning}", markup=False)
 
 
 @app.command("signups")
@@ -119,9 +126,13 @@ def deal_command(
 
 
 def _deal_list(variant: str, nicks: list[str], seed: int | None, options: dict[str, Any], as_json: bool) -> None:
+    from forumbot.config import roster_problem
     from forumbot.engine.deal import deal as deal_game
     from forumbot.errors import ForumbotError
 
+    problem = roster_problem(nicks, "player")
+    if problem is not None:
+        fail(f"--players: {problem}")
     used_seed = seed if seed is not None else secrets.randbelow(2**63)
     try:
         dealt = deal_game(variant, nicks, used_seed, options)
@@ -145,6 +156,7 @@ def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str
         store = open_store(state)
         _, config = load_game(store, game)
         dealt = games.deal_game(store, game, current_time(now, config.game.zone), topic=topic, seed=seed)
+    warn(dealt.warnings)
     say(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
     say(f"commitment for the first day's post: SHA-256 {dealt.commitment}")
     say(f"day 1 deadline: {local(dealt.deadline, config.game.zone, with_zone=True)}")

@@ -26,6 +26,8 @@ from forumbot.render.bbcode import escape
 from forumbot.store import GameRow, Letter, Store
 
 MIN_DAY_LENGTH = timedelta(hours=6)
+# The farthest a deadline may be moved, from now, and the longest a next day may last: two weeks.
+MAX_AHEAD = timedelta(days=14)
 MOVED = "deadline"  # the audit's kind for a moved deadline
 NEXT_LENGTH = "next_day_length"  # the audit's kind for the next day's length (hours)
 DEADLINE_KINDS = (MOVED, NEXT_LENGTH)
@@ -77,12 +79,17 @@ def parse_when(text: str, current: datetime, zone: ZoneInfo) -> datetime:
     "-30m" from the current deadline."""
     text = text.strip()
     if text[:1] in "+-" and text[-1:].lower() in ("h", "m") and text[1:-1].isdigit():
-        step = timedelta(hours=int(text[1:-1])) if text[-1].lower() == "h" else timedelta(minutes=int(text[1:-1]))
+        minutes = int(text[1:-1]) * (60 if text[-1].lower() == "h" else 1)
+        if minutes > MAX_AHEAD / timedelta(minutes=1):
+            raise StateError(f"WHEN {text!r}: a shift of at most {MAX_AHEAD // timedelta(hours=1)}h (two weeks)")
+        step = timedelta(minutes=minutes)
         return current + step if text[0] == "+" else current - step
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise StateError(f"{text!r}: give an ISO date-time (2026-12-02T23:00) or a shift (+12h, -30m)") from None
+    if abs(moment.year - current.year) > 1:  # a typo of the year, and no arithmetic at the calendar's ends
+        raise StateError(f"WHEN {text!r}: the year {moment.year} is not this game's")
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
 
 
@@ -105,6 +112,9 @@ def move_deadline(
     if when <= now or when <= day["starts_at"]:
         shown = told(when, config.game.zone)
         raise StateError(f"{row.name}: {shown} has passed or is before day {day_no} began; give a later moment")
+    if when - now > MAX_AHEAD:
+        shown = told(when, config.game.zone)
+        raise StateError(f"WHEN: {shown} is more than two weeks away; a deadline moves at most two weeks ahead")
     draft = store.draft(row.id, day_no)
     if draft is not None and draft.approved_by:
         raise StateError(f"{row.name}: day {day_no}'s draft is approved already; the day is over")
@@ -117,7 +127,7 @@ def move_deadline(
 def set_next_day_length(store: Store, row: GameRow, hours: float, *, reason: str, by: str) -> None:
     """The next day lasts at least `hours` (its deadline then falls at the game's deadline o'clock)."""
     day_no, _ = _open_day(store, row)
-    if not 1 <= hours <= 24 * 14:
+    if not 1 <= hours <= MAX_AHEAD / timedelta(hours=1):
         raise StateError(f"--next-day-length {hours:g}: between 1 and 336 hours")
     if not reason.strip() or not by.strip():
         raise StateError("setting the next day's length needs --reason and --by (both go into the audit)")

@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from forumbot.config import GameConfig, config_changes, load_game_config
+from forumbot.config import (
+    STORED,
+    GameConfig,
+    config_changes,
+    load_game_config,
+    lookalike_warnings,
+    playing_moderators,
+    roster_problem,
+)
 from forumbot.draft import DayDraft, Early
 from forumbot.engine import (
     DayInput,
@@ -37,7 +45,7 @@ from forumbot.engine import (
 from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.engine.model import ACTIONS
 from forumbot.engine.variants import Ruleset
-from forumbot.errors import StateError
+from forumbot.errors import ConfigError, StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm, read_body
 from forumbot.extract.commands import is_command_line, parse_commands
 from forumbot.extract.orders import OrderProblem, quoted_order_lines
@@ -73,7 +81,7 @@ def load(store: Store, name: str, *, on_change: Callable[[str], None] | None = N
     """The game and its config. When the host edited the config's file since, the edit is applied (each
     changed field told to `on_change`) or, for a field that may no longer change, refused by name."""
     row = store.game(name)
-    config = GameConfig.model_validate(row.config)
+    config = GameConfig.model_validate(row.config, context=STORED)
     edited = _edited_config(config)
     if edited is None:
         return row, config
@@ -89,8 +97,31 @@ def _edited_config(config: GameConfig) -> GameConfig | None:
     """The config's file as it reads now, when it differs from the stored config (None: unchanged or gone)."""
     if config.source is None or not config.source.is_file():
         return None
-    edited = load_game_config(config.source)
+    try:
+        edited = load_game_config(config.source)
+    except ConfigError:
+        # a file that passed the checks of its day and is unchanged since stays accepted; an edit is checked
+        if load_game_config(config.source, stored=True) == config:
+            return None
+        raise
     return None if edited == config else edited
+
+
+def check_roster(config: GameConfig, players: Sequence[str]) -> list[str]:
+    """The players about to be dealt, as the config's own list is checked (docs/config.md): two nicks of one
+    account, or a moderator who plays without `moderators_may_play`, refused naming the field; a warning for
+    each pair of nicks that look alike."""
+    where = config.source or config.game.name
+    problem = roster_problem(list(players), "player")
+    if problem is not None:
+        raise ConfigError(f"{where}: game.players: {problem}")
+    both = playing_moderators(list(players), config.game.moderators)
+    if both and not config.game.moderators_may_play:
+        raise ConfigError(
+            f"{where}: game.moderators: {', '.join(map(repr, both))} also play, and a moderator receives every "
+            "order and check: take him out of one list, or set moderators_may_play = true"
+        )
+    return lookalike_warnings(list(players))
 
 
 def signups_from_posts(posts: Iterable[Post], exclude: Iterable[str] = ()) -> list[str]:
@@ -120,6 +151,7 @@ class Dealt:
     state: GameState
     commitment: str
     deadline: datetime
+    warnings: list[str] = field(default_factory=list)  # nicks that look alike (`check_roster`)
 
 
 def commitment_line(commitment: str) -> str:
@@ -162,6 +194,7 @@ def deal_game(
     A fixed seed is for demos and replays: anyone who knows it can work out the roles."""
     row, config = load(store, name)
     players = store.players(row.id)
+    warnings = check_roster(config, players)
     if seed is None:
         seed = secrets.randbits(63)
     state = deal(row.variant, players, seed, config.game.options)
@@ -170,7 +203,7 @@ def deal_game(
     store.save_deal(row.id, state, salt, commitment)
     end = deadline or deadlines.first_deadline(now, config.game.deadline, config.game.zone)
     store.open_day(row.id, 1, now, end, topic)
-    return Dealt(state, commitment, end)
+    return Dealt(state, commitment, end, warnings)
 
 
 # --- end of day -------------------------------------------------------------------------------------
@@ -698,12 +731,38 @@ def record_power(
         raise StateError(f"{kind!r}: not a power of the host ({', '.join(POWERS)})")
     if not reason.strip() or not by.strip():
         raise StateError("a power of the host needs --reason and --by")
-    row, _ = load(store, name)
+    row, config = load(store, name)
     state = _dealt_state(row)
     trial = [*store.overrides(row.id, state.day), {"kind": kind, "subject": subject, "value": value, "reason": reason}]
     powers = host_powers(trial)
-    apply_replacements(state, powers.replacements)  # a replacement the rules refuse fails here, naming why
+    ruleset_for(state).check_day_input(state.day, powers)  # what the variant does not give its host, named
+    playing, _ = apply_replacements(state, powers.replacements)  # a replacement the rules refuse fails here
+    _check_power_subject(config, playing, kind, subject, value)
     store.add_override(row.id, state.day, kind, subject, value, reason, by)
+
+
+def _check_power_subject(config: GameConfig, state: GameState, kind: str, subject: str, value: str | None) -> None:
+    """The player a power names plays now (a removal: and lives); a new account is no moderator's, unless the
+    game lets moderators play. Refused at once, naming the power and the nick, never recorded to fail later."""
+    if kind == "replace":
+        new = [value or ""]
+        both = playing_moderators(new, config.game.moderators)
+        if both and not config.game.moderators_may_play:
+            raise ConfigError(f"power replace: {both[0]!r} is a moderator of {config.game.name}, who may not play")
+        return
+    player = state.player(subject)
+    if player is None:
+        former = next((p.nick for p in state.players if subject in p.replaced), None)
+        hint = (
+            f"; {subject!r} was replaced by {former!r}"
+            if former is not None
+            else f"; did you mean {nearest!r}?"
+            if (nearest := Roster(state.nicks()).nearest(subject)) is not None
+            else ""
+        )
+        raise StateError(f"power {kind.replace('_', '-')}: {subject!r} is not a player of {config.game.name}{hint}")
+    if kind == "remove" and not player.alive:
+        raise StateError(f"power remove: {subject!r} is dead already")
 
 
 def _from_post(vote: Vote, post_id: str) -> bool:

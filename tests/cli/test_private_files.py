@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -67,7 +68,10 @@ def test_a_new_state_file_and_its_journal_are_private(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("open_umask")
 def test_a_state_file_another_tool_created_is_made_private(tmp_path: Path) -> None:
     state = tmp_path / "state.db"
-    state.touch(mode=0o644)  # e.g. made by hand before the first new-game
+    made = sqlite3.connect(state)  # an empty database made by hand before the first new-game (a 0-byte file is
+    made.executescript("CREATE TABLE t (x); DROP TABLE t;")  # refused: tests/cli/test_bad_inputs_found.py)
+    made.close()
+    state.chmod(0o644)
     run("new-game", str(DEMO / "game.toml"), "--state", str(state))
     assert mode(state) == 0o600
     for f in state.parent.iterdir():
