@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from forumbot.extract.orders import strip_credentials
+from forumbot.extract.orders import strip_credentials, within_limit
 
 Gender = Literal["male", "female", "neuter", "plural"]
 GENDERS: dict[str, Gender] = {
@@ -75,7 +75,7 @@ def parse_commands(body_text: str) -> PlayerCommands:
     report = quit_game = False
     settings: list[Setting] = []
     problems: list[str] = []
-    for line in lines:
+    for line in within_limit(lines)[0]:  # a letter is relayed whole; commands are read as orders are
         upper = line.upper()
         if upper == "Z":
             report = True

@@ -19,6 +19,10 @@ inline HTML tags, ``**`` markers and quotes around the nick (``«Пётр»``). 
 formatting (``[b]x[/b]``), so the target is matched as written first, then without the formatting that wraps
 it whole, and only then with every tag removed.
 
+Only the first `MAX_PM_LINES` lines of a PM that hold text are read (orders, quoted orders and commands
+alike): an order PM is a few lines, and a PM of thousands would make thousands of audit rows and receipt lines.
+The rest is one problem, `too_long`, naming the first line left unread.
+
 Quoted or forwarded orders never count: the actor is always the PM's sender. `PrivateMessage.body_text`
 already excludes quotes, but ``[quote]...[/quote]`` blocks and ``>``-quoted lines left in a text are
 dropped here too, and a body rebuilt from HTML drops quote blocks.
@@ -48,6 +52,9 @@ from forumbot.engine.model import Action, Order
 from forumbot.extract.names import MatchMode, Roster, split_targets
 from forumbot.extract.votes import is_not_text, is_quote
 from forumbot.posts import PrivateMessage
+
+# Lines holding text read in one PM (docs/votes-and-orders.md, Orders in private messages).
+MAX_PM_LINES = 100
 
 KEYWORDS: dict[str, Action] = {
     "расстреливаю": "vote",
@@ -126,9 +133,10 @@ class ParsedOrders:
     lines: list[OrderLine] = field(default_factory=list)
     unknown: list[tuple[int, str]] = field(default_factory=list)  # (line_no, raw) of unrecognised lines
     password_seen: bool = False
+    unread: tuple[int, int] | None = None  # past MAX_PM_LINES: (the first line not read, the lines not read)
 
 
-ProblemReason = Literal["unknown_line", "unknown_target", "not_player"]
+ProblemReason = Literal["unknown_line", "unknown_target", "not_player", "too_long"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +150,18 @@ class OrderProblem:
     target_text: str | None = None
     nearest: str | None = None  # for unknown_target: the player it probably meant
     ref: str | None = None
+
+
+def within_limit(lines: list[str]) -> tuple[list[str], tuple[int, int] | None]:
+    """The lines up to the `MAX_PM_LINES`-th that holds text, and past it (the first line not read, 1-based,
+    and how many lines holding text are not read), or None when nothing is left unread."""
+    seen = 0
+    for index, line in enumerate(lines):
+        if line.strip():
+            seen += 1
+            if seen > MAX_PM_LINES:
+                return lines[:index], (index + 1, sum(1 for rest in lines[index:] if rest.strip()))
+    return lines, None
 
 
 def _drop_quote_blocks(text: str) -> str:
@@ -319,7 +339,8 @@ def parse_orders(body_text: str) -> ParsedOrders:
     lines: list[OrderLine] = []
     unknown: list[tuple[int, str]] = []
     scrubbed = strip_credentials(body_text)
-    for line_no, line in enumerate(_drop_quote_blocks(scrubbed.text).splitlines(), 1):
+    read, unread = within_limit(_drop_quote_blocks(scrubbed.text).splitlines())
+    for line_no, line in enumerate(read, 1):
         stripped = line.strip()
         if not stripped or stripped.startswith(">"):  # empty, or an e-mail style quoted line
             continue
@@ -333,7 +354,7 @@ def parse_orders(body_text: str) -> ParsedOrders:
             written = exact_targets(stripped)
             exact = tuple(t for t in written[1] if t != order[1]) if written and written[0] == order[0] else ()
             lines.append(OrderLine(order[0], order[1], line_no, stripped, exact))
-    return ParsedOrders(lines, unknown, scrubbed.password_seen)
+    return ParsedOrders(lines, unknown, scrubbed.password_seen, unread)
 
 
 _BLOCK_TAGS = ("p", "div", "li", "tr", "blockquote", "pre", "h1", "h2", "h3", "h4", "h5", "h6")
@@ -365,7 +386,7 @@ def quoted_order_lines(pm: PrivateMessage) -> list[tuple[Action, str, str]]:
         root = lxml_html.fragment_fromstring(pm.body_html, create_parent="div")
     except (etree.ParserError, ValueError):
         return []
-    found: list[tuple[Action, str, str]] = []
+    quoted: list[str] = []
     for quote in [e for e in root.iter() if e is not root and is_quote(e)]:
         if any(is_quote(a) for a in quote.iterancestors() if a is not root):
             continue  # a quote inside a quote is read with the outer one
@@ -373,10 +394,12 @@ def quoted_order_lines(pm: PrivateMessage) -> list[tuple[Action, str, str]]:
             cite.drop_tree()
         for el in quote.iter("br", *_BLOCK_TAGS):
             el.tail = "\n" + (el.tail or "")
-        for line in quote.text_content().splitlines():
-            parsed = parse_line(line)
-            if parsed is not None:
-                found.append((parsed[0], parsed[1], " ".join(line.split())))
+        quoted += quote.text_content().splitlines()
+    found: list[tuple[Action, str, str]] = []
+    for line in within_limit(quoted)[0]:
+        parsed = parse_line(line)
+        if parsed is not None:
+            found.append((parsed[0], parsed[1], " ".join(line.split())))
     return found
 
 
@@ -418,6 +441,9 @@ def orders_from_pm(
     ref = pm.url or f"pm:{pm.pm_id}"
     parsed = parse_orders(_body_text(pm))
     problems = [OrderProblem(sender, n, raw, "unknown_line", ref=ref) for n, raw in parsed.unknown]
+    if parsed.unread is not None:
+        first, count = parsed.unread
+        problems.append(OrderProblem(sender, first, f"{count} lines not read", "too_long", ref=ref))
     orders: list[Order] = []
     for line in parsed.lines:
         if sender not in roster:  # only a player's own account can give his orders

@@ -33,7 +33,7 @@ from forumbot.engine.model import Action, GameState, Vote
 from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError, RulesError, StateError
 from forumbot.extract import Roster, orders_from_pm
 from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
-from forumbot.extract.orders import OrderProblem
+from forumbot.extract.orders import MAX_PM_LINES, OrderProblem
 from forumbot.forum.client import ForumClient
 from forumbot.host import deadlines, games
 from forumbot.host.approval import Verdict, decide, read_verdict
@@ -394,6 +394,8 @@ def _change_note(number: int, limit: int | None) -> str:
 
 
 def _problem_line(problem: OrderProblem) -> str:
+    if problem.reason == "too_long":
+        return f"Не прочитано: письмо длиннее {MAX_PM_LINES} строк, прочитаны первые {MAX_PM_LINES}."
     if problem.reason == "unknown_target":
         hint = f"; возможно, вы имели в виду «{escape(problem.nearest)}»" if problem.nearest else ""
         return f"Не принято: «{escape(problem.raw)}»: нет игрока «{escape(problem.target_text or '')}»{hint}."

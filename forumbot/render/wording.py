@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from forumbot.engine.model import Reason
+from forumbot.extract.orders import MAX_PM_LINES
 
 # Why a vote, or a PM line, was not counted: the extraction's and the day window's codes.
 AUDIT_REASONS: dict[str, str] = {
@@ -36,6 +37,7 @@ AUDIT_REASONS: dict[str, str] = {
     "wrong_channel": "голосуют не здесь",
     "unknown_line": "строка не понята",
     "unknown_target": "нет такого игрока",
+    "too_long": f"письмо длиннее {MAX_PM_LINES} строк: дальше не прочитано",
     "no_order": "в письме нет приказа",
     "no_such_order": "в этой игре нет такого приказа",
     "command": "команда игрока, не приказ (ответ — в квитанции)",
