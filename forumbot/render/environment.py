@@ -5,8 +5,9 @@ Every value a template prints passes through BBCode escaping (the environment's 
 or player text can open or close a tag; the BBCode itself is the template's literal text. Text already made
 inert (`Safe`: phrases with escaped nicks, what a block or macro rendered) is printed as it is.
 
-A host's template runs sandboxed. A variant words its texts in its own templates (`day/<variant>.bbcode.j2`,
-`messages/<kind>/<variant>.bbcode.j2`), each extending the common one; `variant_template` finds them.
+A host's template runs sandboxed and bounded (`render.sandbox`: what it may build, how long it may run). A
+variant words its texts in its own templates (`day/<variant>.bbcode.j2`, `messages/<kind>/<variant>.bbcode.j2`),
+each extending the common one; `variant_template` finds them.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import jinja2.sandbox
 from jinja2.exceptions import SecurityError
 
 from forumbot.errors import ConfigError
 from forumbot.render.bbcode import Safe, escape
 from forumbot.render.phrases import agree, number, plural, role_name, zone_label
+from forumbot.render.sandbox import BoundedSandbox, TemplateTooBig, bounded_run
 
 
 class BBCodeContext(jinja2.runtime.Context):
@@ -47,8 +48,8 @@ def finalize(value: Any) -> Any:
 def environment(loader: jinja2.BaseLoader, *, sandboxed: bool = False) -> jinja2.Environment:
     """The templates' environment. A host's template runs `sandboxed`: it may read the values it is given and
     call the filters, never reach Python's internals (`x.__class__`, `cycler.__init__.__globals__`) nor change
-    a value in place."""
-    kind = jinja2.sandbox.ImmutableSandboxedEnvironment if sandboxed else jinja2.Environment
+    a value in place, nor build or run past the bounds of `render.sandbox`."""
+    kind = BoundedSandbox if sandboxed else jinja2.Environment
     env = kind(
         loader=loader,
         finalize=finalize,
@@ -64,6 +65,8 @@ def environment(loader: jinja2.BaseLoader, *, sandboxed: bool = False) -> jinja2
     env.filters["agree"] = agree
     env.filters["num"] = number
     env.filters["zone"] = zone_label
+    if isinstance(env, BoundedSandbox):
+        env.bound_filters()
     return env
 
 
@@ -102,18 +105,23 @@ def render_template(
     env = template.environment
     try:
         try:
-            ctx = template.new_context(context)
-            body = env.concat(template.root_render_func(ctx))
-            found = {name: env.concat(ctx.blocks[name][0](ctx)) for name in blocks if name in ctx.blocks}
+            with bounded_run():
+                ctx = template.new_context(context)
+                body = env.concat(template.root_render_func(ctx))
+                found = {name: env.concat(ctx.blocks[name][0](ctx)) for name in blocks if name in ctx.blocks}
         except Exception:
             env.handle_exception()  # re-raised with the template's file and line in the traceback
     except jinja2.TemplateSyntaxError as exc:  # an extended or included template, compiled late
         raise ConfigError(f"{exc.filename or where}:{exc.lineno}: template error: {exc.message}") from None
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"{template_location(exc) or where}: template not found: {exc.name}") from None
+    except TemplateTooBig as exc:
+        raise ConfigError(f"{template_location(exc) or where}: template error: too big: {exc}") from None
     except SecurityError as exc:
         at = template_location(exc) or where
         raise ConfigError(f"{at}: template error: not allowed in a template: {exc}") from None
+    except MemoryError:  # past every bound: still one line, naming the template
+        raise ConfigError(f"{where}: template error: it needs more memory than there is") from None
     except Exception as exc:  # a template may fail in any way a Python expression can
         raise ConfigError(f"{template_location(exc) or where}: template error: {type(exc).__name__}: {exc}") from None
     return Rendered(str(body), {k: str(v) for k, v in found.items()})
