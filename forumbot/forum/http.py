@@ -306,7 +306,8 @@ class ForumHttp:
 
     def get(self, url: str, *, content: bool = True) -> Page:
         """GET a page. `content=True`: a login wall or a no-permission page there is an error."""
-        return self._request("GET", url, content=content)
+        page = self._request("GET", url, content=content)
+        return _not_empty(url, page) if content else page
 
     def post(
         self,
@@ -395,7 +396,7 @@ class ForumHttp:
             page = self._accept(url, self._send("GET", url, None, None, True), content=True)
             if page is None:
                 raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
-        return page
+        return _not_empty(url, page)
 
     def _send(
         self,
@@ -521,6 +522,13 @@ def normalise_base_url(base_url: str) -> str:
     if not path.endswith("/"):
         path += "/"
     return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def _not_empty(url: str, page: Page) -> Page:
+    """A page asked for its content that came empty: said with its address, not as a bare "empty page"."""
+    if not page.text.strip():
+        raise ParseError(f"{url}: the forum sent an empty page")
+    return page
 
 
 def _check_status(url: str, page: Page) -> Page:

@@ -187,6 +187,8 @@ class Outbox:
                 return self._record(Delivery(letter, "refused", None, str(exc)))
             self.store.failed(letter.marker, str(exc))
             raise
+        except ParseError as exc:  # an answer that reads as nothing: said with the letter it answered (still
+            raise ParseError(f"{label}: {exc}") from None  # `sending`: the next try looks for it first)
         self.checkpoint(f"after {label}")
         self.store.sent(letter.marker, remote)
         return self._record(Delivery(letter, "sent", remote))
