@@ -335,3 +335,18 @@ def test_a_pm_of_ten_thousand_lines_is_read_only_to_its_limit(demo: Path, tmp_pa
     assert not any(row["action"] == "check" and row["targets"] == ["Winnie"] for row in rows)  # past the limit
     shown = ok("draft", "show", GAME, "--state", state).stdout
     assert len(shown.splitlines()) < 400 and len(re.findall("too_long", shown)) == 1
+
+
+def test_a_game_dealt_before_these_checks_still_plays(tmp_path: Path) -> None:
+    """Its config was accepted then: a moderator among its players does not lock the host out of his game."""
+    path = tmp_path / "state.db"
+    players = ["Alice", "Bob", "Модератор", "Пётр", "Анна", "Глеб", "Дина"]
+    game = {"name": "Старая", "variant": "salon", "players": players, "moderators": ["Модератор"]}
+    store = Store(path)
+    store.create_game("Старая", "salon", {"game": game | {"moderators_may_play": True}}, players)
+    store.close()
+    ok("deal", "Старая", "--seed", "1", "--topic", "1", "--now", DEALT, "--state", str(path))
+    store = Store(path)
+    store.set_config(store.game("Старая").id, {"game": game}, None)  # as a forumbot without the field stored it
+    store.close()
+    assert "Старая" in ok("status", "Старая", "--state", str(path)).stdout

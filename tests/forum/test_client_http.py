@@ -74,7 +74,7 @@ def test_429_retry_after_seconds_is_honoured(clock: FakeClock) -> None:
 def test_429_retry_after_http_date_is_honoured(clock: FakeClock) -> None:
     stamp = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(clock.now + 12))
     when = httpx.Headers({"Retry-After": stamp})
-    respx.get(BASE + "a").mock(side_effect=[httpx.Response(429, headers=when), httpx.Response(200)])
+    respx.get(BASE + "a").mock(side_effect=[httpx.Response(429, headers=when), httpx.Response(200, text="ok")])
     make_http(clock).get(BASE + "a")
     assert clock.sleeps == [pytest.approx(12, abs=1)]
 
@@ -113,7 +113,7 @@ def test_a_non_idempotent_post_is_not_retried_after_a_read_timeout(clock: FakeCl
 
 @respx.mock
 def test_rate_limit_spaces_requests_to_one_host(clock: FakeClock) -> None:
-    respx.get(url__startswith=BASE).mock(return_value=httpx.Response(200))
+    respx.get(url__startswith=BASE).mock(return_value=httpx.Response(200, text="ok"))
     http = make_http(clock, min_interval=2.0)
     for name in "abc":
         http.get(BASE + name)
