@@ -22,7 +22,7 @@ from typing import Any
 from forumbot.config import GameConfig
 from forumbot.engine.day import ruleset_for
 from forumbot.engine.model import CheckResult, DayOutcome, GameState, Player
-from forumbot.engine.variants.base import Ruleset, told_by_checks
+from forumbot.engine.variants.base import Ruleset, told_by_checks, told_by_slot
 from forumbot.render.bbcode import unescape
 from forumbot.render.environment import load_template, render_template, tidy
 from forumbot.render.messages import Message
@@ -73,7 +73,7 @@ def _status(player: Player, day: int) -> str:
 
 
 def _residents(rules: Ruleset, state: GameState, day: int, nick: str, told: Told) -> list[Resident]:
-    known = rules.known_roles(state, nick, told.get(nick))
+    known = rules.known_roles(state, nick, told_by_slot(told, state).get(nick))
     return [
         Resident(p.nick, _status(p, day), role_name(known[p.nick], rules) if p.nick in known else None)
         for p in state.players

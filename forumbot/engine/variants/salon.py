@@ -101,6 +101,7 @@ class Salon(Ruleset):
             if ctx.order(p.nick, "assault") is None and ctx.is_alive(p.nick):
                 ctx.kill(p.nick, "inactive", detail="the maniac assaulted nobody")
         self._execution(ctx, silenced=assaulted if assaulted != heal else None)
+        self.depart(ctx)  # after the day's execution (salon's comes last, in the morning), before the next night
 
     def _maniac(self, ctx: DayContext) -> str | None:
         for p in ctx.started_alive(["maniac"]):
