@@ -226,7 +226,8 @@ def test_a_removal_the_game_cannot_take_is_refused(removals: tuple[Removal, ...]
 
 def test_a_removed_special_in_kozanostra_passes_his_role_on_and_a_removed_player_inherits_nothing() -> None:
     state = kozanostra("mafia")
-    state = state.with_players([*state.players, Player(nick="Том", role="civilian"), Player(nick="Билл", role="civilian")])
+    more = [Player(nick="Том", role="civilian"), Player(nick="Билл", role="civilian")]
+    state = state.with_players([*state.players, *more])
     day = DayInput(
         removals=(Removal(nick="Каттани", reason="cheating"), Removal(nick="Джо", reason="his twin")),
         votes=tuple(Vote(voter=n, targets=("Том",)) for n in ("Фредо", "Анна", "Билл")),
@@ -257,7 +258,10 @@ def fifteen() -> GameState:
 
 
 def test_a_new_maniac_after_more_than_five_days_when_the_maniac_appeared() -> None:
-    orders = (Order(actor="Jack", action="kill", targets=("Boris",)), Order(actor="Wyatt", action="check", targets=("Jack",)))
+    orders = (
+        Order(actor="Jack", action="kill", targets=("Boris",)),
+        Order(actor="Wyatt", action="check", targets=("Jack",)),
+    )
     state = resolve_day(fifteen(), DayInput(orders=orders)).state
     for _ in range(4):  # days 2 to 5
         with pytest.raises(RulesError, match=f"day {state.day}: appoint_maniac: the maniac appeared in the game"):
@@ -437,7 +441,8 @@ def test_the_maniac_appears_by_a_valid_order_sent_while_he_holds_the_role() -> N
     assert not any(p.appeared for p in active.state.players)  # a self-kill is void
     shown = resolve_day(active.state, DayInput(orders=(Order(actor="Jack", action="kill", targets=("Anna",)),)))
     assert [p.nick for p in shown.state.players if p.appeared] == ["Jack"]
-    old = state.with_players([p.model_copy(update={"appeared": True}) if p.nick == "Anna" else p for p in state.players])
+    active_anna = [p.model_copy(update={"appeared": True}) if p.nick == "Anna" else p for p in state.players]
+    old = state.with_players(active_anna)
     day = DayInput(removals=(Removal(nick="Jack", reason="never came"),), appoint_maniac="Anna")
     appointed = resolve_day(old, day).state.player("Anna")
     assert appointed is not None and (appointed.role, appointed.appeared) == ("maniac", False)

@@ -535,9 +535,10 @@ class Ruleset:
                 ctx.kill(nick, "inactive", detail=detail, kind="removed_by_host" if how == "removed" else "left_game")
                 continue
             what = f"removal ({detail})" if how == "removed" else "leaving (Q)"
-            died = "was executed" if ctx.recorded_cause(nick) == "executed" else f"died ({ctx.recorded_cause(nick)})"
-            power = "remove" if how == "removed" else "leaving"
-            ctx.event("no_effect", target=nick, reason=power, detail=f"{what}: no effect (без последствий): {nick} {died} first")
+            cause = ctx.recorded_cause(nick)
+            died = "was executed" if cause == "executed" else f"died ({cause})"
+            said = f"{what}: no effect (без последствий): {nick} {died} first"
+            ctx.event("no_effect", target=nick, reason="remove" if how == "removed" else "leaving", detail=said)
 
     def close_the_night(self, ctx: DayContext, gone: Mapping[str, str]) -> None:
         """`gone` (nick -> "removed" / "left") are dead before the night: the day's orders are collected again,
