@@ -96,7 +96,8 @@ def test_powers_and_overrides_are_recorded_replayed_and_shown_with_who_and_why(s
     assert (roles["Gandalf"], roles["Чебурашка"]) == ("sheriff", "civilian")
     assert draft.deaths["Незнайка"] == "inactive"
     assert draft.tally.get("Маша", 0) >= 1  # the host's vote for Пётр counts
-    assert draft.post is not None and "Ведущий" in draft.post and "Незнайка" in draft.post  # the removal is told as the host's decision
+    # the removal is told as the host's decision
+    assert draft.post is not None and "Ведущий" in draft.post and "Незнайка" in draft.post
 
     shown = " ".join(ok("draft", "show", GAME).split())
     for said in ("второй шериф для динамики", "маньяк молчит", "скриншот роли", "голос прислан в ЛС", BY):

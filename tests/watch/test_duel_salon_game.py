@@ -13,7 +13,7 @@ import pytest
 from fakeboard import Board, BoardServer
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState
-from forumbot.forum.client import ClientSettings, ForumClient, open_client
+from forumbot.forum.client import ClientSettings, PhpbbClient, open_client
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.posting import PhpbbPoster
 from forumbot.host import games
@@ -46,11 +46,13 @@ class Salon:
         assert dealt is not None
         self.state: GameState = dealt
         store.close()
-        self.client: ForumClient = open_client(
+        client = open_client(
             ClientSettings(
                 forum=server.url, username="host_bot", password="pw", dialect="phpbb", http=HttpSettings(min_interval=0)
             )
         )
+        assert isinstance(client, PhpbbClient)
+        self.client = client
         self.poster = PhpbbPoster(self.client, flood_interval=0)
 
     def who(self, role: str, boss: bool | None = None) -> list[str]:
