@@ -27,7 +27,8 @@ Checks on a game's own definition, refused (a RulesError naming the field) befor
 `check_roles` - roles the variant lacks; where the variant has a boss (`has_boss`) exactly one boss among
 the mafia (a game without mafia has none to lead), else no player marked boss; `check_day_input` - a player
 listed silent who votes or sends an order that day, and a use of the host's powers the variant lacks or that
-contradicts itself (`host_power_problems`; what the game's state must allow is checked as the day resolves).
+contradicts itself (`host_power_problems`); `check_host_changes` - a change of the host's own invalid when he
+makes it, judged against the day's roles (what the day itself makes moot is recorded `no_effect` at its end).
 Option values outside their sense are refused by the variant's options model (`parse_options`).
 """
 

@@ -6,8 +6,8 @@ and the lawyer (exact role; a ninja looks like a civilian); (3) night: mafia, ya
 shoot at once and the reanimator saves one player. On turn 1 the players silent since turn 0 die after
 the normal turn and their special roles pass to random living civilians.
 
-Only jail stops an action: a jailed player takes no part in the checks and the night (a jailed checker
-gets `miss`). Every other player killed during the turn still has its vote and orders carried out
+Only jail stops an action (and a removal by the host, or a `Q`, which take effect right after it): a jailed
+player takes no part in the checks and the night (a jailed checker gets `miss`). Every other player killed during the turn still has its vote and orders carried out
 (docs/rules/common.md, common to all variants): one shot in the night still shoots and still learns his
 check; one autokilled after the turn still has his vote counted in the jail (having sent nothing since
 turn 0, that is his default vote for himself, and he sent no orders).
@@ -24,6 +24,11 @@ silent"):
   mafia's, or the yakuza's with its ninja; the lawyer knows no clan and no clan knows him), the roles of
   the dead and jailed (published), and what his own checks told him (a ninja as a civilian); nothing else;
 - the `duel` schedule: a player has moved when his vote and his role's own order (`S nick`) have arrived;
+- a removal by the host, or a `Q` (as if removed), takes effect after the jail and before the checks and the
+  night: his vote counts, his orders of the turn and those naming him are void (collected again without them:
+  an earlier valid order stands); a special so removed passes his role on like the autokill's, to a random
+  civilian alive after every death of the turn (one removed that turn inherits nothing); a jailed one is jailed
+  and the removal has no effect;
 - dealing: `mafia` games have a quarter of the players as mafia (at least one) and a commissar; `neapol`
   a third as mafia, a commissar and a reanimator; `kozanostra` as `mafia`; the optional roles are added
   by the options' counts.

@@ -15,6 +15,12 @@ Decisions where the original rules are silent (docs/rules/salon.md, "Decisions w
   executed (the leader died during the night: nobody is executed);
 - a tie for the execution is drawn among the tied before the rule "leader died in the night" applies;
 - a special who sends no order "missed" (the salon rules: the host writes "Доктор промахнулся" also then).
+
+The host's powers (docs/rules/common.md, "The host's powers"; docs/rules/salon.md): "never the same target two
+nights running" follows the slot (a replacement makes no new target: `apply_replacements` renames the last
+targets); a removal, or a `Q`, takes effect after the execution, the last step of the night order (after the
+day's execution and before the next night): the removed player's vote and night orders of the day stand, and one
+who died earlier in the resolution dies of that, the removal without effect.
 """
 
 from __future__ import annotations
