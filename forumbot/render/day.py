@@ -301,9 +301,12 @@ def _announcements(rules: Ruleset, events: Iterable[Event], phrase: Phrasebook) 
 def _status(rules: Ruleset, before: GameState, outcome: DayOutcome) -> list[Status]:
     """kozanostra's "Статус Жителей": every player, with the role of the dead and the jailed."""
     lines: list[Status] = []
+    gone = {e.target: e.kind for e in outcome.events if e.kind in ("removed_by_host", "left_game")}
     for p in before.players:
         cause = outcome.deaths.get(p.nick)
-        if cause is not None:
+        if cause is not None and p.nick in gone:
+            status = "покинул игру" if gone[p.nick] == "left_game" else "удалён ведущим"
+        elif cause is not None:
             status = "посажен за решётку" if cause == "executed" else "убит"
         elif not p.alive:
             status = "за решёткой" if p.death_cause == "executed" else "мёртв"
