@@ -8,9 +8,10 @@ the normal turn and their special roles pass to random living civilians.
 
 Only jail stops an action (and a removal by the host, or a `Q`, which take effect right after it): a jailed
 player takes no part in the checks and the night (a jailed checker gets `miss`). Every other player killed
-during the turn still has its vote and orders carried out (docs/rules/common.md, common to all variants): one shot in the night still shoots and still learns his
-check; one autokilled after the turn still has his vote counted in the jail (having sent nothing since
-turn 0, that is his default vote for himself, and he sent no orders).
+during the turn still has its vote and orders carried out (docs/rules/common.md, common to all variants): one
+shot in the night still shoots and still learns his check; one autokilled after the turn still has his vote
+counted in the jail (having sent nothing since turn 0, that is his default vote for himself, and he sent no
+orders).
 
 Decisions where the original rules are silent (docs/rules/kozanostra.md, "Decisions where the rules are
 silent"):
