@@ -72,3 +72,13 @@ def test_the_post_that_ends_the_game_by_the_hosts_change_says_so() -> None:
     assert any(phrase in post2 for phrase in PHRASES["decided_by_host"])
     assert not any(phrase in post2 for phrase in PHRASES["role_changed"])  # there is no tomorrow to speak of
     assert "Игра окончена" in post2
+
+
+def test_nobody_is_told_a_new_role_once_the_change_has_ended_the_game() -> None:
+    from render_support import host_power_endings
+
+    from forumbot.render.messages import render_role_change_messages
+
+    _, (before2, day2) = host_power_endings()
+    assert any(e.kind == "role_changed" for e in day2.events)
+    assert render_role_change_messages(config("gameru-3.3"), before2, day2) == []
