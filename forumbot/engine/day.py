@@ -22,7 +22,8 @@ The host's powers come with the day's input, and every one is an event of the ou
   before any random draw; one the day made moot (the appointee died, the game ended...) is recorded as
   `no_effect` with its reason and never stops the day; one that decides the game is applied, and the outcome
   says so (`decided_by_host`);
-- kozanostra's best player is named on the day that ends the game, and only then.
+- kozanostra's best player is named on the day that ends the game; named on a day the game goes on, he is
+  recorded without effect (`no_effect`).
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ def _judged_start(rules: Ruleset, state: GameState, day_input: DayInput) -> DayC
     rules.check_day_input(state.day, day_input)
     state, replaced = apply_replacements(state, day_input.replacements)
     _check_removals(state, day_input)
+    _check_best_player(state, day_input)
     ctx = _start_day(rules, state, day_input, replaced)
     rules.check_host_changes(ctx)
     return ctx
@@ -219,18 +221,28 @@ def _check_removals(state: GameState, day_input: DayInput) -> None:
             raise RulesError(f"{where}: {removal.nick} is already dead")
 
 
+def _check_best_player(state: GameState, day_input: DayInput) -> None:
+    """The best player is a player of the game, named by the nick he plays under now (any player, a dead one too)."""
+    nick = day_input.best_player
+    if nick is None or state.player(nick) is not None:
+        return
+    where = f"day {state.day}: best_player"
+    now = next((p.nick for p in state.players if nick in p.replaced), None)
+    if now is not None:
+        raise RulesError(f"{where}: {nick} was replaced by {now}: name the player {now}")
+    raise RulesError(f"{where}: {nick} is not a player")
+
+
 def _best_player(ctx: DayContext, winner: Winner) -> None:
-    """kozanostra: the host names the best player, who hosts the next game, on the day that ends the game."""
+    """kozanostra: the host names the best player, who hosts the next game, on the day that ends the game; named
+    on a day the game goes on, he is recorded without effect (the day did not end it: no reason to stop)."""
     nick = ctx.day_input.best_player
     if nick is None:
         return
-    where = f"day {ctx.day}: best_player"
     if winner == "none":
-        raise RulesError(f"{where}: the game does not end on day {ctx.day}; the best player is named at its end")
-    if nick not in ctx.players:
-        if nick in ctx.former:
-            raise RulesError(f"{where}: {nick} was replaced by {ctx.former[nick]}: name the player {ctx.former[nick]}")
-        raise RulesError(f"{where}: {nick} is not a player")
+        detail = f"best_player {nick}: no effect (без последствий): the game does not end on day {ctx.day}"
+        ctx.event("no_effect", target=nick, reason="best_player", detail=f"{detail}; he is named at its end")
+        return
     ctx.event("best_player", target=nick, detail="hosts the next game")
 
 

@@ -415,7 +415,7 @@ def test_the_best_player_is_named_on_the_day_that_ends_a_kozanostra_game() -> No
 @pytest.mark.parametrize(
     ("state", "day", "message"),
     [
-        (kozanostra(), DayInput(best_player="Каттани"), "day 1: best_player: the game does not end on day 1"),
+        (kozanostra(), DayInput(best_player="Никто"), "day 1: best_player: Никто is not a player"),
         (
             kozanostra("mafia"),
             DayInput(best_player="Каттани"),
@@ -446,3 +446,11 @@ def test_the_maniac_appears_by_a_valid_order_sent_while_he_holds_the_role() -> N
     day = DayInput(removals=(Removal(nick="Jack", reason="never came"),), appoint_maniac="Anna")
     appointed = resolve_day(old, day).state.player("Anna")
     assert appointed is not None and (appointed.role, appointed.appeared) == ("maniac", False)
+
+
+def test_a_best_player_named_while_the_game_goes_on_is_without_effect() -> None:
+    outcome = resolve_day(kozanostra(), DayInput(best_player="Каттани"))
+    assert outcome.winner == "none" and not [e for e in outcome.events if e.kind == "best_player"]
+    [moot] = [e for e in outcome.events if e.kind == "no_effect"]
+    assert (moot.target, moot.reason) == ("Каттани", "best_player")
+    assert "no effect (без последствий): the game does not end on day 1" in moot.detail
