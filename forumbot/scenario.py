@@ -9,10 +9,10 @@ malformed too, at the line of the entry (or key) it concerns.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -37,10 +37,11 @@ from forumbot.engine.model import (
     Winner,
 )
 from forumbot.engine.variants import VARIANTS, Ruleset, find_variant
-from forumbot.engine.variants.base import told_by_checks
+from forumbot.engine.variants.base import told_by_checks, told_by_slot
 from forumbot.errors import RulesError, ScenarioError
 from forumbot.extract.names import skeleton
 
+T = TypeVar("T")
 TOP_KEYS = {"name", "variant", "options", "seed", "players", "days", "description", "notes"}
 # The host's powers, each an optional day key (docs/scenarios.md, "The host's powers").
 HOST_KEYS = {"replace", "remove", "appoint_maniac", "scheme", "best_player"}
@@ -250,17 +251,21 @@ def _day(r: _Reader, node: yaml.Node, number: int, nicks: set[str], rules: Rules
     lines: dict[str | tuple[str, str], int] = {k: v.start_mark.line + 1 for k, v in day.items() if k in HOST_KEYS}
     # Replacements first: from the start of the day the new nicks play (and the earlier ones are still known:
     # their votes and orders are void, as in a real game).
-    replacements = _replacements(r, day.get("replace"), nicks, lines)
+    replacements = _in_key(number, "replace", lambda: _replacements(r, day.get("replace"), nicks, lines))
     vote_nodes = r.sequence(day["votes"], "votes") if "votes" in day else []
     order_nodes = r.sequence(day["orders"], "orders") if "orders" in day else []
     votes = tuple(_vote(r, v, nicks, rules) for v in vote_nodes)
     orders = tuple(_order(r, o, nicks, rules) for o in order_nodes)
     silent = _nick_set(r, day.get("silent"), "silent", nicks)
     leaving = _nick_set(r, day.get("leaving"), "leaving", nicks)  # optional: players who sent `Q`
-    removals = _removals(r, day.get("remove"), nicks, lines)
-    appoint_maniac = _host_nick(r, day.get("appoint_maniac"), "appoint_maniac", nicks, lines)
-    scheme = _scheme(r, day.get("scheme"), nicks, rules, lines)
-    best_player = _host_nick(r, day.get("best_player"), "best_player", nicks, lines)
+    removals = _in_key(number, "remove", lambda: _removals(r, day.get("remove"), nicks, lines))
+    appoint_maniac = _in_key(
+        number, "appoint_maniac", lambda: _host_nick(r, day.get("appoint_maniac"), "appoint_maniac", nicks, lines)
+    )
+    scheme = _in_key(number, "scheme", lambda: _scheme(r, day.get("scheme"), nicks, rules, lines))
+    best_player = _in_key(
+        number, "best_player", lambda: _host_nick(r, day.get("best_player"), "best_player", nicks, lines)
+    )
     expect = _expect(r, day["expect"], nicks, rules) if "expect" in day else DayExpect()
     day_input = DayInput(
         votes=votes,
@@ -285,6 +290,15 @@ def _day(r: _Reader, node: yaml.Node, number: int, nicks: set[str], rules: Rules
         sent += [n for o, n in zip(orders, order_nodes, strict=True) if o.actor == nick]
         raise r.fail(sent[0] if sent else node, f"day {number}: {problem}")
     return ScenarioDay(node.start_mark.line + 1, day_input, expect, lines)
+
+
+def _in_key(number: int, key: str, read: Callable[[], T]) -> T:
+    """A host key's entries read by `read`; a malformed one is refused naming the day and the key, as the
+    engine's own refusals do ("day 2: replace: ...")."""
+    try:
+        return read()
+    except ScenarioError as exc:
+        raise ScenarioError(exc.path, exc.line, f"day {number}: {key}: {exc.reason}") from None
 
 
 def _replacements(
@@ -545,7 +559,8 @@ def _compare(outcome: DayOutcome, expect: DayExpect, told: dict[str, dict[str, s
             found.append(Mismatch(outcome.day, "roles", expect.roles, actual))
     if expect.known is not None:
         rules = ruleset_for(outcome.state)
-        seen = {v: rules.known_roles(outcome.state, v, (told or {}).get(v)) for v in expect.known}
+        slots = told_by_slot(told or {}, outcome.state)
+        seen = {v: rules.known_roles(outcome.state, v, slots.get(v)) for v in expect.known}
         if seen != expect.known:
             found.append(Mismatch(outcome.day, "known", expect.known, seen))
     return found

@@ -155,9 +155,9 @@ def power_command(
     state: StateOption = None,
 ) -> None:
     """One of the host's powers for the current day: a replacement (замена), a removal (модкилл), a new
-    maniac or a change of roles, the best player at the end. Recorded with who and why (a replacement is
-    checked by the rules at once), and carried out by the day's end, whose rules refuse what they do not
-    allow, naming why."""
+    maniac or a change of roles, the best player at the end. Judged by the rules at once, against the day's
+    roles (refused now, naming why, if invalid), recorded with who and why, and carried out by the day's end;
+    a change the day makes moot is recorded there without effect («без последствий»)."""
     from forumbot.host import games
 
     shapes = {"replace": 2, "remove": 1, "appoint-maniac": 1, "best-player": 1, "scheme": (2, 3)}

@@ -1,6 +1,6 @@
 """The rules engine: pure, deterministic, no I/O. `resolve_day(state, day_input) -> DayOutcome`."""
 
-from forumbot.engine.day import apply_replacements, resolve_day, ruleset_for
+from forumbot.engine.day import apply_replacements, check_host_powers, resolve_day, ruleset_for
 from forumbot.engine.deal import deal
 from forumbot.engine.model import (
     DayInput,
@@ -27,6 +27,7 @@ __all__ = [
     "RoleChange",
     "Vote",
     "apply_replacements",
+    "check_host_powers",
     "deal",
     "find_variant",
     "resolve_day",

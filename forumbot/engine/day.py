@@ -11,12 +11,19 @@ The host's powers come with the day's input, and every one is an event of the ou
   the host may correct such a vote). Decisions: only a living player's slot is taken over; a nick that
   plays or played in the game is refused; the new account starts with no silent days (the silence was
   the earlier account's: gameru-3.3's inactivity counts a participant's own days);
-- a removal by the host (модкилл) is a death at the end of the day, cause `inactive`, event
-  `removed_by_host` with the reason; like every player killed during a resolution he still has that day's
-  vote and orders carried out;
-- the variant's own powers (gameru-3.3: a new maniac, a change of scheme, see `Ruleset.host_changes`)
-  take effect at the start of the next day and are refused on a day that ends the game;
-- kozanostra's best player is named on the day that ends the game, and only then.
+- a removal by the host (модкилл) is a death after the day's execution and before the night, cause
+  `inactive`, event `removed_by_host` with the reason: his vote of the day counts; in a variant whose night
+  follows the execution (kozanostra) his night orders, and those naming him, are void. One who died first
+  (executed, say) dies of that, and the removal is recorded without effect (`no_effect`). A `Q` is the same,
+  event `left_game` («покинул игру»);
+- the variant's own powers (gameru-3.3: a new maniac, a change of scheme, see `Ruleset.host_changes`) are
+  judged on the day they are made, against that day's roles: one invalid then is refused (`check_host_powers`
+  refuses it at once, when the host records it); at the end of the day they are applied first in the morning,
+  before any random draw; one the day made moot (the appointee died, the game ended...) is recorded as
+  `no_effect` with its reason and never stops the day; one that decides the game is applied, and the outcome
+  says so (`decided_by_host`);
+- kozanostra's best player is named on the day that ends the game; named on a day the game goes on, he is
+  recorded without effect (`no_effect`).
 """
 
 from __future__ import annotations
@@ -50,30 +57,22 @@ def ruleset_for(state: GameState) -> Ruleset:
 
 def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
     """Resolve day `state.day` of a game. See variants/base.py for the order of the hooks."""
-    if state.winner != "none":
-        raise RulesError(f"the game is over ({state.winner} won); day {state.day} cannot be resolved")
     rules = ruleset_for(state)
-    rules.check_roles(state.players, in_progress=state.day > 1)
-    rules.check_day_input(state.day, day_input)
-    state, replaced = apply_replacements(state, day_input.replacements)
-    _check_removals(state, day_input)
-    ctx = _start_day(rules, state, day_input, replaced)
+    ctx = _judged_start(rules, state, day_input)
     rules.collect_votes(ctx)
     rules.collect_orders(ctx)
     rules.default_votes(ctx)
     rules.resolve_phases(ctx)
     rules.apply_inactivity(ctx)
-    rules.apply_removals(ctx)
-    rules.apply_departures(ctx)
     deaths = {nick: ctx.recorded_cause(nick) for nick in ctx.causes}
     _bury(ctx, deaths)
-    rules.succession(ctx)
     rules.host_changes(ctx)
+    rules.succession(ctx)
     players = tuple(ctx.players.values())  # in player-list order: `players` was built from it
     winner = rules.winner([p for p in players if p.alive])
     _best_player(ctx, winner)
     new_state = evolve(
-        state,
+        ctx.state,
         day=state.day + 1,
         players=players,
         last_targets=_last_targets(ctx),
@@ -94,6 +93,27 @@ def resolve_day(state: GameState, day_input: DayInput) -> DayOutcome:
         void=tuple(ctx.void),
         state=new_state,
     )
+
+
+def check_host_powers(state: GameState, day_input: DayInput) -> None:
+    """Judge the host's powers of a day as they are made, before the day is resolved: RulesError (naming the
+    power) for one the game cannot take now. What the day itself may make moot is left to its end."""
+    _judged_start(ruleset_for(state), state, day_input)
+
+
+def _judged_start(rules: Ruleset, state: GameState, day_input: DayInput) -> DayContext:
+    """The day's working context once the game's definition, the day's input and the host's powers are
+    judged (RulesError naming the field for what cannot be run)."""
+    if state.winner != "none":
+        raise RulesError(f"the game is over ({state.winner} won); day {state.day} cannot be resolved")
+    rules.check_roles(state.players, in_progress=state.day > 1)
+    rules.check_day_input(state.day, day_input)
+    state, replaced = apply_replacements(state, day_input.replacements)
+    _check_removals(state, day_input)
+    _check_best_player(state, day_input)
+    ctx = _start_day(rules, state, day_input, replaced)
+    rules.check_host_changes(ctx)
+    return ctx
 
 
 @dataclass(frozen=True)
@@ -201,18 +221,28 @@ def _check_removals(state: GameState, day_input: DayInput) -> None:
             raise RulesError(f"{where}: {removal.nick} is already dead")
 
 
+def _check_best_player(state: GameState, day_input: DayInput) -> None:
+    """The best player is a player of the game, named by the nick he plays under now (any player, a dead one too)."""
+    nick = day_input.best_player
+    if nick is None or state.player(nick) is not None:
+        return
+    where = f"day {state.day}: best_player"
+    now = next((p.nick for p in state.players if nick in p.replaced), None)
+    if now is not None:
+        raise RulesError(f"{where}: {nick} was replaced by {now}: name the player {now}")
+    raise RulesError(f"{where}: {nick} is not a player")
+
+
 def _best_player(ctx: DayContext, winner: Winner) -> None:
-    """kozanostra: the host names the best player, who hosts the next game, on the day that ends the game."""
+    """kozanostra: the host names the best player, who hosts the next game, on the day that ends the game; named
+    on a day the game goes on, he is recorded without effect (the day did not end it: no reason to stop)."""
     nick = ctx.day_input.best_player
     if nick is None:
         return
-    where = f"day {ctx.day}: best_player"
     if winner == "none":
-        raise RulesError(f"{where}: the game does not end on day {ctx.day}; the best player is named at its end")
-    if nick not in ctx.players:
-        if nick in ctx.former:
-            raise RulesError(f"{where}: {nick} was replaced by {ctx.former[nick]}: name the player {ctx.former[nick]}")
-        raise RulesError(f"{where}: {nick} is not a player")
+        detail = f"best_player {nick}: no effect (без последствий): the game does not end on day {ctx.day}"
+        ctx.event("no_effect", target=nick, reason="best_player", detail=f"{detail}; he is named at its end")
+        return
     ctx.event("best_player", target=nick, detail="hosts the next game")
 
 
@@ -239,11 +269,12 @@ def _start_day(
 
 
 def _bury(ctx: DayContext, deaths: dict[str, Cause]) -> None:
-    """The day's dead are buried; every player alive at the start and not silent has appeared."""
-    silent, alive = ctx.day_input.silent, ctx.alive_at_start
-    for nick, p in list(ctx.players.items()):  # in player-list order, as everything that reaches the outcome
-        if not p.appeared and nick in alive and nick not in silent:
-            ctx.players[nick] = evolve(p, appeared=True)
+    """The day's dead are buried; a maniac who sent a valid order of his role today has appeared (seed 001:
+    «В случае не появления Маньяка»)."""
+    for (actor, _), _order in ctx.orders.items():
+        p = ctx.players[actor]
+        if p.role == "maniac" and not p.appeared:
+            ctx.players[actor] = evolve(p, appeared=True)
     for nick, cause in deaths.items():
         p = ctx.players[nick]
         ctx.players[nick] = evolve(p, alive=False, death_day=ctx.day, death_cause=cause)

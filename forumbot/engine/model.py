@@ -95,8 +95,9 @@ class Player(Frozen):
     death_cause: Cause | None = None
     # The slot's earlier nicks, oldest first: a replacement (замена) gives the slot a new account.
     replaced: tuple[str, ...] = ()
-    # Whether the slot has shown activity (a post or an order) on some day: a day it was alive and not
-    # listed silent (gameru-3.3: the host may appoint a new maniac at once when no maniac appeared).
+    # Whether the slot has shown itself as the maniac: a valid order of the maniac's own sent while holding the
+    # role (gameru-3.3, seed 001 «В случае не появления Маньяка»: the host may appoint a new maniac at once when
+    # no maniac appeared). Activity before holding the role does not count; an appointment starts it anew.
     appeared: bool = False
 
     @property
@@ -234,6 +235,9 @@ EventKind = Literal[
     "removed_by_host",
     "role_changed",
     "best_player",
+    "left_game",  # the command `Q`: the player leaves as if removed by the host
+    "no_effect",  # a power of the host (or a `Q`) the day made moot: «без последствий», with the reason
+    "decided_by_host",  # the host's change of roles decided the game (the post that ends the day says so)
 ]
 
 
@@ -268,6 +272,10 @@ ReasonCode = Literal[
     "same_target_again",  # nick: named the night before too
     "too_many_changes",  # limit: how many messages count
     "boss_orders",  # only the boss's order counts for the mafia
+    "removed",  # the sender is removed by the host this day: dead before the night, his orders void
+    "left",  # the sender leaves the game (`Q`) this day: dead before the night
+    "target_removed",  # nick: removed by the host this day, dead before the night
+    "target_left",  # nick: leaves the game this day, dead before the night
 ]
 
 
@@ -304,6 +312,10 @@ REASON_TEXT: dict[str, str] = {
     "same_target_again": "same target two nights running: {nick}",
     "too_many_changes": "too many changes: only the first {limit} messages count",
     "boss_orders": "only the boss's order counts for the mafia",
+    "removed": "the sender is removed by the host: dead before the night",
+    "left": "the sender leaves the game: dead before the night",
+    "target_removed": "target {nick} is removed by the host: dead before the night",
+    "target_left": "target {nick} leaves the game: dead before the night",
 }
 
 

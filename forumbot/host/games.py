@@ -38,12 +38,13 @@ from forumbot.engine import (
     RoleChange,
     Vote,
     apply_replacements,
+    check_host_powers,
     deal,
     resolve_day,
     ruleset_for,
 )
 from forumbot.engine.commitment import commitment_of, role_list_text
-from forumbot.engine.model import ACTIONS
+from forumbot.engine.model import ACTIONS, Reason
 from forumbot.engine.variants import Ruleset
 from forumbot.errors import ConfigError, StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm, read_body
@@ -262,6 +263,7 @@ def end_day(
     votes, vote_audit = _votes(reading, rules, posts, pms, start, deadline, bot=bot)
     dead = [p.nick for p in reading.players if not p.alive]
     orders, order_audit = audit_pms(window, reading.nicks(), rules, dead=dead)
+    _name_former_nicks(reading, vote_audit, order_audit)
     votes, orders, override_audit, override_warnings = _apply_overrides(recorded, votes, orders, vote_audit)
     checkpoint("votes and orders extracted")
     activity = _activity(reading, posts, pms, start, deadline)
@@ -467,6 +469,34 @@ def audit_pms(
                 rows.append(_message_entry(timed, outside or "no_order"))
         audit += [row | {"time": timed.when(), "pm_id": pm.pm_id} for row in rows]
     return orders, audit
+
+
+def _name_former_nicks(state: GameState, vote_audit: list[dict[str, Any]], order_audit: list[dict[str, Any]]) -> None:
+    """A vote or order naming a replaced player's former nick names nobody (nicks are exact), and one sent by the
+    former account never counts: their audit rows say whose former nick it is, so the moderators can set it right
+    with an override."""
+    former = {old: p.nick for p in state.players for old in p.replaced}
+    if not former:
+        return
+    for entry in vote_audit:
+        _former_reason(entry, former, str(entry.get("voter")), [str(entry.get("target"))], ("unknown_nick",))
+    for entry in order_audit:
+        targets = [str(t) for t in entry.get("targets") or []]
+        _former_reason(entry, former, str(entry.get("actor")), targets, ("unknown_target",))
+
+
+def _former_reason(
+    entry: dict[str, Any], former: dict[str, str], sender: str, targets: list[str], unknown: tuple[str, ...]
+) -> None:
+    why: Reason | None = None
+    if entry.get("reason") == "not_player" and sender in former:
+        why = Reason(code="replaced", nick=former[sender])
+    elif entry.get("reason") in unknown:
+        named = next((t for t in targets if t in former), None)
+        if named is not None:
+            why = Reason(code="target_replaced", nick=named, other=former[named])
+    if why is not None:
+        entry |= {"reason": why.text, "why": why.model_dump(mode="json")}
 
 
 def _order_reason(order: Order, rules: Ruleset, dead: set[str]) -> str | None:
@@ -738,6 +768,9 @@ def record_power(
     ruleset_for(state).check_day_input(state.day, powers)  # what the variant does not give its host, named
     playing, _ = apply_replacements(state, powers.replacements)  # a replacement the rules refuse fails here
     _check_power_subject(config, playing, kind, subject, value)
+    # Judged now, against the day's roles: a power invalid when made fails here, naming why; what the day itself
+    # may make moot (the appointee dies...) is recorded without effect by end-day, never refused.
+    check_host_powers(state, powers)
     store.add_override(row.id, state.day, kind, subject, value, reason, by)
 
 

@@ -447,9 +447,11 @@ def latest_report(store: Store, row: GameRow, config: GameConfig, state: GameSta
     text = render_role_message(config, state, nick).body
     for day in range(state.day - 1, 0, -1):
         found = store.day(row.id, day)
-        result = (found or {}).get("result") or {}
-        if nick in result.get("checks", {}):
-            text += f"\nРезультат вашей проверки в день {day}: {json.dumps(result['checks'][nick], ensure_ascii=False)}"
+        checks = ((found or {}).get("result") or {}).get("checks", {})
+        slot = state.player(nick)
+        named = next((n for n in (nick, *(slot.replaced if slot else ())) if n in checks), None)  # the slot's history
+        if named is not None:
+            text += f"\nРезультат вашей проверки в день {day}: {json.dumps(checks[named], ensure_ascii=False)}"
             break
     return text
 

@@ -136,11 +136,12 @@ def day_context(
         return role_name(roles[nick].role, rules)
 
     deaths: list[Death] = []
-    removed = {e.target for e in events if e.kind == "removed_by_host"}  # told as the host's decision
+    # told as the host's decision, or as leaving («покинул игру», the command `Q`)
+    departed = {e.target: e.kind for e in events if e.kind in ("removed_by_host", "left_game") and e.target}
     for nick, cause in outcome.deaths.items():
         count = outcome.tally.get(nick) if cause == "executed" else None
         visitors = _visitors(events, nick) if rules.tells_visitors_of_the_silent and cause == "inactive" else ()
-        kind = "removed_by_host" if nick in removed and cause == "inactive" else rules.death_narrative(cause)
+        kind = departed[nick] if nick in departed and cause == "inactive" else rules.death_narrative(cause)
         deaths.append(
             Death(
                 nick=nick,
@@ -290,7 +291,9 @@ def _announcements(rules: Ruleset, events: Iterable[Event], phrase: Phrasebook) 
             lines.append(phrase("replaced", nick=e.actor, old=e.target))
         elif e.kind == "best_player" and (e.target or e.actor):
             lines.append(phrase("best_player", nick=e.target or e.actor))
-    if any(e.kind == "role_changed" for e in events):
+    if any(e.kind == "decided_by_host" for e in events):  # the change ends the game: there is no tomorrow
+        lines.append(phrase("decided_by_host"))
+    elif any(e.kind == "role_changed" for e in events):
         lines.append(phrase("role_changed"))
     return lines
 
@@ -298,9 +301,12 @@ def _announcements(rules: Ruleset, events: Iterable[Event], phrase: Phrasebook) 
 def _status(rules: Ruleset, before: GameState, outcome: DayOutcome) -> list[Status]:
     """kozanostra's "Статус Жителей": every player, with the role of the dead and the jailed."""
     lines: list[Status] = []
+    gone = {e.target: e.kind for e in outcome.events if e.kind in ("removed_by_host", "left_game")}
     for p in before.players:
         cause = outcome.deaths.get(p.nick)
-        if cause is not None:
+        if cause is not None and p.nick in gone:
+            status = "покинул игру" if gone[p.nick] == "left_game" else "удалён ведущим"
+        elif cause is not None:
             status = "посажен за решётку" if cause == "executed" else "убит"
         elif not p.alive:
             status = "за решёткой" if p.death_cause == "executed" else "мёртв"

@@ -176,9 +176,12 @@ def render_check_messages(config: GameConfig, before: GameState, outcome: DayOut
 def render_role_change_messages(config: GameConfig, before: GameState, outcome: DayOutcome) -> list[Message]:
     """A new sheriff or maniac (gameru-3.3), a role passed on by the autokill (kozanostra), a role the host
     changed (gameru-3.3's change of scheme): the player learns his new role; a new boss: every living
-    member of his clan learns it."""
+    member of his clan learns it. None once the game is over (a change that decided it included): there is no
+    next day to play the role in, and the reveal tells every role."""
     after = outcome.state
     messages: list[Message] = []
+    if outcome.winner != "none":
+        return messages
     for e in outcome.events:
         if e.kind not in ("new_sheriff", "new_maniac", "inherited", "new_boss", "role_changed") or e.target is None:
             continue

@@ -22,7 +22,7 @@ from typing import Any
 from forumbot.config import GameConfig
 from forumbot.engine.day import ruleset_for
 from forumbot.engine.model import CheckResult, DayOutcome, GameState, Player
-from forumbot.engine.variants.base import Ruleset, told_by_checks
+from forumbot.engine.variants.base import Ruleset, told_by_checks, told_by_slot
 from forumbot.render.bbcode import unescape
 from forumbot.render.environment import load_template, render_template, tidy
 from forumbot.render.messages import Message
@@ -37,7 +37,7 @@ class Resident:
     """One line of «Статус Жителей»: `role` only where the reader may know it."""
 
     nick: str
-    status: str  # alive | jailed_now | jailed | killed_now | dead
+    status: str  # alive | jailed_now | jailed | killed_now | left_now | removed_now | dead
     role: str | None  # in Russian
 
 
@@ -63,19 +63,23 @@ def told_so_far(outcomes: Iterable[DayOutcome]) -> dict[str, dict[str, CheckResu
     return told
 
 
-def _status(player: Player, day: int) -> str:
+def _status(player: Player, day: int, gone: Mapping[str, str]) -> str:
     if player.alive:
         return "alive"
     jailed = player.death_cause == "executed"
     if player.death_day == day:
-        return "jailed_now" if jailed else "killed_now"
+        return gone.get(player.nick) or ("jailed_now" if jailed else "killed_now")
     return "jailed" if jailed else "dead"
 
 
-def _residents(rules: Ruleset, state: GameState, day: int, nick: str, told: Told) -> list[Resident]:
-    known = rules.known_roles(state, nick, told.get(nick))
+def _residents(rules: Ruleset, outcome: DayOutcome, nick: str, told: Told) -> list[Resident]:
+    """Every player's line; one who left (`Q`) or whom the host removed this turn is shown so."""
+    state = outcome.state
+    known = rules.known_roles(state, nick, told_by_slot(told, state).get(nick))
+    kinds = {"left_game": "left_now", "removed_by_host": "removed_now"}
+    gone = {e.target: kinds[e.kind] for e in outcome.events if e.kind in kinds and e.target}
     return [
-        Resident(p.nick, _status(p, day), role_name(known[p.nick], rules) if p.nick in known else None)
+        Resident(p.nick, _status(p, outcome.day, gone), role_name(known[p.nick], rules) if p.nick in known else None)
         for p in state.players
     ]
 
@@ -124,7 +128,7 @@ def report_context(config: GameConfig, outcome: DayOutcome, nick: str, told: Tol
         "alive": me.alive,
         "players_count": len(state.players),
         "mafia_free": sum(1 for p in state.living() if p.role == "mafia"),
-        "residents": _residents(rules, state, outcome.day, nick, told or {}),
+        "residents": _residents(rules, outcome, nick, told or {}),
         "current_votes": [(p.nick, rules.default_vote(p)) for p in state.living()],
         "team": [(p.nick, role_name(p.role, rules)) for p in team],
         "team_kills": _team_kills(outcome, team),

@@ -63,6 +63,10 @@ RULE_REASONS: dict[str, str] = {
     "same_target_again": "{nick} был выбран и в прошлый раз: дважды подряд нельзя",
     "too_many_changes": "{changes}",
     "boss_orders": "приказ мафии отдаёт босс",
+    "removed": "ведущий удалил отправителя из игры: ночью его уже нет",
+    "left": "отправитель покинул игру: ночью его уже нет",
+    "target_removed": "ведущий удалил игрока {nick} из игры: ночью его уже нет",
+    "target_left": "игрок {nick} покинул игру: ночью его уже нет",
 }
 
 # The same reason said to the player who sent the order (his receipt): "you", not "the sender".
@@ -70,6 +74,8 @@ TO_THE_SENDER: dict[str, str] = {
     "dead": "вы выбыли из игры",
     "replaced": "за ваш слот теперь играет {nick}",
     "not_a_player": "вы не игрок этой партии",
+    "removed": "ведущий удалил вас из игры",
+    "left": "вы покинули игру",
     "not_her_action": "ваша роль не даёт такого приказа",
     "too_many_targets": "сегодня можно назвать не больше {limit} (названо {count})",
 }

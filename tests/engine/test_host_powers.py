@@ -154,7 +154,7 @@ def test_a_replacement_the_game_cannot_take_is_refused(replacements: tuple[Repla
 # --- removals ------------------------------------------------------------------------------------
 
 
-def test_a_removed_player_dies_at_the_end_of_the_day_and_his_vote_and_order_count() -> None:
+def test_a_removed_player_dies_after_the_execution_and_in_gameru_his_vote_and_order_count() -> None:
     day = DayInput(
         removals=(Removal(nick="Don", reason="a screenshot of his role PM"),),
         votes=(Vote(voter="Don", targets=("Anna",)),),
@@ -170,11 +170,36 @@ def test_a_removed_player_dies_at_the_end_of_the_day_and_his_vote_and_order_coun
     assert outcome.state.player("Vito").boss  # type: ignore[union-attr]
 
 
-def test_a_removed_player_also_executed_dies_executed_and_the_removal_is_still_recorded() -> None:
+def test_a_removed_player_also_executed_dies_executed_and_the_removal_is_recorded_without_effect() -> None:
     day = DayInput(removals=(Removal(nick="Anna", reason="insults"),), votes=(Vote(voter="Boris", targets=("Anna",)),))
     outcome = resolve_day(gameru(), day)
     assert outcome.deaths == {"Anna": "executed"}
-    assert any(e.kind == "removed_by_host" and e.target == "Anna" for e in outcome.events)
+    assert not [e for e in outcome.events if e.kind == "removed_by_host"]
+    [moot] = [e for e in outcome.events if e.kind == "no_effect"]
+    assert (moot.target, moot.reason) == ("Anna", "remove")
+    assert moot.detail == "removal (insults): no effect (без последствий): Anna was executed first"
+
+
+def test_in_kozanostra_a_removal_comes_after_the_jail_and_before_the_night() -> None:
+    """The removed player's vote counts; his night orders, and those naming him, are void (he is dead at
+    night); an earlier valid order of the same sender stands; his special role passes on."""
+    state = kozanostra("mafia")
+    day = DayInput(
+        removals=(Removal(nick="Джо", reason="cheating"),),
+        votes=(Vote(voter="Джо", targets=("Анна",)), Vote(voter="Каттани", targets=("Анна",))),
+        orders=(
+            Order(actor="Фредо", action="kill", targets=("Каттани",)),
+            Order(actor="Фредо", action="kill", targets=("Джо",)),
+            Order(actor="Каттани", action="check", targets=("Джо",)),
+        ),
+    )
+    outcome = resolve_day(state, day)
+    assert outcome.deaths == {"Анна": "executed", "Джо": "inactive", "Каттани": "mafia"}
+    assert outcome.checks == {}
+    assert [(v.actor, v.why.code if v.why else None) for v in outcome.void] == [
+        ("Фредо", "target_removed"),
+        ("Каттани", "target_removed"),
+    ]
 
 
 def test_a_removal_names_the_slot_by_its_nick_of_the_day() -> None:
@@ -199,12 +224,28 @@ def test_a_removal_the_game_cannot_take_is_refused(removals: tuple[Removal, ...]
     assert str(refused.value) == message
 
 
-def test_a_removal_in_kozanostra_passes_no_role_on() -> None:
+def test_a_removed_special_in_kozanostra_passes_his_role_on_and_a_removed_player_inherits_nothing() -> None:
     state = kozanostra("mafia")
-    outcome = resolve_day(state, DayInput(removals=(Removal(nick="Каттани", reason="cheating"),)))
+    more = [Player(nick="Том", role="civilian"), Player(nick="Билл", role="civilian")]
+    state = state.with_players([*state.players, *more])
+    day = DayInput(
+        removals=(Removal(nick="Каттани", reason="cheating"), Removal(nick="Джо", reason="his twin")),
+        votes=tuple(Vote(voter=n, targets=("Том",)) for n in ("Фредо", "Анна", "Билл")),
+    )
+    outcome = resolve_day(state, day)
+    assert outcome.deaths == {"Том": "executed", "Каттани": "inactive", "Джо": "inactive"}
+    [inherited] = [e for e in outcome.events if e.kind == "inherited"]
+    assert (inherited.actor, inherited.role) == ("Каттани", "commissar") and inherited.target in ("Анна", "Билл")
+    assert outcome.state.player(inherited.target).role == "commissar"  # type: ignore[union-attr]
+    assert outcome.state.player("Джо").role == "civilian"  # type: ignore[union-attr]
+
+
+def test_leaving_is_a_removal_shown_as_leaving() -> None:
+    state = kozanostra("mafia")
+    outcome = resolve_day(state, DayInput(leaving=frozenset({"Каттани"})))
     assert outcome.deaths["Каттани"] == "inactive"
-    assert [p.role for p in outcome.state.players] == ["mafia", "commissar", "civilian", "civilian"]
-    assert not [e for e in outcome.events if e.kind == "inherited"]
+    assert [(e.target, e.detail) for e in outcome.events if e.kind == "left_game"] == [("Каттани", "left the game")]
+    assert any(e.kind == "inherited" and e.actor == "Каттани" for e in outcome.events)
 
 
 # --- gameru-3.3: a new maniac, a change of scheme ------------------------------------------------
@@ -217,7 +258,11 @@ def fifteen() -> GameState:
 
 
 def test_a_new_maniac_after_more_than_five_days_when_the_maniac_appeared() -> None:
-    state = resolve_day(fifteen(), DayInput(orders=(Order(actor="Wyatt", action="check", targets=("Jack",)),))).state
+    orders = (
+        Order(actor="Jack", action="kill", targets=("Boris",)),
+        Order(actor="Wyatt", action="check", targets=("Jack",)),
+    )
+    state = resolve_day(fifteen(), DayInput(orders=orders)).state
     for _ in range(4):  # days 2 to 5
         with pytest.raises(RulesError, match=f"day {state.day}: appoint_maniac: the maniac appeared in the game"):
             resolve_day(state, DayInput(appoint_maniac="Anna"))
@@ -230,8 +275,11 @@ def test_a_new_maniac_after_more_than_five_days_when_the_maniac_appeared() -> No
 
 def test_a_new_maniac_at_once_when_the_maniac_never_appeared() -> None:
     state = resolve_day(fifteen(), DayInput(silent=frozenset({"Jack"}))).state
-    with pytest.raises(RulesError, match=r"day 2: appoint_maniac: a maniac still lives \(Jack\)"):
-        resolve_day(state, DayInput(appoint_maniac="Anna"))
+    # The maniac may still die that day: while he lives at its end, the appointment is without effect.
+    kept = resolve_day(state, DayInput(appoint_maniac="Anna"))
+    assert kept.state.player("Anna").role == "civilian"  # type: ignore[union-attr]
+    [moot] = [e for e in kept.events if e.kind == "no_effect"]
+    assert moot.detail.endswith("a maniac still lives (Jack): the game has one maniac at a time")
     # Removed by the host the same day: he never appeared, so the appointment is allowed at once.
     day = DayInput(
         silent=frozenset({"Jack"}), removals=(Removal(nick="Jack", reason="never came"),), appoint_maniac="Anna"
@@ -246,10 +294,6 @@ def test_a_new_maniac_at_once_when_the_maniac_never_appeared() -> None:
     [
         (DayInput(appoint_maniac="Vito"), "day 1: appoint_maniac: Vito is not a civilian"),
         (DayInput(appoint_maniac="Nobody"), "day 1: appoint_maniac: Nobody is not a player"),
-        (
-            DayInput(appoint_maniac="Anna", votes=(Vote(voter="Boris", targets=("Anna",)),)),
-            "day 1: appoint_maniac: Anna is dead",
-        ),
         (DayInput(scheme=(RoleChange(nick="Anna", role="civilian"),)), "day 1: scheme: Anna is already civilian"),
         (DayInput(scheme=(RoleChange(nick="Anna", role="maniac"),)), "day 1: scheme: Anna: a new maniac is appointed"),
         (
@@ -272,11 +316,61 @@ def test_gameru_refuses_what_its_host_may_not_do(day: DayInput, message: str) ->
     assert str(refused.value).startswith(message)
 
 
-def test_the_host_changes_nothing_on_the_day_that_ends_the_game() -> None:
+def test_a_change_the_day_made_moot_is_recorded_without_effect_and_the_day_resolves() -> None:
     state = gameru().with_players([p for p in gameru().players if p.nick in ("Don", "Anna", "Boris")])
     day = DayInput(votes=(Vote(voter="Anna", targets=("Don",)),), scheme=(RoleChange(nick="Boris", role="mafia"),))
-    with pytest.raises(RulesError, match="day 1: scheme: the game ends on day 1; there is no next day"):
-        resolve_day(state, day)
+    outcome = resolve_day(state, day)  # the day's deaths end the game: there is no next day
+    assert outcome.winner == "town" and outcome.state.player("Boris").role == "civilian"  # type: ignore[union-attr]
+    assert [(e.kind, e.target, e.reason) for e in outcome.events if e.kind == "no_effect"] == [
+        ("no_effect", "Boris", "scheme")
+    ]
+    assert "the game ended on day 1 (town): there is no next day" in outcome.events[-1].detail
+    died = resolve_day(gameru(), DayInput(appoint_maniac="Anna", votes=(Vote(voter="Boris", targets=("Anna",)),)))
+    assert [e.detail for e in died.events if e.kind == "no_effect"] == [
+        "appoint_maniac Anna: no effect (без последствий): Anna died on day 1 (executed)"
+    ]
+
+
+def test_host_changes_come_first_in_the_morning_before_the_sheriffs_draw() -> None:
+    """The draw picks among those who remain civilians once the changes are made: the appointee, a civilian
+    all day, is the maniac, and the only other civilian is the new sheriff (seed 0 would draw Anna first)."""
+    players = [p for p in fifteen().players if p.role != "maniac" and p.nick not in ("Boris", "Clara", "Dima")]
+    players = [p for p in players if p.nick not in ("Elena", "Fedor", "Galya", "Igor")]
+    state = fifteen().with_players([*players, Player(nick="Igor", role="civilian")])
+    day = DayInput(orders=(Order(actor="Don", action="kill", targets=("Wyatt",)),), appoint_maniac="Anna")
+    first = resolve_day(state.model_copy(update={"sheriff_due": 2}), day)
+    roles = {p.nick: p.role for p in first.state.players if p.alive}
+    assert roles["Anna"] == "maniac" and roles["Igor"] == "sheriff"
+    assert [e.kind for e in first.events if e.kind in ("new_maniac", "new_sheriff")] == ["new_maniac", "new_sheriff"]
+
+
+def test_a_scheme_entry_for_the_boss_s_successor_is_moot_when_the_boss_dies() -> None:
+    day = DayInput(
+        votes=(Vote(voter="Anna", targets=("Don",)),), scheme=(RoleChange(nick="Vito", role="mafia", boss=True),)
+    )
+    outcome = resolve_day(gameru(), day)
+    assert outcome.state.player("Vito").boss  # type: ignore[union-attr]
+    assert [e.detail for e in outcome.events if e.kind == "no_effect"] == [
+        "scheme: Vito -> mafia boss: no effect (без последствий): Vito is already mafia boss"
+    ]
+
+
+def test_a_change_that_decides_the_game_is_applied_and_the_outcome_says_so() -> None:
+    state = gameru().with_players([p for p in gameru().players if p.nick in ("Don", "Anna", "Boris", "Clara")])
+    outcome = resolve_day(state, DayInput(scheme=(RoleChange(nick="Don", role="civilian"),)))
+    assert outcome.winner == "town"
+    assert [e.kind for e in outcome.events][-2:] == ["role_changed", "decided_by_host"]
+
+
+def test_a_change_invalid_when_made_is_refused_when_recorded() -> None:
+    from forumbot.engine.day import check_host_powers
+
+    dead = resolve_day(gameru(), DayInput(votes=(Vote(voter="Anna", targets=("Boris",)),))).state
+    with pytest.raises(RulesError, match="day 2: scheme: Boris is dead"):
+        check_host_powers(dead, DayInput(scheme=(RoleChange(nick="Boris", role="sheriff"),)))
+    with pytest.raises(RulesError, match="day 2: appoint_maniac: Vito is not a civilian"):
+        check_host_powers(dead, DayInput(appoint_maniac="Vito"))
+    check_host_powers(dead, DayInput(appoint_maniac="Anna"))  # valid now: the day may still make it moot
 
 
 def test_a_change_of_scheme_takes_effect_from_the_next_day() -> None:
@@ -321,7 +415,7 @@ def test_the_best_player_is_named_on_the_day_that_ends_a_kozanostra_game() -> No
 @pytest.mark.parametrize(
     ("state", "day", "message"),
     [
-        (kozanostra(), DayInput(best_player="Каттани"), "day 1: best_player: the game does not end on day 1"),
+        (kozanostra(), DayInput(best_player="Никто"), "day 1: best_player: Никто is not a player"),
         (
             kozanostra("mafia"),
             DayInput(best_player="Каттани"),
@@ -339,8 +433,24 @@ def test_a_best_player_out_of_place_is_refused(state: GameState, day: DayInput, 
 # --- appearing -------------------------------------------------------------------------------------
 
 
-def test_a_player_appears_on_his_first_day_not_listed_silent() -> None:
-    outcome = resolve_day(gameru(), DayInput(silent=frozenset({"Anna"})))
-    assert [p.nick for p in outcome.state.players if not p.appeared] == ["Anna"]
-    again = resolve_day(outcome.state, DayInput(silent=frozenset({"Boris"})))
-    assert all(p.appeared for p in again.state.players)
+def test_the_maniac_appears_by_a_valid_order_sent_while_he_holds_the_role() -> None:
+    """seed 001 «не появления Маньяка»: a post or a void order is no appearance; activity before holding the
+    role does not count (an appointment starts anew)."""
+    state = fifteen()
+    active = resolve_day(state, DayInput(orders=(Order(actor="Jack", action="kill", targets=("Jack",)),)))
+    assert not any(p.appeared for p in active.state.players)  # a self-kill is void
+    shown = resolve_day(active.state, DayInput(orders=(Order(actor="Jack", action="kill", targets=("Anna",)),)))
+    assert [p.nick for p in shown.state.players if p.appeared] == ["Jack"]
+    active_anna = [p.model_copy(update={"appeared": True}) if p.nick == "Anna" else p for p in state.players]
+    old = state.with_players(active_anna)
+    day = DayInput(removals=(Removal(nick="Jack", reason="never came"),), appoint_maniac="Anna")
+    appointed = resolve_day(old, day).state.player("Anna")
+    assert appointed is not None and (appointed.role, appointed.appeared) == ("maniac", False)
+
+
+def test_a_best_player_named_while_the_game_goes_on_is_without_effect() -> None:
+    outcome = resolve_day(kozanostra(), DayInput(best_player="Каттани"))
+    assert outcome.winner == "none" and not [e for e in outcome.events if e.kind == "best_player"]
+    [moot] = [e for e in outcome.events if e.kind == "no_effect"]
+    assert (moot.target, moot.reason) == ("Каттани", "best_player")
+    assert "no effect (без последствий): the game does not end on day 1" in moot.detail

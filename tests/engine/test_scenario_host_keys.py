@@ -34,17 +34,21 @@ def refused(days: str) -> tuple[int | None, str]:
 @pytest.mark.parametrize(
     ("days", "line", "reason"),
     [
-        ("  - replace:\n      - [Anna]\n", 15, "a replacement is [old nick, new nick] or [old nick, new nick, reason]"),
-        ("  - replace:\n      - [Anna, Boris]\n", 15, "'Boris' is already a nick of this game"),
-        ("  - replace:\n      - [Zed, Zoe]\n", 15, "unknown player 'Zed'"),
-        ("  - replace: Anna\n", 14, "replace must be a list"),
-        ("  - remove:\n      - [Anna]\n", 15, "a removal is [nick, reason]"),
+        (
+            "  - replace:\n      - [Anna]\n",
+            15,
+            "day 1: replace: a replacement is [old nick, new nick] or [old nick, new nick, reason]",
+        ),
+        ("  - replace:\n      - [Anna, Boris]\n", 15, "day 1: replace: 'Boris' is already a nick of this game"),
+        ("  - replace:\n      - [Zed, Zoe]\n", 15, "day 1: replace: unknown player 'Zed'"),
+        ("  - replace: Anna\n", 14, "day 1: replace: replace must be a list"),
+        ("  - remove:\n      - [Anna]\n", 15, "day 1: remove: a removal is [nick, reason]"),
         ("  - remove:\n      - [Anna, x]\n      - [Anna, y]\n", 16, "day 1: remove: Anna is removed twice"),
-        ("  - appoint_maniac: Zed\n", 14, "unknown player 'Zed'"),
-        ("  - appoint_maniac: [Anna]\n", 14, "a player must be a single value"),
-        ("  - scheme: {Anna: wizard}\n", 14, "unknown role 'wizard' for gameru-3.3"),
+        ("  - appoint_maniac: Zed\n", 14, "day 1: appoint_maniac: unknown player 'Zed'"),
+        ("  - appoint_maniac: [Anna]\n", 14, "day 1: appoint_maniac: a player must be a single value"),
+        ("  - scheme: {Anna: wizard}\n", 14, "day 1: scheme: unknown role 'wizard' for gameru-3.3"),
         ("  - scheme: {Anna: civilian boss}\n", 14, "day 1: scheme: Anna is made boss, but only a mafioso"),
-        ("  - scheme: [Anna, mafia]\n", 14, "scheme must be a mapping of nick: value"),
+        ("  - scheme: [Anna, mafia]\n", 14, "day 1: scheme: scheme must be a mapping of nick: value"),
         ("  - best_player: Anna\n", 14, "day 1: best_player: the host of gameru-3.3 names no best player"),
         ("  - expect: {roles: {Anna: wizard}}\n", 14, "unknown role 'wizard' for gameru-3.3"),
         ("  - expect: {roles: {Zed: civilian}}\n", 14, "unknown player 'Zed'"),
@@ -62,8 +66,9 @@ def refused(days: str) -> tuple[int | None, str]:
     ],
 )
 def test_a_malformed_host_key_is_reported_at_its_line(days: str, line: int, reason: str) -> None:
+    """Every refusal of a host key names the day and the key, the loader's (a shape) as the engine's."""
     found_line, found_reason = refused(days)
-    assert (found_line, reason in found_reason) == (line, True), found_reason
+    assert (found_line, found_reason.startswith(reason)) == (line, True), found_reason
 
 
 def test_the_new_nick_plays_from_its_day_on_and_the_earlier_one_is_still_known() -> None:

@@ -7,11 +7,14 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from publish_support import BOSS, GAME, NOW, PLAYERS, ROLE, START, play_day1, played_day
+from publish_support import BOSS, BOT, GAME, NOW, PLAYERS, ROLE, START, play_day1, played_day
 
 from forumbot.draft import DayDraft
 from forumbot.errors import RulesError, StateError
 from forumbot.host import games
+from forumbot.render.wording import audit_reason
+
+WHY = {"code": "target_replaced", "role": None, "action": None, "count": None, "limit": None, "day": None}
 
 
 def test_a_replacement_and_a_removal_through_end_day(tmp_path: Path) -> None:
@@ -27,9 +30,17 @@ def test_a_replacement_and_a_removal_through_end_day(tmp_path: Path) -> None:
         day.board.add_post(
             day.day1_topic, "Новый игрок", f"[color=red][b]{BOSS}[/b][/color]", at + timedelta(minutes=1)
         )
+        # a vote and an order naming the former nick name nobody: their audit rows say whose former nick it is
+        day.board.add_post(day.day1_topic, BOSS, f"[color=red][b]{old}[/b][/color]", at + timedelta(minutes=2))
+        day.board.send_pm(BOSS, BOT, "заказ", f"Убиваем — {old}", at + timedelta(minutes=3))
         draft = games.end_day(day.store, GAME, day.client()).to_json()
         votes = {(v["voter"], v["counted"], v["reason"]) for v in draft["votes"] if v["target"] == BOSS}
-        assert ("Новый игрок", True, None) in votes and (old, False, "not_player") in votes
+        assert ("Новый игрок", True, None) in votes and (old, False, "replaced by Новый игрок") in votes
+        [named] = [v for v in draft["votes"] if v["target"] == old]
+        assert (named["counted"], named["why"]) == (False, {**WHY, "nick": old, "other": "Новый игрок"})
+        ordered = [(o["valid"], o["why"]["code"], o["why"]["other"]) for o in draft["orders"] if o["targets"] == [old]]
+        assert ordered and set(ordered) == {(False, "target_replaced", "Новый игрок")}
+        assert audit_reason(named["reason"], named["why"]) == f"игрока {old} заменил Новый игрок: называйте нового"
         slot = next(p for p in draft["state"]["players"] if p["nick"] == "Новый игрок")
         assert slot["role"] == ROLE[old] and old in slot["replaced"]
         assert draft["deaths"].get(removed) == "inactive"

@@ -257,3 +257,19 @@ def host_power_days() -> list[Day]:
     )
     last = DayInput(votes=votes(("Анна", "Дон"), ("Борис", "Дон"), ("Дон", "Анна")), best_player="Анна")
     return [*gameru, *play(kozanostra, last)]
+
+
+def host_power_endings() -> list[Day]:
+    """gameru-3.3: day 1, Глеб leaves (`Q`) and the host's removal of Сонни has no effect (he is executed);
+    day 2, the host makes the last mafioso a civilian: the change decides the game."""
+    from forumbot.engine.model import Removal, RoleChange
+
+    state = GameState(variant="gameru-3.3", seed=7, players=gameru_players())
+    day1 = DayInput(
+        removals=(Removal(nick="Сонни", reason="оскорбления"),),
+        leaving=frozenset({"Глеб"}),
+        votes=votes(("Анна", "Сонни"), ("Борис", "Сонни"), ("Вера", "Сонни")),
+        orders=orders(("Шериф", "check", "Фредо")),
+    )
+    day2 = DayInput(orders=orders(("Шериф", "check", "Мясник")), scheme=(RoleChange(nick="Дон", role="civilian"),))
+    return play(state, day1, day2)

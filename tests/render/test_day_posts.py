@@ -11,6 +11,7 @@ from render_support import (
     gameru_days,
     gameru_silent_sheriff,
     host_power_days,
+    host_power_endings,
     kozanostra_days,
     play,
     salon_days,
@@ -52,7 +53,7 @@ def phrased(body: str, kind: str, nick: str | None = None) -> str:
 
 
 def test_the_games_cover_every_kind_of_event_the_engine_emits() -> None:
-    every = (GAMERU, SILENT_SHERIFF, KOZANOSTRA, SALON, host_power_days())
+    every = (GAMERU, SILENT_SHERIFF, KOZANOSTRA, SALON, host_power_days(), host_power_endings())
     kinds = {e.kind for days in every for _, o in days for e in o.events}
     assert kinds == set(get_args(EventKind)) - {"void", "audit"}
 

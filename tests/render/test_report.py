@@ -104,3 +104,21 @@ def test_a_host_template_may_extend_the_default_and_override_a_block(tmp_path: P
     message = render_report(config, _day_one(ROLES), "Лиза [b]")
     assert message.body == f"Газета для {escape('Лиза [b]')}\n"
     assert message.subject.startswith("kozanostra5: день 2")
+
+
+def test_a_player_who_left_or_was_removed_is_shown_so_in_the_report_and_the_newspaper() -> None:
+    from forumbot.engine.model import Removal
+    from forumbot.render.day import render_day_post
+
+    state = GameState(variant="kozanostra", players=tuple(Player(nick=n, role=r) for n, r in ROLES.items()))
+    day = DayInput(
+        leaving=frozenset({"Билл"}),
+        removals=(Removal(nick="Том", reason="скриншот"),),
+        votes=(Vote(voter="Анна", targets=("Джо",)), Vote(voter="Лиза [b]", targets=("Джо",))),
+    )
+    outcome = resolve_day(state, day)
+    body = render_report(CONFIG, outcome, "Анна", told_so_far([outcome])).body
+    assert "Билл — покинул игру, роль: честный житель" in body
+    assert "Том — удалён ведущим, роль: честный житель" in body
+    post = render_day_post(CONFIG, state, outcome)
+    assert "Билл" in post and "покинул игру" in post and "удалён ведущим" in post

@@ -2,18 +2,20 @@
 
 `resolve_day` (engine/day.py) drives a day through these hooks, always in this order:
 
-0. the day's replacements (engine/day.py) - new accounts take over their slots, before anything else
+0. the day's replacements (engine/day.py) - new accounts take over their slots, before anything else; then the
+   host's powers are judged as made (`check_host_changes`): a change invalid when made is refused
 1. `begin_day(ctx)`        - start-of-day bookkeeping (gameru-3.3: a dead boss is replaced at once)
 2. `collect_votes(ctx)`    - common: each living voter's latest valid vote; void ones go to the audit
 3. `collect_orders(ctx)`   - common: each actor's latest valid order per action; uses `check_order`
 4. `default_votes(ctx)`    - what a silent voter counts as (kozanostra: himself); base: nothing
-5. `resolve_phases(ctx)`   - the variant's own sequence: execution, checks, night kills...
+5. `resolve_phases(ctx)`   - the variant's own sequence: execution, checks, night kills...; right after its
+                             execution it calls `depart(ctx)`: the players the host removes, and those who
+                             leave (`Q`), die then ("after the day's execution and before the night")
 6. `apply_inactivity(ctx)` - deaths for silence; base: nothing
-7. `apply_removals(ctx)`   - players the host removes die (cause `inactive`, event `removed_by_host`)
-8. `apply_departures(ctx)` - players who asked to leave (`Q`) leave
-9. `succession(ctx)`       - roles passed on, new boss, new sheriff; base: nothing
-10. `host_changes(ctx)`    - the host's changes from the next day (gameru-3.3: a new maniac, a new scheme)
-11. `winner(players)`      - who has won, from the living; then the best player (kozanostra), if named
+7. the deaths are recorded; `host_changes(ctx)` - the host's changes, first in the morning, before any draw
+   (gameru-3.3: a new maniac, a new scheme; a change the day made moot is recorded as `no_effect`)
+8. `succession(ctx)`       - roles passed on, new boss, new sheriff (the draws); base: nothing
+9. `winner(players)`       - who has won, from the living; then the best player (kozanostra), if named
 
 Common rules implemented here (docs/rules/common.md, "The rules every variant shares"): only living
 players act; a vote or order naming a dead or unknown player is void; an order from a role that lacks the
@@ -25,7 +27,8 @@ Checks on a game's own definition, refused (a RulesError naming the field) befor
 `check_roles` - roles the variant lacks; where the variant has a boss (`has_boss`) exactly one boss among
 the mafia (a game without mafia has none to lead), else no player marked boss; `check_day_input` - a player
 listed silent who votes or sends an order that day, and a use of the host's powers the variant lacks or that
-contradicts itself (`host_power_problems`; what the game's state must allow is checked as the day resolves).
+contradicts itself (`host_power_problems`); `check_host_changes` - a change of the host's own invalid when he
+makes it, judged against the day's roles (what the day itself makes moot is recorded `no_effect` at its end).
 Option values outside their sense are refused by the variant's options model (`parse_options`).
 """
 
@@ -116,6 +119,9 @@ class DayContext:
     silent_streak: dict[str, int] = field(default_factory=dict)
     # Earlier nicks of replaced players -> the nick that plays the slot now (for the audit's reasons).
     former: dict[str, str] = field(default_factory=dict)
+    # Players dead before the night (removed by the host, or leaving: "removed" / "left"), in a variant whose
+    # night follows its execution: their orders, and the orders naming them, are void.
+    night_gone: dict[str, str] = field(default_factory=dict)
     _rng: random.Random | None = field(default=None, init=False, repr=False)
 
     @property
@@ -512,17 +518,48 @@ class Ruleset:
     def begin_day(self, ctx: DayContext) -> None:
         """Start-of-day bookkeeping. Base: nothing."""
 
-    def apply_removals(self, ctx: DayContext) -> None:
-        """Players the host removes (модкилл) die at the end of the day, cause `inactive`, after everything
-        else of the day: like every player killed during a resolution, they still have that day's vote and
-        orders carried out. Recorded even for one who died earlier in the day (the cause then is by
-        priority), so the audit always shows the host's decision and its reason."""
-        for removal in ctx.day_input.removals:
-            ctx.kill(removal.nick, "inactive", detail=removal.reason, kind="removed_by_host")
+    def departures(self, ctx: DayContext) -> list[tuple[str, str, str]]:
+        """The day's departures, in order: (nick, "removed" or "left", the detail for the audit): the host's
+        removals (with his reason), then the players who sent `Q`, in player-list order."""
+        found = [(r.nick, "removed", r.reason) for r in ctx.day_input.removals]
+        leaving = ctx.day_input.leaving & ctx.alive_at_start
+        found += [(nick, "left", "left the game") for nick in ctx.players if nick in leaving]
+        return found
+
+    def depart(self, ctx: DayContext) -> None:
+        """The players the host removes (модкилл) and those who leave (`Q`, as if removed) die now: after the
+        day's execution and before the night (cause `inactive`, event `removed_by_host` / `left_game`). One
+        who died earlier in the resolution (the execution, a kill, salon's suicide) is not killed again: the
+        removal is recorded without effect (`no_effect`, «без последствий»), with the host's reason."""
+        for nick, how, detail in self.departures(ctx):
+            if ctx.is_alive(nick):
+                ctx.kill(nick, "inactive", detail=detail, kind="removed_by_host" if how == "removed" else "left_game")
+                continue
+            what = f"removal ({detail})" if how == "removed" else "leaving (Q)"
+            cause = ctx.recorded_cause(nick)
+            died = "was executed" if cause == "executed" else f"died ({cause})"
+            said = f"{what}: no effect (без последствий): {nick} {died} first"
+            ctx.event("no_effect", target=nick, reason="remove" if how == "removed" else "leaving", detail=said)
+
+    def close_the_night(self, ctx: DayContext, gone: Mapping[str, str]) -> None:
+        """`gone` (nick -> "removed" / "left") are dead before the night: the day's orders are collected again,
+        theirs and those naming them void (as counts as not sent: an earlier valid order of the same sender
+        stands)."""
+        if not gone:
+            return
+        ctx.night_gone = dict(gone)
+        ctx.orders.clear()
+        ctx.void = [v for v in ctx.void if v.kind != "order"]
+        self.collect_orders(ctx)
+
+    def check_host_changes(self, ctx: DayContext) -> None:
+        """Refuse (RulesError naming the field) a change of the host's own that is invalid when he makes it,
+        judged against the day's roles (`ctx`: the start of the day, after its replacements). Base: none (a
+        variant without such changes has refused them with the day's input)."""
 
     def host_changes(self, ctx: DayContext) -> None:
-        """The host's changes that take effect at the start of the next day. Base: none (a variant without
-        them has refused them with the day's input)."""
+        """The host's changes that take effect at the start of the next day, applied first in the morning
+        (after the day's deaths, before any draw). Base: none."""
 
     def max_targets(self, day: int, action: Action, player_count: int) -> int:
         """How many players one vote or order may name on this day of a game of `player_count` players:
@@ -631,12 +668,18 @@ class Ruleset:
             return None, Reason(code="not_a_player")
         if order.actor not in ctx.alive_at_start:
             return None, Reason(code="dead")
+        gone = ctx.night_gone
+        if order.actor in gone:
+            return None, Reason(code="removed" if gone[order.actor] == "removed" else "left")
         action = self.effective_action(player, order.action)
         if action is None or action == "vote":
             return None, Reason(code="not_her_action", role=player.role, action=order.action)
         problem = self._targets_problem(ctx, order.actor, action, order.targets)
         if problem is not None:
             return action, problem
+        for t in order.targets if gone else ():
+            if t in gone:
+                return action, Reason(code="target_removed" if gone[t] == "removed" else "target_left", nick=t)
         if order.actor in order.targets and (player.role, action) not in self.self_target_ok:
             return action, Reason(code="not_himself", role=player.role, action=action)
         if action in self.no_repeat:
@@ -651,12 +694,6 @@ class Ruleset:
 
     def resolve_phases(self, ctx: DayContext) -> None:
         raise NotImplementedError
-
-    def apply_departures(self, ctx: DayContext) -> None:
-        """Players who asked to leave (the command `Q`) leave at the end of the resolution, like the silent."""
-        for nick in sorted(ctx.day_input.leaving & ctx.alive_at_start, key=list(ctx.players).index):
-            if ctx.is_alive(nick):
-                ctx.kill(nick, "inactive", detail="left the game")
 
     def apply_inactivity(self, ctx: DayContext) -> None:
         """Deaths for silence. Base: nothing."""
@@ -781,3 +818,18 @@ def told_by_checks(events: Iterable[Event]) -> dict[str, dict[str, CheckResult]]
         if e.kind == "checked" and e.actor is not None and e.target is not None:
             told.setdefault(e.actor, {})[e.target] = e.detail
     return told
+
+
+def told_by_slot(
+    told: Mapping[str, Mapping[str, CheckResult]], state: GameState
+) -> dict[str, dict[str, CheckResult]]:
+    """Each checker's results so far (`told`, earliest days first, by the nicks of their days) under the nicks
+    the slots play under in `state`: a replacement keeps the slot's history, the checks it was told and the
+    checks of it (RULES: "same history" is the slot's role, votes, orders and check results)."""
+    now = {old: p.nick for p in state.players for old in p.replaced}
+    slots: dict[str, dict[str, CheckResult]] = {}
+    for checker, seen in told.items():
+        mine = slots.setdefault(now.get(checker, checker), {})
+        for target, result in seen.items():
+            mine[now.get(target, target)] = result
+    return slots

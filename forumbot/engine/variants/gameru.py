@@ -12,13 +12,26 @@ Decisions where the original rules are silent (docs/rules/gameru-3.3.md, "Decisi
   start of the due day (his appointment is announced in the outcome of the day before);
 - `replace_maniac` (default off) lets the host have a dead maniac replaced like the sheriff.
 
-The host's own powers (seed 001), both from the start of the next day and refused on a day that ends the game:
-- a new maniac (`appoint_maniac`): a living civilian, when no maniac lives and either no maniac of the game ever
-  appeared (none was dealt, or he never showed activity: «В случае не появления Маньяка») or the game has
-  lasted more than 5 days (the appointment follows day 6 or later); event `new_maniac`;
+The host's own powers (seed 001), both from the start of the next day:
+- a new maniac (`appoint_maniac`): a living civilian, when no maniac lives (a maniac the host removes, or who
+  leaves, that day does not count) and either no maniac of the game ever appeared (none was dealt, or he never
+  sent a valid order as the maniac: «В случае не появления Маньяка»; activity before holding the role does not
+  count) or the game has lasted more than 5 days (the appointment follows day 6 or later); event `new_maniac`;
 - a change of scheme (`scheme`, «вносить изменения в схемы партий в процессе игры»): new roles for living
   players (a mafioso may be made boss; a new maniac only by appointment, under its conditions); one event
-  `role_changed` per player; a boss who loses his role is followed at once by the next mafioso in the list.
+  `role_changed` per player; a boss who loses his role is followed at once by the next mafioso in the list,
+  counting those the same change makes mafia.
+Both are judged on the day they are made, against that day's roles (`check_host_changes`: refused then, when
+the host records them), and applied first in the morning, after the day's deaths and before any draw (the
+sheriff's successor is drawn among those who remain civilians). A change the day made moot (the player died,
+already holds the role, the day's deaths ended the game, the maniac appeared that day) is recorded as
+`no_effect` («без последствий») with its reason and the day resolves. A change that ends the game (the last
+mafioso made a civilian) is applied by the day that ends it, and the outcome says the host's change decided it
+(`decided_by_host`).
+
+A removal by the host, or a `Q`, takes effect after the day's execution; the day's orders are carried out with
+the execution (everything at once), so the removed player's orders stand and orders naming him hit him (he dies
+of that cause and the removal has no effect).
 """
 
 from __future__ import annotations
@@ -28,7 +41,18 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from forumbot.engine.model import Action, CheckResult, EventKind, Player, Reason, Role, RoleChange, Winner, copies
+from forumbot.engine.model import (
+    Action,
+    CheckResult,
+    EventKind,
+    Player,
+    Reason,
+    Role,
+    RoleChange,
+    Winner,
+    copies,
+    evolve,
+)
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions, order_targets
 from forumbot.errors import DealError, RulesError
 
@@ -120,6 +144,7 @@ class Gameru(Ruleset):
         for p in actors["maniac"]:
             for target in order_targets(ctx, p.nick, "kill"):
                 ctx.kill(target, "maniac", by=p.nick)
+        self.depart(ctx)  # after the execution, carried out with it
 
     def _execute(self, ctx: DayContext) -> None:
         ctx.tally = self.tally_votes(ctx)
@@ -183,14 +208,9 @@ class Gameru(Ruleset):
         ctx.sheriff_due = _appoint(ctx, "sheriff", ctx.sheriff_due, "new_sheriff")
         ctx.maniac_due = _appoint(ctx, "maniac", ctx.maniac_due, "new_maniac")
 
-    def host_changes(self, ctx: DayContext) -> None:
+    def check_host_changes(self, ctx: DayContext) -> None:
         day_input = ctx.day_input
         appointee = day_input.appoint_maniac
-        if appointee is None and not day_input.scheme:
-            return
-        field = "appoint_maniac" if appointee is not None else "scheme"
-        if self.winner(ctx.living()) != "none":
-            raise RulesError(f"day {ctx.day}: {field}: the game ends on day {ctx.day}; there is no next day")
         if appointee is not None:
             problem = _appointment_problem(ctx, appointee)
             if problem is not None:
@@ -199,8 +219,22 @@ class Gameru(Ruleset):
             problem = _change_problem(ctx, change)
             if problem is not None:
                 raise RulesError(f"day {ctx.day}: scheme: {problem}")
+
+    def host_changes(self, ctx: DayContext) -> None:
+        day_input = ctx.day_input
+        appointee = day_input.appoint_maniac
+        if appointee is None and not day_input.scheme:
+            return
+        _ensure_boss(ctx)  # the day's dead boss is followed first: his successor may be named in the scheme
+        ended = self.winner(ctx.living())
         since = f"from day {ctx.day + 1}"
+        changed = False
         for change in day_input.scheme:
+            moot = _moot_change(ctx, change, ended)
+            if moot is not None:
+                what = f"scheme: {change.nick} -> {_role_text(change.role, change.boss)}"
+                ctx.event("no_effect", target=change.nick, reason="scheme", detail=f"{what}: {NO_EFFECT}: {moot}")
+                continue
             before = ctx.players[change.nick]
             boss = change.boss or (before.boss and change.role == "mafia")
             ctx.set_role(change.nick, change.role, boss=False)
@@ -208,13 +242,23 @@ class Gameru(Ruleset):
                 ctx.set_boss(change.nick)
             was, now = _role_text(before.role, before.boss), _role_text(change.role, boss)
             ctx.event("role_changed", target=change.nick, role=change.role, detail=f"{was} -> {now}, {since}")
+            changed = True
         if appointee is not None:
-            ctx.set_role(appointee, "maniac")
-            ctx.event("new_maniac", target=appointee, role="maniac", detail=f"appointed by the host, {since}")
+            moot = _moot_appointment(ctx, appointee, ended)
+            if moot is not None:
+                detail = f"appoint_maniac {appointee}: {NO_EFFECT}: {moot}"
+                ctx.event("no_effect", target=appointee, reason="appoint_maniac", detail=detail)
+            else:
+                ctx.players[appointee] = evolve(ctx.players[appointee], role="maniac", appeared=False)
+                ctx.event("new_maniac", target=appointee, role="maniac", detail=f"appointed by the host, {since}")
+                changed = True
         _ensure_boss(ctx)
         problems = self.definition_problems(list(ctx.players.values()), in_progress=True)
-        if problems:
+        if problems:  # never: a change keeps one boss at most
             raise RulesError(f"day {ctx.day}: scheme: {problems[0].reason}")
+        decided = self.winner(ctx.living())
+        if changed and decided != "none":
+            ctx.event("decided_by_host", detail=f"the host's change of roles decided the game: {decided}")
 
     def winner(self, players: Sequence[Player]) -> Winner:
         mafia = maniac = 0
@@ -247,8 +291,11 @@ class Gameru(Ruleset):
         )
 
 
+NO_EFFECT = "no effect (без последствий)"
+
+
 def _living_player(ctx: DayContext, nick: str) -> str | None:
-    """Why `nick` is not a player who lives on into the next day (None: he is)."""
+    """Why `nick` is not a living player of the day (None: he is)."""
     if nick not in ctx.players:
         if nick in ctx.former:
             return f"{nick} was replaced by {ctx.former[nick]}: name the player {ctx.former[nick]}"
@@ -259,32 +306,70 @@ def _living_player(ctx: DayContext, nick: str) -> str | None:
 
 
 def _appointment_problem(ctx: DayContext, nick: str) -> str | None:
-    """Why the host may not make `nick` the maniac after this day (None: he may)."""
+    """Why the host may not make `nick` the maniac, judged on the day he does it (None: he may). Whether a
+    maniac still lives is judged at the day's end (he may die that day: the appointment then takes effect)."""
     problem = _living_player(ctx, nick)
     if problem is not None:
         return problem
     if ctx.players[nick].role != "civilian":
         return f"{nick} is not a civilian: the new maniac is a living civilian"
-    maniacs = [p for p in ctx.players.values() if p.role == "maniac"]
-    living = [p.nick for p in maniacs if p.alive]
-    if living:
-        return f"a maniac still lives ({', '.join(living)}): the game has one maniac at a time"
-    if any(p.appeared for p in maniacs) and ctx.day <= MANIAC_AFTER_DAYS:
-        return (
-            f"the maniac appeared in the game and is dead, and the game has lasted {ctx.day} days: a new maniac "
-            f"needs more than {MANIAC_AFTER_DAYS} days (seed 001), unless no maniac appeared"
-        )
+    if _maniac_appeared(ctx) and ctx.day <= MANIAC_AFTER_DAYS:
+        return _too_early(ctx.day)
     return None
 
 
+def _maniac_appeared(ctx: DayContext) -> bool:
+    return any(p.appeared for p in ctx.players.values() if p.role == "maniac")
+
+
+def _too_early(day: int) -> str:
+    return (
+        f"the maniac appeared in the game and is dead, and the game has lasted {day} days: a new maniac "
+        f"needs more than {MANIAC_AFTER_DAYS} days (seed 001), unless no maniac appeared"
+    )
+
+
 def _change_problem(ctx: DayContext, change: RoleChange) -> str | None:
-    """Why the host may not give `change.nick` his new role after this day (None: he may)."""
+    """Why the host may not give `change.nick` his new role, judged on the day he does it (None: he may)."""
     problem = _living_player(ctx, change.nick)
     if problem is not None:
         return problem
-    p = ctx.players[change.nick]
+    return _holds(ctx.players[change.nick], change)
+
+
+def _holds(p: Player, change: RoleChange) -> str | None:
     if p.role == change.role and (p.boss or not change.boss):
         return f"{change.nick} is already {_role_text(p.role, p.boss)}"
+    return None
+
+
+def _moot(ctx: DayContext, nick: str, ended: Winner) -> str | None:
+    """What the day did that leaves no next day, or `nick` dead at its end (None: neither)."""
+    if ended != "none":
+        return f"the game ended on day {ctx.day} ({ended}): there is no next day"
+    p = ctx.players[nick]
+    if not p.alive:
+        return f"{nick} died on day {ctx.day} ({p.death_cause})"
+    return None
+
+
+def _moot_change(ctx: DayContext, change: RoleChange, ended: Winner) -> str | None:
+    """Why the day made a change of scheme moot (None: it takes effect)."""
+    return _moot(ctx, change.nick, ended) or _holds(ctx.players[change.nick], change)
+
+
+def _moot_appointment(ctx: DayContext, nick: str, ended: Winner) -> str | None:
+    """Why the day made an appointment moot (None: it takes effect)."""
+    moot = _moot(ctx, nick, ended)
+    if moot is not None:
+        return moot
+    if ctx.players[nick].role != "civilian":
+        return f"{nick} is no longer a civilian"
+    living = [p.nick for p in ctx.players.values() if p.role == "maniac" and p.alive]
+    if living:
+        return f"a maniac still lives ({', '.join(living)}): the game has one maniac at a time"
+    if _maniac_appeared(ctx) and ctx.day <= MANIAC_AFTER_DAYS:
+        return f"the maniac appeared on day {ctx.day}: a new maniac needs more than {MANIAC_AFTER_DAYS} days"
     return None
 
 

@@ -6,11 +6,12 @@ and the lawyer (exact role; a ninja looks like a civilian); (3) night: mafia, ya
 shoot at once and the reanimator saves one player. On turn 1 the players silent since turn 0 die after
 the normal turn and their special roles pass to random living civilians.
 
-Only jail stops an action: a jailed player takes no part in the checks and the night (a jailed checker
-gets `miss`). Every other player killed during the turn still has its vote and orders carried out
-(docs/rules/common.md, common to all variants): one shot in the night still shoots and still learns his
-check; one autokilled after the turn still has his vote counted in the jail (having sent nothing since
-turn 0, that is his default vote for himself, and he sent no orders).
+Only jail stops an action (and a removal by the host, or a `Q`, which take effect right after it): a jailed
+player takes no part in the checks and the night (a jailed checker gets `miss`). Every other player killed
+during the turn still has its vote and orders carried out (docs/rules/common.md, common to all variants): one
+shot in the night still shoots and still learns his check; one autokilled after the turn still has his vote
+counted in the jail (having sent nothing since turn 0, that is his default vote for himself, and he sent no
+orders).
 
 Decisions where the original rules are silent (docs/rules/kozanostra.md, "Decisions where the rules are
 silent"):
@@ -24,6 +25,11 @@ silent"):
   mafia's, or the yakuza's with its ninja; the lawyer knows no clan and no clan knows him), the roles of
   the dead and jailed (published), and what his own checks told him (a ninja as a civilian); nothing else;
 - the `duel` schedule: a player has moved when his vote and his role's own order (`S nick`) have arrived;
+- a removal by the host, or a `Q` (as if removed), takes effect after the jail and before the checks and the
+  night: his vote counts, his orders of the turn and those naming him are void (collected again without them:
+  an earlier valid order stands); a special so removed passes his role on like the autokill's, to a random
+  civilian alive after every death of the turn (one removed that turn inherits nothing); a jailed one is jailed
+  and the removal has no effect;
 - dealing: `mafia` games have a quarter of the players as mafia (at least one) and a commissar; `neapol`
   a third as mafia, a commissar and a reanimator; `kozanostra` as `mafia`; the optional roles are added
   by the options' counts.
@@ -127,11 +133,15 @@ class Kozanostra(Ruleset):
 
     def resolve_phases(self, ctx: DayContext) -> None:
         jailed = self._jail(ctx)
-        free = set(ctx.alive_at_start) - jailed
-        checks = self._checks(ctx, jailed)
+        # A removal (or `Q`) takes effect after the jail and before the night: the departing are dead at night.
+        gone = {nick: how for nick, how, _ in self.departures(ctx) if nick not in jailed}
+        self.close_the_night(ctx, gone)
+        self.depart(ctx)
+        free = set(ctx.alive_at_start) - jailed - set(gone)
+        checks = self._checks(ctx, free)
         self._night(ctx, jailed, free)
-        if ctx.day == self.options.autokill_turn:
-            self._autokill(ctx)
+        sleepers = self._autokill(ctx) if ctx.day == self.options.autokill_turn else []
+        self._pass_roles(ctx, [*sleepers, *(p for p in ctx.players.values() if p.nick in gone)])
         for checker, target in checks.items():
             ctx.checks[checker] = "miss" if target is None else _seen_role(ctx.players[target].role)
             ctx.event("checked", actor=checker, target=target, detail=str(ctx.checks[checker]))
@@ -147,15 +157,15 @@ class Kozanostra(Ruleset):
         ctx.kill(nick, "executed", detail=f"{ctx.tally[nick]} votes")
         return {nick}
 
-    def _checks(self, ctx: DayContext, jailed: set[str]) -> dict[str, str | None]:
-        """Checker -> target whose role he will learn (None: a miss)."""
+    def _checks(self, ctx: DayContext, free: set[str]) -> dict[str, str | None]:
+        """Checker -> target whose role he will learn (None: a miss: the checker or his target was jailed)."""
         result: dict[str, str | None] = {}
         for p in ctx.started_alive(["commissar", "lawyer"]):
             order = ctx.order(p.nick, "check")
             if order is None:
                 continue
             target = order.targets[0]
-            result[p.nick] = None if p.nick in jailed or target in jailed else target
+            result[p.nick] = target if p.nick in free and target in free else None
         return result
 
     def _night(self, ctx: DayContext, jailed: set[str], free: set[str]) -> None:
@@ -214,11 +224,17 @@ class Kozanostra(Ruleset):
                 saved[order.targets[0]] = p.nick
         return saved
 
-    def _autokill(self, ctx: DayContext) -> None:
+    def _autokill(self, ctx: DayContext) -> list[Player]:
+        """The players silent since turn 0 die after the normal turn; returns them."""
         sleepers = [p for p in ctx.living() if p.nick in ctx.day_input.silent]
         for p in sleepers:
             ctx.kill(p.nick, "inactive", detail="no activity between turns 0 and 1 (autokill)")
-        for p in sleepers:
+        return sleepers
+
+    def _pass_roles(self, ctx: DayContext, dead: list[Player]) -> None:
+        """The special role of each player autokilled, removed by the host or leaving this turn passes to a
+        random living civilian (after every death of the turn: one removed this turn inherits nothing)."""
+        for p in dead:
             if p.role == "civilian":
                 continue
             civilians = ctx.living(["civilian"])

@@ -15,6 +15,12 @@ Decisions where the original rules are silent (docs/rules/salon.md, "Decisions w
   executed (the leader died during the night: nobody is executed);
 - a tie for the execution is drawn among the tied before the rule "leader died in the night" applies;
 - a special who sends no order "missed" (the salon rules: the host writes "Доктор промахнулся" also then).
+
+The host's powers (docs/rules/common.md, "The host's powers"; docs/rules/salon.md): "never the same target two
+nights running" follows the slot (a replacement makes no new target: `apply_replacements` renames the last
+targets); a removal, or a `Q`, takes effect after the execution, the last step of the night order (after the
+day's execution and before the next night): the removed player's vote and night orders of the day stand, and one
+who died earlier in the resolution dies of that, the removal without effect.
 """
 
 from __future__ import annotations
@@ -101,6 +107,7 @@ class Salon(Ruleset):
             if ctx.order(p.nick, "assault") is None and ctx.is_alive(p.nick):
                 ctx.kill(p.nick, "inactive", detail="the maniac assaulted nobody")
         self._execution(ctx, silenced=assaulted if assaulted != heal else None)
+        self.depart(ctx)  # after the day's execution (salon's comes last, in the morning), before the next night
 
     def _maniac(self, ctx: DayContext) -> str | None:
         for p in ctx.started_alive(["maniac"]):
