@@ -19,7 +19,8 @@ from pathlib import Path
 
 import lxml.html
 
-from forumbot.forum import ipb, phpbb
+from forumbot.forum.ipb2 import pages as ipb2
+from forumbot.forum.phpbb import pages as phpbb
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MSK = timezone(timedelta(hours=3))
@@ -34,7 +35,7 @@ def pages() -> list[tuple[str, bytes, Callable[[bytes], int]]]:
         )
     for path in sorted((FIXTURES / "ipb").glob("topic_page*.html")):
         found.append(
-            (f"ipb/{path.name}", path.read_bytes(), lambda b: len(ipb.parse_topic_page(b, tz=MSK).posts))
+            (f"ipb/{path.name}", path.read_bytes(), lambda b: len(ipb2.parse_topic_page(b, tz=MSK).posts))
         )
     return found
 

@@ -122,7 +122,7 @@ def bench_parse(args: argparse.Namespace) -> list[Figure]:
     for votes from the page's tree while the page is parsed), and the naive red bold finder."""
     from forumbot.extract import Roster, extract_votes, read_body
     from forumbot.extract.votes import forget_fragments
-    from forumbot.forum.phpbb import parse_topic_page
+    from forumbot.forum.phpbb.pages import parse_topic_page
 
     posts = 3500 if not args.quick else 1000
     pages = day_pages(posts)
@@ -175,7 +175,8 @@ def interleaved(work: dict[str, Callable[[], None]], seconds: float) -> dict[str
 
 def day_pages(posts: int) -> list[bytes]:
     """The pages of a synthetic day as the fake board serves them to the host's account."""
-    from forumbot.forum.client import ClientSettings, open_client
+    from forumbot.forum.client import ClientSettings
+    from forumbot.forum.registry import open_client
 
     board, topic = make_board({"day": posts})
     with serve(board, 0.0) as server:
@@ -407,7 +408,7 @@ def bench_send(args: argparse.Namespace) -> list[Figure]:
 def send_child(job: dict[str, Any]) -> dict[str, Any]:
     """Queue `letters` PMs in a fresh state file and flush them through the game's outbox, as the watch
     sends its receipts; `ahead` (None: the outbox's default) is how many forms are addressed ahead."""
-    from forumbot.forum.posting import poster_for
+    from forumbot.forum.registry import poster_for
     from forumbot.host.outbox import PREPARE_AHEAD, Outbox, markers_for, with_marker
     from forumbot.store import Letter, Store
 
@@ -473,7 +474,8 @@ def peak_kb() -> int:
 
 
 def logged_in_client(url: str) -> Any:
-    from forumbot.forum.client import ClientSettings, open_client
+    from forumbot.forum.client import ClientSettings
+    from forumbot.forum.registry import open_client
 
     client = open_client(ClientSettings(forum=url, username=HOST, password=HOST_PASSWORD, dialect="phpbb"))
     client.login()

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
 from forumbot.forum.markup import BodyReader
+from forumbot.forum.phpbb.reader import PhpbbClient
 from forumbot.posts import Post, TopicPage
 
 

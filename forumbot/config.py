@@ -35,8 +35,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from forumbot.engine.variants import VARIANTS, find_variant
 from forumbot.errors import ConfigError, RulesError
-
-ForumEngine = Literal["phpbb", "ipb2", "ipb3", "saved"]
+from forumbot.forum import registry
 
 
 class Settings(BaseSettings):
@@ -133,7 +132,7 @@ class Strict(BaseModel):
 
 
 class ForumConfig(Strict):
-    engine: ForumEngine = "phpbb"
+    engine: str = registry.DEFAULT  # a forum engine's name, as the registry knows it
     base_url: str | None = None  # falls back to FORUMBOT_BASE_URL
     saved_pages: Path | None = None  # a folder of saved pages (engine "saved")
     forum_id: int | None = None  # where the day topics are posted
@@ -143,6 +142,11 @@ class ForumConfig(Strict):
     timezone: str | None = None
     # The request budget on this board, per minute on average: overrides FORUMBOT_REQUESTS_PER_MINUTE.
     requests_per_minute: int | None = Field(default=None, ge=1)
+
+    @field_validator("engine")
+    @classmethod
+    def _known_engine(cls, value: str) -> str:
+        return registry.check_engine(value)
 
     @field_validator("base_url")
     @classmethod
@@ -161,8 +165,8 @@ class ForumConfig(Strict):
 
     @model_validator(mode="after")
     def _source(self) -> ForumConfig:
-        if self.engine == "saved" and self.saved_pages is None:
-            raise ValueError("engine 'saved' needs saved_pages (a folder of .html files)")
+        if not registry.dialect(self.engine).network and self.saved_pages is None:
+            raise ValueError(f"engine {self.engine!r} needs saved_pages (a folder of .html files)")
         return self
 
 

@@ -12,7 +12,10 @@
         │   └── MaybeSent      a form that may have reached the board: look for it before sending again
         ├── LoginFailed        the forum refused our credentials
         ├── NotLoggedIn        a login wall was served where content was expected
-        └── NoPermission       the account may not see or do this
+        ├── NoPermission       the account may not see or do this
+        ├── HeldForApproval    a post stored but held for a moderator: never post it again
+        ├── UnknownRecipient   no member has a PM recipient's name: nothing sent
+        └── TooManyRecipients  more PM recipients than the board takes (`limit`): nothing sent
 """
 
 from __future__ import annotations
@@ -72,3 +75,20 @@ class NotLoggedIn(ForumError):
 
 class NoPermission(ForumError):
     pass
+
+
+class HeldForApproval(ForumError):
+    """The board stored the post but holds it for a moderator's approval: players do not see it, and
+    posting it again would queue a second copy. Nothing to retry; a moderator must approve it."""
+
+
+class UnknownRecipient(ForumError):
+    """No member of the forum has one of the PM's recipients' names; nothing was sent."""
+
+
+class TooManyRecipients(ForumError):
+    """The board takes at most `limit` recipients in one PM; nothing was sent."""
+
+    def __init__(self, message: str, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Dialect = Literal["phpbb", "ipb2", "ipb3", "ips4"]
+Dialect = str  # the name of the engine that made a page (see `forumbot.forum.registry`)
 # Who may read a post: everybody, or only moderators (waiting for approval / soft-deleted). A vote
 # counter counts public posts only.
 Visibility = Literal["public", "unapproved", "deleted"]

@@ -70,7 +70,7 @@ def __getattr__(name: str) -> Any:
     """`forumbot.cli.open_client`, loaded on first use (it brings httpx): every command opens its forum
     client through this name, so a rehearsal can put a client on a fake clock in its place."""
     if name == "open_client":
-        from forumbot.forum.client import open_client
+        from forumbot.forum.registry import open_client
 
         return open_client
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

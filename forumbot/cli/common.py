@@ -157,10 +157,10 @@ def raise_state(message: str) -> NoReturn:
 def game_client(config: GameConfig) -> Iterator[ForumClient]:
     """The game's forum client, closed however the command ends."""
     from forumbot.config import load_settings
-    from forumbot.forum.client import client_settings
+    from forumbot.forum.registry import client_settings, dialect
 
     settings = load_settings()
-    if config.forum.engine != "saved":
+    if dialect(config.forum.engine).network:
         settings.require_account()
     client = client_opener()(client_settings(settings, config.forum))
     try:
@@ -180,9 +180,10 @@ def client_opener() -> Callable[[ClientSettings], ForumClient]:
 def checked_topic(topic: str | None, what: str = "topic") -> str | None:
     """A topic as the host gives it: its number, or a topic URL (http or https) that names one
     (`viewtopic.php?t=N`, `index.php?showtopic=N`); anything else is refused here, not at the next read."""
-    from urllib.parse import parse_qs, urlsplit
+    from urllib.parse import urlsplit
 
     from forumbot.errors import ConfigError
+    from forumbot.forum.registry import topic_number
 
     if topic is None:
         return None
@@ -190,9 +191,7 @@ def checked_topic(topic: str | None, what: str = "topic") -> str | None:
     if text.isdigit() and int(text) > 0:
         return text
     parts = urlsplit(text)
-    query = parse_qs(parts.query)
-    named = [v for key in ("t", "showtopic") for v in query.get(key, []) if v.isdigit() and int(v) > 0]
-    if parts.scheme in ("http", "https") and parts.netloc and named:
+    if parts.scheme in ("http", "https") and parts.netloc and (topic_number(text) or 0) > 0:
         return text
     raise ConfigError(f"{what} {topic!r}: not a topic number nor a topic URL (e.g. 1234, or …/viewtopic.php?t=1234)")
 

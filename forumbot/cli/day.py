@@ -204,7 +204,7 @@ def publish_command(
     """Post the approved day: the new topic, the old one locked, the PMs that are due (roles never sent,
     checks, role changes, the reveal at the end); then open the next day. Before the first draft: the
     opening (day 1's topic with the commitment, the roles). Safe to run again after any failure."""
-    from forumbot.forum.posting import poster_for
+    from forumbot.forum.registry import poster_for
     from forumbot.host.publish import publish as publish_day
 
     with host_errors():
@@ -254,7 +254,7 @@ def watch_command(
 ) -> None:
     """Between day ends: order receipts, PM commands and relays, interim vote counts, the deadline's draft
     (and, where the config asks, the reminder before the deadline and the lock at it)."""
-    from forumbot.forum.posting import poster_for
+    from forumbot.forum.registry import poster_for
     from forumbot.host import watch
     from forumbot.host.publish import publish as publish_day
 
@@ -342,30 +342,32 @@ def account_command(
 ) -> None:
     """The bot account's language, time zone and date format as the board keeps them; with --date-format,
     change the format (phpBB's relative formats print fresh PMs as "5 минут назад": only an interval)."""
-    from forumbot.forum.client import PhpbbClient
-    from forumbot.forum.posting import poster_for
+    from forumbot.forum.client import AccountPreferences
+    from forumbot.forum.poster import DateFormatting
+    from forumbot.forum.registry import poster_for
 
     with host_errors():
         store = open_store(state)
         _, config = load_game(store, game)
     with host_errors(), game_client(config) as client:
-        if not isinstance(client, PhpbbClient):
-            fail(f"{game}: the account's preferences are read on phpBB boards only")
+        if not isinstance(client, AccountPreferences):
+            fail(f"{game}: this board keeps no preferences of the account (phpBB boards do)")
         prefs = client.preferences()
-        _print_preferences(client.account or "", prefs)
+        _print_preferences(client.account or "", prefs, client.relative_format(prefs.dateformat or ""))
         if date_format is None or date_format == prefs.dateformat:
             return
         if not yes and not typer.confirm(f"Store the date format {date_format!r} on {client.account}?"):
             fail("nothing changed", code=1)
-        after = poster_for(client).set_date_format(date_format)
+        poster = poster_for(client)
+        if not isinstance(poster, DateFormatting):
+            fail(f"{game}: this board keeps no date format of the account")
+        after = poster.set_date_format(date_format)
     out.print(f"the date format is now {after.dateformat!r}", markup=False)
 
 
-def _print_preferences(account: str, prefs: Any) -> None:
-    from forumbot.forum.phpbb import is_relative_format
-
+def _print_preferences(account: str, prefs: Any, relative: bool) -> None:
     out.print(f"{account}: language {prefs.lang}, time zone {prefs.tz}, date format {prefs.dateformat!r}", markup=False)
-    if prefs.dateformat and is_relative_format(prefs.dateformat):
+    if prefs.dateformat and relative:
         out.print(
             "fresh dates are printed relative ('менее минуты назад'): forumbot asks the board for the exact time "
             "of a PM near a deadline; a format with seconds (--date-format 'd.m.Y H:i:s') makes every date exact",

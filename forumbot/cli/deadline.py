@@ -77,7 +77,7 @@ def deadline_command(
 
 def _announce(store: Store, game_id: int, config: GameConfig, marker: str) -> None:
     """Send the queued announcement, and only it, through the game's outbox (exactly once)."""
-    from forumbot.forum.posting import poster_for
+    from forumbot.forum.registry import poster_for
     from forumbot.host.outbox import Outbox
 
     letter = store.letter(marker, game_id)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from forumbot.cli.common import err
 
 if TYPE_CHECKING:
-    from forumbot.forum.posting import LockResult, Poster
+    from forumbot.forum.poster import LockResult, Poster
 
 ProgressCallback = Callable[[int, int | None], None]
 

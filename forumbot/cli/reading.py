@@ -103,7 +103,7 @@ def _live_count(topic: str, rules: CountRules, read_at: datetime, incremental: b
     ones, counted on from what the last count of the same day kept in the state file."""
     from forumbot.config import load_settings
     from forumbot.forum.cache import PageCache
-    from forumbot.forum.client import client_settings
+    from forumbot.forum.registry import client_settings
     from forumbot.host.recount import count_topic
     from forumbot.store import Store
 
@@ -136,7 +136,7 @@ class TopicSource:
 
 def _saved_posts(folder: Path, topic_id: int | None, now: datetime | None, zone: ZoneInfo) -> TopicRead:
     from forumbot.forum.cache import TopicRead
-    from forumbot.forum.saved import load_saved_folder
+    from forumbot.forum.registry import load_saved_folder
 
     saved = load_saved_folder(folder, now, tz=zone)
     for skipped in saved.skipped:
@@ -168,7 +168,7 @@ def orders_command(
     action, targets, whether it is valid and why not, link; in the forum's order."""
     from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
     from forumbot.errors import ForumbotError
-    from forumbot.forum.saved import load_saved_folder
+    from forumbot.forum.registry import load_saved_folder
     from forumbot.host import games
 
     zone = load_zone(tz)

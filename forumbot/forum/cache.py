@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import Protocol
 
 from forumbot.errors import StateError
+from forumbot.forum import registry
 from forumbot.forum.client import ForumClient, Progress, page_size_of
 from forumbot.forum.markup import BodyReader
 from forumbot.posts import Post, TopicPage
@@ -593,7 +594,7 @@ def _shifted(cached: CachedPage | None, fresh: TopicPage) -> bool:
 
 def _known_page_size(entries: Iterable[CachedPage]) -> int | None:
     for entry in entries:
-        size = page_size_of(entry.page)
+        size = page_size_of(entry.page, registry.dialect(entry.page.dialect).page_param)
         if size:
             return size
     return None

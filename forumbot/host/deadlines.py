@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 from forumbot.config import GameConfig
 from forumbot.engine.day import ruleset_for
 from forumbot.errors import StateError
-from forumbot.forum.client import topic_number
+from forumbot.forum.registry import topic_number
 from forumbot.host.outbox import markers_for, with_marker
 from forumbot.render.bbcode import escape
 from forumbot.store import GameRow, Letter, Store

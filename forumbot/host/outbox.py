@@ -31,13 +31,20 @@ import hmac
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
 
-from forumbot.errors import ForumError, MaybeSent, NoPermission, ParseError
-from forumbot.forum.posting import HeldForApproval, LockResult, TooManyRecipients, UnknownRecipient
+from forumbot.errors import (
+    ForumError,
+    HeldForApproval,
+    MaybeSent,
+    NoPermission,
+    ParseError,
+    TooManyRecipients,
+    UnknownRecipient,
+)
+from forumbot.forum.poster import Poster, Preparing
 from forumbot.store import Letter, Store
 
-__all__ = ["Delivery", "Outbox", "Preparing", "Writer", "marker_line", "markers_for", "strip_markers", "with_marker"]
+__all__ = ["Delivery", "Outbox", "Poster", "Preparing", "marker_line", "markers_for", "strip_markers", "with_marker"]
 
 MARKER_PREFIX = "fbm"
 MARKER = re.compile(r"fb(?:m|-)[0-9a-f]{16,64}")
@@ -83,39 +90,6 @@ def strip_markers(text: str) -> str:
 # --- the forum side ------------------------------------------------------------------------------------
 
 
-class Writer(Protocol):
-    """What the outbox asks of a forum it writes to (`forumbot.forum.posting.PhpbbPoster` is one)."""
-
-    @property
-    def username(self) -> str: ...
-
-    def post_topic(self, forum_id: int, subject: str, message: str, *, marker: str | None = None) -> int: ...
-
-    def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int: ...
-
-    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult: ...
-
-    def send_pm(
-        self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
-    ) -> int | None: ...
-
-    def find_marker_in_forum(self, forum_id: int, subject: str, marker: str) -> int | None: ...
-
-    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None: ...
-
-    def find_marker_in_sent(
-        self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
-    ) -> int | None: ...
-
-
-@runtime_checkable
-class Preparing(Protocol):
-    """A writer that can address the PMs to come before their turn, sending nothing (`PhpbbPoster`).
-    Writers without it (the IPB posters, whose forms have no age rule) send each PM from scratch."""
-
-    def prepare_pms(self, upcoming: Sequence[Sequence[str]]) -> None: ...
-
-
 # Refusals that another attempt will not change: set the letter aside, tell the host, go on.
 PERMANENT: tuple[type[Exception], ...] = (NoPermission, TooManyRecipients, UnknownRecipient, HeldForApproval)
 
@@ -142,7 +116,7 @@ class Outbox:
 
     store: Store
     game_id: int
-    writer: Writer
+    writer: Poster
     checkpoint: Checkpoint = _no_checkpoint
     delivered: list[Delivery] = field(default_factory=list)
     ahead: int = PREPARE_AHEAD  # PMs prepared beyond the one being sent (0: none)

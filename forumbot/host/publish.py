@@ -39,7 +39,8 @@ from forumbot.draft import DayDraft, StoredDraft
 from forumbot.engine.model import DayOutcome, GameState
 from forumbot.errors import ConfigError, ForumError, StateError
 from forumbot.forum.client import ForumClient
-from forumbot.forum.posting import Poster, poster_for
+from forumbot.forum.poster import Poster
+from forumbot.forum.registry import poster_for
 from forumbot.host import games
 from forumbot.host.approval import draft_code, draft_subject, draft_version
 from forumbot.host.outbox import MARKER_PREFIX, Delivery, Outbox, marker_line, markers_for, with_marker

@@ -38,7 +38,7 @@ from forumbot.forum.client import ForumClient
 from forumbot.host import deadlines, games
 from forumbot.host.approval import Verdict, decide, read_verdict
 from forumbot.host.daywindow import place, shown_time
-from forumbot.host.outbox import Outbox, Writer, markers_for, strip_markers, with_marker
+from forumbot.host.outbox import Outbox, Poster, markers_for, strip_markers, with_marker
 from forumbot.host.publish import draft_letters, past_outcomes
 from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.posts import PrivateMessage
@@ -83,7 +83,7 @@ BACKOFF_START = 30.0  # seconds before the first retry of a pass the forum faile
 PERMANENT_ERRORS = (LoginFailed, ConfigError, StateError)
 
 
-Messenger = Writer  # what the watch needs of the forum beyond reading (`PhpbbPoster` is one)
+Messenger = Poster  # what the watch needs of the forum beyond reading
 
 
 @dataclass

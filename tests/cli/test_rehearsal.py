@@ -19,7 +19,7 @@ from typer.testing import CliRunner, Result
 import forumbot.cli as cli
 from fakeboard.board import Board, BoardServer
 from fakeboard.clock import FakeClock
-from forumbot.forum.client import open_client
+from forumbot.forum.registry import open_client
 
 GAME, BOT, BOT_PASSWORD, FORUM = "Репетиция", "Ведущий", "секрет", 4
 PLAYERS = ["Лиса", "Кот Матроскин", "Шарик", "Печкин", "Дядя Фёдор", "Winnie", "Галчонок", "Мурка", "Ёжик"]

@@ -9,10 +9,10 @@ from datetime import datetime
 from pathlib import Path
 
 from forumbot.errors import ForumbotError
-from forumbot.forum import phpbb
 from forumbot.forum.cache import PageCache, read_topic
 from forumbot.forum.client import Progress
 from forumbot.forum.markup import BodyReader
+from forumbot.forum.phpbb import pages as phpbb
 from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.posts import PmSummary, PrivateMessage, TopicPage
 from forumbot.store import Store

@@ -15,8 +15,8 @@ from fakeboard.clock import FakeClock
 from fakeboard.synthetic import SyntheticTopic
 from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, fetch_topic_incremental, read_topic
-from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.phpbb.reader import PhpbbClient
 from forumbot.posts import Post, TopicPage
 from forumbot.store import Store
 

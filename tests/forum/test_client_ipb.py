@@ -13,8 +13,9 @@ import respx
 
 from fakeboard.clock import FakeClock
 from forumbot.errors import ForumUnavailable, LoginFailed, NoPermission, NotLoggedIn, ParseError
-from forumbot.forum.client import IpbClient, offset_between
+from forumbot.forum.client import offset_between
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.ipb2.reader import IpbClient
 from forumbot.posts import TopicPage
 
 if TYPE_CHECKING:

@@ -11,8 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from forumbot.errors import ForumUnavailable, ParseError
-from forumbot.forum.client import MAX_GROWTH, PhpbbClient
+from forumbot.forum.client import MAX_GROWTH
 from forumbot.forum.http import ForumHttp, HttpSettings
+from forumbot.forum.phpbb.reader import PhpbbClient
 from forumbot.posts import Post, TopicPage
 
 

@@ -11,17 +11,14 @@ import pytest
 
 from forumbot.config import ForumConfig, Settings
 from forumbot.errors import ConfigError, ParseError
-from forumbot.forum.client import (
-    ClientSettings,
-    Ipb3Client,
-    IpbClient,
-    PhpbbClient,
-    SavedPagesClient,
-    client_settings,
-    guess_dialect,
-    open_client,
-)
+from forumbot.forum import registry
+from forumbot.forum.client import ClientSettings
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.ipb2.reader import IpbClient
+from forumbot.forum.ipb3.reader import Ipb3Client
+from forumbot.forum.phpbb.reader import PhpbbClient
+from forumbot.forum.registry import client_settings, guess_dialect, open_client
+from forumbot.forum.saved.reader import SavedPagesClient
 
 HTTP_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -47,7 +44,7 @@ def test_a_folder_opens_the_saved_pages_client(saved_folder: Path) -> None:
 
 
 def test_saved_pages_say_which_topics_they_hold(saved_folder: Path) -> None:
-    client = SavedPagesClient(saved_folder)
+    client = SavedPagesClient(saved_folder, dialects=registry.DIALECTS)
     with pytest.raises(ParseError, match=r"topic 9 \(topics saved: \[2\]\)"):
         list(client.fetch_topic(9))
     with pytest.raises(ParseError, match="PM 77"):
@@ -60,9 +57,9 @@ def test_a_missing_folder_is_a_config_error(tmp_path: Path) -> None:
 
 
 def test_the_dialect_comes_from_the_url_or_the_setting() -> None:
-    assert guess_dialect("https://f.example/viewtopic.php?t=5") == "phpbb"
-    assert guess_dialect("https://f.example/forum/index.php?showtopic=5") == "ipb2"
-    assert guess_dialect("https://f.example/forum/") is None
+    paths = ("viewtopic.php?t=5", "forum/index.php?showtopic=5", "forum/")
+    guessed = [guess_dialect(f"https://f.example/{path}") for path in paths]
+    assert [d.name if d else None for d in guessed] == ["phpbb", "ipb2", None]
     phpbb = open_client(ClientSettings(forum="https://f.example/board/viewforum.php?f=4"))
     ipb = open_client(ClientSettings(forum="https://f.example/forum/", dialect="ipb2"))
     assert isinstance(phpbb, PhpbbClient) and phpbb.forum == "https://f.example/board/"

@@ -14,8 +14,10 @@ import respx
 
 from fakeboard.clock import FakeClock
 from forumbot.errors import ForumUnavailable, LoginFailed, NoPermission, NotLoggedIn, ParseError
-from forumbot.forum.client import ClientSettings, PhpbbClient, open_client
+from forumbot.forum.client import ClientSettings
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.phpbb.reader import PhpbbClient
+from forumbot.forum.registry import open_client
 from forumbot.posts import TopicPage
 
 if TYPE_CHECKING:

@@ -17,8 +17,10 @@ import respx
 
 from fakeboard.clock import FakeClock
 from forumbot.errors import ConfigError
-from forumbot.forum.client import ClientSettings, Ipb3Client, open_client
+from forumbot.forum.client import ClientSettings
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.ipb3.reader import Ipb3Client
+from forumbot.forum.registry import open_client
 from forumbot.host.daywindow import read_day_pms
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ipb3"

@@ -16,8 +16,11 @@ import pytest
 from forumbot.errors import ParseError
 from forumbot.extract.names import Roster
 from forumbot.extract.votes import extract_votes
-from forumbot.forum import ipb, saved
+from forumbot.forum import registry
 from forumbot.forum.dates import parse_forum_interval, parse_ipb_interval
+from forumbot.forum.ipb2 import pages as ipb2
+from forumbot.forum.ipb3 import pages as ipb3
+from forumbot.forum.ips4 import pages as ips4
 from forumbot.forum.markup import parse_html, text_of
 from forumbot.posts import PrivateMessage
 
@@ -57,7 +60,7 @@ def _message(pm: PrivateMessage) -> dict[str, Any]:
 
 def test_a_conversation_gives_every_message_under_its_own_id() -> None:
     case = pair("ipb3/ipb346_pm_conversation")
-    got = ipb.parse_conversation_page(page("ipb3/ipb346_pm_conversation"), case["url"], MSK, now=NOW)
+    got = ipb3.parse_conversation_page(page("ipb3/ipb346_pm_conversation"), case["url"], MSK, now=NOW)
     want = case["conversation"]
     head = (got.conversation_id, got.subject, got.page, got.page_count, got.next_url, got.viewer_id)
     assert head == (want["conversation_id"], want["subject"], want["page"], want["page_count"], None, want["viewer_id"])
@@ -67,7 +70,7 @@ def test_a_conversation_gives_every_message_under_its_own_id() -> None:
 
 
 def test_the_order_in_a_reply_to_the_hosts_role_pm_is_found() -> None:
-    messages = ipb.parse_conversation(page("ipb3/ipb346_pm_conversation"), tz=MSK, now=NOW)
+    messages = ipb3.parse_conversation(page("ipb3/ipb346_pm_conversation"), tz=MSK, now=NOW)
     reply = next(m for m in messages if m.sender == "Winnie")
     assert reply.body_text == "Проверяю — Мурка"  # the quoted role is no line of it
     assert "комиссар" not in reply.body_text
@@ -75,7 +78,7 @@ def test_the_order_in_a_reply_to_the_hosts_role_pm_is_found() -> None:
 
 def test_a_folder_row_names_the_last_author_and_the_starter_apart() -> None:
     case = pair("ipb3/ipb346_pm_folder")
-    rows, _ = ipb.parse_pm_inbox(page("ipb3/ipb346_pm_folder"), case["url"], tz=MSK, now=NOW)
+    rows, _ = ipb3.parse_pm_inbox(page("ipb3/ipb346_pm_folder"), case["url"], tz=MSK, now=NOW)
     got = [
         {"id": r.pm_id, "conversation_id": r.conversation_id, "starter": r.starter}
         | {"last_message_id": r.last_message_id, "replies": r.replies}
@@ -88,7 +91,7 @@ def test_a_folder_row_names_the_last_author_and_the_starter_apart() -> None:
 def test_a_saved_conversation_is_the_inbox_of_its_messages(tmp_path: Path) -> None:
     for name in ("ipb346_pm_folder", "ipb346_pm_conversation"):
         (tmp_path / f"{name}.html").write_bytes(page(f"ipb3/{name}"))
-    found = saved.load_saved_folder(tmp_path, now=NOW)
+    found = registry.load_saved_folder(tmp_path, now=NOW)
     assert [m.pm_id for m in found.messages] == [301, 305]
     rows = {row.pm_id: row for row in found.inbox}
     assert set(rows) == {305, 81}  # the viewer's own 301 is no PM to him; 81 was not saved
@@ -103,20 +106,20 @@ def test_a_saved_conversation_is_the_inbox_of_its_messages(tmp_path: Path) -> No
 )
 def test_each_version_addresses_its_pages_its_own_way(name: str) -> None:
     case = pair(name)
-    got = ipb.parse_topic_page(page(name), case["url"], tz=MSK, now=NOW)
+    got = ipb3.parse_topic_page(page(name), case["url"], tz=MSK, now=NOW)
     assert (got.page_param, got.per_page) == (case["page_param"], case["per_page"])
 
 
 def test_the_two_skins_read_the_same_topic_alike() -> None:
-    older = ipb.parse_topic_page(page("ipb3/ipb333_topic_rel1"), tz=MSK, now=NOW)
-    newer = ipb.parse_topic_page(page("ipb3/ipb346_topic_rel1"), tz=MSK, now=NOW)
+    older = ipb3.parse_topic_page(page("ipb3/ipb333_topic_rel1"), tz=MSK, now=NOW)
+    newer = ipb3.parse_topic_page(page("ipb3/ipb346_topic_rel1"), tz=MSK, now=NOW)
     assert [(p.post_id, p.author, p.author_id, p.time) for p in older.posts] == [
         (p.post_id, p.author, p.author_id, p.time) for p in newer.posts
     ]
 
 
 def test_posts_only_moderators_see_are_audited_never_counted() -> None:
-    posts = ipb.parse_topic_page(page("ipb3/ipb346_topic_modview"), tz=MSK, now=NOW).posts
+    posts = ipb3.parse_topic_page(page("ipb3/ipb346_topic_modview"), tz=MSK, now=NOW).posts
     records = extract_votes(posts, PLAYERS)
     by_post = {r.post_id: r for r in records if r.post_id in (1107, 1108)}
     assert {pid: (r.target, r.counted, r.reason) for pid, r in by_post.items()} == {
@@ -128,8 +131,8 @@ def test_posts_only_moderators_see_are_audited_never_counted() -> None:
 
 
 def test_plain_author_names_still_vote_by_nick() -> None:
-    shown = ipb.parse_topic_page(page("ipb3/ipb346_topic_rel1"), tz=MSK, now=NOW).posts
-    plain = ipb.parse_topic_page(page("ipb3/ipb346_topic_rel3_noprofiles"), tz=MSK, now=NOW).posts
+    shown = ipb3.parse_topic_page(page("ipb3/ipb346_topic_rel1"), tz=MSK, now=NOW).posts
+    plain = ipb3.parse_topic_page(page("ipb3/ipb346_topic_rel3_noprofiles"), tz=MSK, now=NOW).posts
     assert all(p.author_id is None for p in plain)
 
     def tally(posts: Any) -> dict[str, str]:
@@ -144,16 +147,16 @@ def test_an_ipb2_post_waiting_for_approval_is_shaded() -> None:
     cell = "class=\"post1\" id='post-main-312'"
     assert cell in html
     queued = html.replace(cell, "class=\"post1shaded\" id='post-main-312'")  # what IPB 2 prints for it
-    posts = ipb.parse_topic_page(queued, tz=MSK).posts
+    posts = ipb2.parse_topic_page(queued, tz=MSK).posts
     assert {p.post_id: p.visibility for p in posts if p.visibility != "public"} == {312: "unapproved"}
-    assert all(p.visibility == "public" for p in ipb.parse_topic_page(html, tz=MSK).posts)
+    assert all(p.visibility == "public" for p in ipb2.parse_topic_page(html, tz=MSK).posts)
 
 
 def test_ips4_saved_topic_page() -> None:
     case = pair("ips4/ips4_topic_saved")
     want = case["expect"]
-    got = ipb.parse_topic_page(page("ips4/ips4_topic_saved"))
-    assert saved.detect_page(page("ips4/ips4_topic_saved")) == tuple(case["detect"])
+    got = ips4.parse_topic_page(page("ips4/ips4_topic_saved"))
+    assert registry.detect_page(page("ips4/ips4_topic_saved")) == tuple(case["detect"])
     head = (got.dialect, got.topic_id, got.title, got.page, got.page_count, got.next_url, got.page_param)
     assert head == tuple(
         want[k] for k in ("dialect", "topic_id", "title", "page", "page_count", "next_url", "page_param")
@@ -219,7 +222,7 @@ def test_phpbb_keeps_its_own_reading_of_yesterday() -> None:
 
 
 def test_without_a_fetch_time_only_a_quoted_message_has_a_time() -> None:
-    messages = ipb.parse_conversation(page("ipb3/ipb346_pm_conversation"), tz=MSK)
+    messages = ipb3.parse_conversation(page("ipb3/ipb346_pm_conversation"), tz=MSK)
     # 305 quotes 301 with its unix time; 305's own "Сегодня, 20:31" needs the fetch time
     assert [(m.pm_id, m.time, m.time_until) for m in messages] == [
         (301, datetime(2026, 11, 30, 9, 0, tzinfo=UTC), None),
@@ -238,14 +241,16 @@ def _undeclared(codec: str) -> bytes:
 
 
 def test_a_koi8_r_page_without_a_charset_reads_as_russian() -> None:
-    plain = ipb.parse_topic_page(page("ipb/topic_page1"), tz=MSK).posts
-    koi8 = ipb.parse_topic_page(_undeclared("koi8_r"), tz=MSK).posts
+    plain = ipb2.parse_topic_page(page("ipb/topic_page1"), tz=MSK).posts
+    koi8 = ipb2.parse_topic_page(_undeclared("koi8_r"), tz=MSK).posts
     assert [(p.author, p.content_html) for p in koi8] == [(p.author, p.content_html) for p in plain]
 
 
 def test_a_page_in_no_charset_we_can_tell_is_refused_by_name() -> None:
     with pytest.raises(ParseError, match="showtopic=15821.*declares no charset"):
-        ipb.parse_topic_page(_undeclared("iso8859_5"), "http://f.example/index.php?showtopic=15821", tz=MSK)
+        ipb2.parse_topic_page(
+            _undeclared("iso8859_5"), "http://f.example/index.php?showtopic=15821", tz=MSK
+        )
 
 
 def test_a_mybb_page_is_named_unsupported(tmp_path: Path) -> None:
@@ -254,7 +259,7 @@ def test_a_mybb_page_is_named_unsupported(tmp_path: Path) -> None:
         "<div id='pun-viewtopic' class='punbb'><a href='viewtopic.php?id=5'>Мафия</a></div></div></body></html>",
         encoding="utf-8",
     )
-    found = saved.load_saved_folder(tmp_path, now=datetime(2026, 12, 1, tzinfo=UTC))
+    found = registry.load_saved_folder(tmp_path, now=datetime(2026, 12, 1, tzinfo=UTC))
     assert [(s.name, s.reason) for s in found.skipped] == [
         ("topic.html", "a mybb.ru / rusff (PunBB) page: that engine is not supported")
     ]
@@ -271,7 +276,7 @@ def test_a_mybb_page_is_named_unsupported(tmp_path: Path) -> None:
     ],
 )
 def test_the_viewers_offset_from_printed_and_exact_times(name: str, offset: timedelta | None) -> None:
-    assert ipb.printed_offset(page(name)) == offset
+    assert ipb3.printed_offset(page(name)) == offset
 
 
 def test_a_soft_deleted_post_without_its_hidden_copy_is_still_deleted() -> None:
@@ -283,5 +288,5 @@ def test_a_soft_deleted_post_without_its_hidden_copy_is_still_deleted() -> None:
         '<abbr class="published" title="2026-12-01T17:59:00+00:00">Сегодня, 20:59</abbr></p>'
     )
     notice_only = html[:start] + stamp + html[end:]  # a viewer allowed the notice but not the post
-    posts = {p.post_id: p for p in ipb.parse_topic_page(notice_only, tz=MSK, now=NOW).posts}
+    posts = {p.post_id: p for p in ipb3.parse_topic_page(notice_only, tz=MSK, now=NOW).posts}
     assert posts[1108].visibility == "deleted" and "Сообщение удалено" in posts[1108].content_html

@@ -11,9 +11,10 @@ import pytest
 
 from forumbot.errors import ParseError
 from forumbot.extract import Roster, extract_votes
-from forumbot.forum import ipb, phpbb
+from forumbot.forum.ipb2 import pages as ipb2
 from forumbot.forum.markup import decode_page, parse_html
-from forumbot.forum.saved import load_saved_folder
+from forumbot.forum.phpbb import pages as phpbb
+from forumbot.forum.registry import load_saved_folder
 
 PLAYERS = ["Пётр", "Алиса", "Борис"]
 VOTE = '<span style="color:#FF0000"><strong class="text-strong">{}</strong></span>'
@@ -105,7 +106,7 @@ def test_an_ipb_page_reports_its_charset_too() -> None:
     text = path.read_bytes().decode("utf-8")
     assert "charset=utf-8" in text.lower()
     now = datetime(2026, 11, 29, tzinfo=UTC)
-    parsed = ipb.parse_topic_page(text.encode("cp1251", errors="replace"), tz=UTC, now=now)
+    parsed = ipb2.parse_topic_page(text.encode("cp1251", errors="replace"), tz=UTC, now=now)
     assert any("declares the charset utf-8 but is not in it" in p for p in parsed.problems)
 
 

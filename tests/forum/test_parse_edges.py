@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 
 from forumbot.errors import ParseError
-from forumbot.forum import ipb, phpbb
 from forumbot.forum.dates import is_relative, parse_forum_date
+from forumbot.forum.invision import pages as invision
+from forumbot.forum.ipb2 import pages as ipb2
+from forumbot.forum.ipb3 import pages as ipb3
 from forumbot.forum.markup import parse_html, text_lines, text_of
+from forumbot.forum.phpbb import pages as phpbb
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 MSK = timezone(timedelta(hours=3))
@@ -36,14 +39,14 @@ def test_without_a_url_the_error_names_the_page_by_its_title() -> None:
     with pytest.raises(ParseError, match="page titled '\\(2\\) Mafia - Mafia Test Board'"):
         phpbb.parse_topic_page(page("phpbb/viewforum_mafia.html"))
     with pytest.raises(ParseError, match="page titled 'Добро пожаловать в личный ящик': not an IPB topic"):
-        ipb.parse_topic_page(page("ipb/pm_inbox.html"), tz=MSK)
+        ipb2.parse_topic_page(page("ipb/pm_inbox.html"), tz=MSK)
 
 
 def test_a_login_page_served_for_a_topic_says_so() -> None:
     with pytest.raises(ParseError, match="login page"):
         phpbb.parse_topic_page(page("phpbb/login_page.html"), "http://127.0.0.1:8181/viewtopic.php?t=2")
     with pytest.raises(ParseError, match="login page"):
-        ipb.parse_topic_page(page("ipb/login.html"))
+        ipb2.parse_topic_page(page("ipb/login.html"))
 
 
 @pytest.mark.parametrize("empty", ["", "   \n", b"", b" \n"])
@@ -51,7 +54,7 @@ def test_an_empty_page_is_a_parse_error(empty: str | bytes) -> None:
     with pytest.raises(ParseError, match="empty page"):
         phpbb.parse_topic_page(empty)
     with pytest.raises(ParseError, match="empty page"):
-        ipb.parse_pm(empty)
+        ipb2.parse_pm(empty)
 
 
 def test_pm_parsers_refuse_other_pages() -> None:
@@ -60,7 +63,7 @@ def test_pm_parsers_refuse_other_pages() -> None:
     with pytest.raises(ParseError, match="not a phpBB PM folder"):
         phpbb.parse_pm_inbox(page("phpbb/viewtopic_page1.html"))
     with pytest.raises(ParseError, match="not an IPB private message page"):
-        ipb.parse_pm(page("ipb/topic_page1.html"), tz=MSK)
+        ipb2.parse_pm(page("ipb/topic_page1.html"), tz=MSK)
     with pytest.raises(ParseError, match="no phpBB login form"):
         phpbb.parse_login_form(page("phpbb/viewtopic_page1.html"))
 
@@ -88,19 +91,19 @@ def test_phpbb_no_permission_page(name: str) -> None:
 
 
 def test_ipb_walls() -> None:
-    assert ipb.is_login_wall((FIXTURES / "ipb" / "login_cp1251.html").read_bytes())
-    assert not ipb.is_login_wall(page("ipb/topic_page1.html"))
-    assert ipb.is_no_permission(page("ipb/no_permission.html"))
-    assert ipb.is_no_permission(page("ipb3/no_permission.html"))
-    assert not ipb.is_no_permission(page("ipb3/ipb346_topic_rel1.html"))
+    assert invision.is_login_wall((FIXTURES / "ipb" / "login_cp1251.html").read_bytes())
+    assert not invision.is_login_wall(page("ipb/topic_page1.html"))
+    assert invision.is_no_permission(page("ipb/no_permission.html"))
+    assert invision.is_no_permission(page("ipb3/no_permission.html"))
+    assert not invision.is_no_permission(page("ipb3/ipb346_topic_rel1.html"))
 
 
 def test_ipb3_refusal_to_a_guest_is_a_login_wall() -> None:
     html = page("ipb3/no_permission.html")
     logout = "do=logout&amp;k=3f1a9c0e5b7d24a6c8e0f2b4d6a8c0e2"
     assert logout in html
-    assert ipb.is_login_wall(html.replace(logout, "do=nothing")) is True
-    assert ipb.is_login_wall(html) is False
+    assert invision.is_login_wall(html.replace(logout, "do=nothing")) is True
+    assert invision.is_login_wall(html) is False
 
 
 # --- IPB 2 markup the captured pages lack ---------------------------------------------------
@@ -119,7 +122,7 @@ def _with_cut_name(html: str) -> str:
 
 def test_ipb2_cut_author_name_comes_whole_from_the_popup_menu() -> None:
     html = _with_cut_name(page("ipb/topic_page1.html"))
-    post = ipb.parse_topic_page(html, tz=MSK).posts[8]
+    post = ipb2.parse_topic_page(html, tz=MSK).posts[8]
     assert (post.post_id, post.author, post.author_id) == (309, "Кот в сапогах из Маркизата", 18)
 
 
@@ -128,7 +131,7 @@ def test_ipb2_guest_author() -> None:
     start = html.index('<div id="post-member-305"')
     end = html.index("<!-- member menu -->", start)
     html = html[:start] + '<span class="unreg">Прохожий</span>\n' + html[end:]
-    post = ipb.parse_topic_page(html, tz=MSK).posts[4]
+    post = ipb2.parse_topic_page(html, tz=MSK).posts[4]
     assert (post.post_id, post.author, post.author_id) == (305, "Прохожий", None)
 
 
@@ -140,7 +143,7 @@ def test_ipb2_placeholder_of_an_ignored_member_is_not_a_post() -> None:
     html = page("ipb/topic_page1.html").replace(
         "<!--Begin Msg Number 305-->", placeholder + "<!--Begin Msg Number 305-->"
     )
-    posts = ipb.parse_topic_page(html, tz=MSK).posts
+    posts = ipb2.parse_topic_page(html, tz=MSK).posts
     assert [p.post_id for p in posts] == list(range(301, 311))
     assert "почтальон" in posts[4].content_html
 
@@ -149,7 +152,7 @@ def test_ipb2_edit_reason_is_read_and_cut_out_of_the_body() -> None:
     line = "<span class='edit'>Сообщение отредактировал <b>Winnie</b> - Сегодня, 12:03</span>"
     reason = "<div class='post-edit-reason'>Причина редактирования: опечатка в нике</div>"
     html = page("ipb/topic_page1.html").replace(line, line + reason)
-    post = ipb.parse_topic_page(html, tz=MSK).posts[8]
+    post = ipb2.parse_topic_page(html, tz=MSK).posts[8]
     assert (post.edited, post.edited_by, post.edited_at, post.edit_reason) == (
         True,
         "Winnie",
@@ -169,7 +172,7 @@ def test_ipb2_english_edit_line_and_dates() -> None:
     )
     html = html.replace("Сейчас: 29.11.2026, 21:10", "Time is now: Nov 29 2026, 09:10 PM")
     html = html.replace("27.11.2026, 22:00", "Nov 27 2026, 10:00 PM")
-    posts = ipb.parse_topic_page(html, tz=MSK).posts
+    posts = ipb2.parse_topic_page(html, tz=MSK).posts
     assert (posts[8].edited_by, posts[8].edited_at) == ("Winnie", "Today, 12:03 PM")
     assert posts[0].time == datetime(2026, 11, 27, 22, 0, tzinfo=MSK)
     assert posts[5].time == datetime(2026, 11, 29, 9, 30, tzinfo=MSK)  # "Сегодня, 9:30" against the footer
@@ -177,27 +180,27 @@ def test_ipb2_english_edit_line_and_dates() -> None:
 
 def test_ipb2_relative_dates_need_a_now() -> None:
     html = page("ipb/topic_page1.html").replace("Сейчас: 29.11.2026, 21:10", "")
-    unresolved = ipb.parse_topic_page(html, tz=MSK)
+    unresolved = ipb2.parse_topic_page(html, tz=MSK)
     assert any(
         re.search("Мафия-7. День 1 .*: post 302: relative date 'Вчера, 10:02' needs", problem)
         for problem in unresolved.problems
     )
     assert 302 not in {p.post_id for p in unresolved.posts}
-    posts = ipb.parse_topic_page(html, now=datetime(2026, 11, 29, 21, 0, tzinfo=MSK)).posts
+    posts = ipb2.parse_topic_page(html, now=datetime(2026, 11, 29, 21, 0, tzinfo=MSK)).posts
     assert posts[1].time == datetime(2026, 11, 28, 10, 2, tzinfo=MSK)  # tz taken from `now`
     assert posts[1].time.utcoffset() == timedelta(hours=3)
 
 
 def test_ipb2_footer_beats_the_fetch_time() -> None:
     late = datetime(2026, 12, 5, 12, 0, tzinfo=MSK)
-    posts = ipb.parse_topic_page(page("ipb/topic_page1.html"), now=late).posts
+    posts = ipb2.parse_topic_page(page("ipb/topic_page1.html"), now=late).posts
     assert posts[5].time == datetime(2026, 11, 29, 9, 30, tzinfo=MSK)
-    assert ipb.page_now(page("ipb/topic_page1.html"), MSK) == datetime(2026, 11, 29, 21, 10, tzinfo=MSK)
-    assert ipb.page_now(page("ipb3/ipb346_topic_rel1.html"), MSK) is None
+    assert ipb2.page_now(page("ipb/topic_page1.html"), MSK) == datetime(2026, 11, 29, 21, 10, tzinfo=MSK)
+    assert ipb2.page_now(page("ipb3/ipb346_topic_rel1.html"), MSK) is None
 
 
 def test_ipb3_conversation_gives_every_message() -> None:
-    messages = ipb.parse_conversation(page("ipb3/ipb346_pm_conversation.html"), tz=MSK)
+    messages = ipb3.parse_conversation(page("ipb3/ipb346_pm_conversation.html"), tz=MSK)
     assert [(m.pm_id, m.sender, m.body_text) for m in messages] == [
         (301, "Ведущий", "Ваша роль: комиссар."),
         (305, "Winnie", "Проверяю — Мурка"),
@@ -205,7 +208,7 @@ def test_ipb3_conversation_gives_every_message() -> None:
 
 
 def test_ipb_quick_reply_form() -> None:
-    fields = ipb.parse_posting_form(page("ipb/topic_page1.html"))
+    fields = invision.parse_posting_form(page("ipb/topic_page1.html"))
     assert fields["act"] == "Post" and fields["CODE"] == "03" and fields["t"] == "15821"
     assert fields["auth_key"] == "ace70557fdbc0dc5872950b874065621"
     assert fields["_action"] == "http://forum.nightcity.example/forum/index.php?"
@@ -264,8 +267,8 @@ def test_phpbb_30_text_dates_use_the_viewer_zone() -> None:
 def test_phpbb_detection() -> None:
     assert phpbb.detect(page("phpbb/viewtopic_page1.html"))
     assert not phpbb.detect(page("ipb/topic_page1.html"))
-    assert not ipb.detect(page("phpbb/viewtopic_page1.html"))
-    assert ipb.dialect_of(page("ipb3/ipb333_topic_rel1.html")) == "ipb3"
+    assert invision.version_of(page("phpbb/viewtopic_page1.html")) is None
+    assert invision.version_of(page("ipb3/ipb333_topic_rel1.html")) == 3
 
 
 # --- dates and text -------------------------------------------------------------------------

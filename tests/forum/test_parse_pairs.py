@@ -1,5 +1,5 @@
 """Fixture pairs: every `fixtures/{phpbb,ipb,ipb3}/<page>.html` beside a `<page>.json` of its expected
-parse, one test per page. The JSON says which parser applies ("parse"), what `saved.detect_page`
+parse, one test per page. The JSON says which parser applies ("parse"), what `registry.detect_page`
 must answer ("detect"), the URL, zone and "now" to pass, and the expected values.
 
 `fixtures/phpbb-ru/` holds real exchanges with a phpBB 3.3.11 board in Russian (and English); only
@@ -15,13 +15,15 @@ import json
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from forumbot.errors import ParseError
-from forumbot.forum import ipb, phpbb, saved
+from forumbot.forum import registry
+from forumbot.forum.ipb2 import pages as ipb2
 from forumbot.forum.markup import parse_html, text_of
+from forumbot.forum.phpbb import pages as phpbb
 from forumbot.posts import PmSummary, Post, PrivateMessage, TopicPage
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -45,7 +47,8 @@ def _zone(spec: str | None) -> tzinfo:
 
 
 def _engine(case: dict[str, Any]) -> ModuleType:
-    return phpbb if case["detect"][0] == "phpbb" else ipb
+    """The pages module of the engine the pair names (the registry's)."""
+    return cast(ModuleType, registry.dialect(case["detect"][0]).pages)
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -184,8 +187,7 @@ def test_fixture_page(pair: Path) -> None:
         if "now" in case:
             assert datetime.fromisoformat(case["now"]) == datetime.fromisoformat(exchange["time_utc"])
         _check_zone(html, case["zone"])
-    assert tuple(case["detect"]) == saved.detect_page(html)
-    assert _engine(case).detect(html)
+    assert tuple(case["detect"]) == registry.detect_page(html)
     if "login_wall" in case:
         assert _engine(case).is_login_wall(html) is case["login_wall"]
         assert _engine(case).is_no_permission(html) is case["no_permission"]
@@ -208,8 +210,8 @@ def test_the_real_boards_pairs_name_captured_pages() -> None:
 def test_text_and_bytes_and_tree_parse_alike() -> None:
     raw = (FIXTURES / "ipb" / "topic_page1_cp1251.html").read_bytes()
     moscow = _zone("+03:00")
-    from_bytes = ipb.parse_topic_page(raw, tz=moscow)
-    from_text = ipb.parse_topic_page(raw.decode("windows-1251"), tz=moscow)
-    from_tree = ipb.parse_topic_page(parse_html(raw), tz=moscow)
+    from_bytes = ipb2.parse_topic_page(raw, tz=moscow)
+    from_text = ipb2.parse_topic_page(raw.decode("windows-1251"), tz=moscow)
+    from_tree = ipb2.parse_topic_page(parse_html(raw), tz=moscow)
     assert from_bytes == from_text == from_tree
     assert from_bytes.posts[1].author == "Лиса"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from forumbot.errors import ParseError
-from forumbot.forum import phpbb
+from forumbot.forum.phpbb import pages as phpbb
 
 REAL = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb-ru"
 MSK = timezone(timedelta(hours=3))

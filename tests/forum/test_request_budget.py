@@ -7,8 +7,8 @@ import pytest
 
 from forumbot.config import ForumConfig, Settings
 from forumbot.errors import ConfigError
-from forumbot.forum.client import client_settings
 from forumbot.forum.http import DEFAULT_REQUESTS_PER_MINUTE, HttpSettings
+from forumbot.forum.registry import client_settings
 
 FORUM = "https://f.example/board/"
 

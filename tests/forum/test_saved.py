@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from forumbot.errors import ParseError
-from forumbot.forum import saved
+from forumbot.forum import registry
 from forumbot.forum.markup import parse_html
+from forumbot.forum.saved import pages as saved
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 MSK = timezone(timedelta(hours=3))
@@ -30,7 +31,7 @@ def test_phpbb_folder(tmp_path: Path) -> None:
     put(tmp_path, "phpbb/pm_inbox.html")
     put(tmp_path, "phpbb/pm_view.html")
     put(tmp_path, "phpbb/ru_pm_view.html")
-    found = saved.load_saved_folder(tmp_path)
+    found = registry.load_saved_folder(tmp_path)
     assert [(p.topic_id, p.page, len(p.posts)) for p in found.topic_pages] == [(2, 1, 10), (2, 2, 6)]
     assert [p.post_id for page in found.topic_pages for p in page.posts] == list(range(2, 18))
     assert [m.pm_id for m in found.inbox] == [3, 2, 1]
@@ -53,7 +54,7 @@ def test_files_that_give_nothing_are_reported(tmp_path: Path) -> None:
     (tmp_path / "readme.txt").write_text("not a page")
     (tmp_path / "viewtopic_page1_files").mkdir()
     put(tmp_path / "viewtopic_page1_files", "phpbb/viewtopic_page2.html", "frame.html")
-    found = saved.load_saved_folder(tmp_path)
+    found = registry.load_saved_folder(tmp_path)
     assert [(p.page, len(p.posts)) for p in found.topic_pages] == [(1, 10)]
     reasons = {s.name: s.reason for s in found.skipped}
     assert reasons == {
@@ -69,7 +70,7 @@ def test_files_that_give_nothing_are_reported(tmp_path: Path) -> None:
 def test_ipb2_cp1251_pages_resolve_relative_dates_against_their_footer(tmp_path: Path) -> None:
     for name in ("topic_page2_cp1251", "topic_page1_cp1251", "pm_inbox_cp1251", "pm_view_cp1251"):
         put(tmp_path, f"ipb/{name}.html")
-    found = saved.load_saved_folder(tmp_path, now=datetime(2027, 1, 1, tzinfo=MSK))
+    found = registry.load_saved_folder(tmp_path, now=datetime(2027, 1, 1, tzinfo=MSK))
     assert [(p.dialect, p.page) for p in found.topic_pages] == [("ipb2", 1), ("ipb2", 2)]
     first = found.topic_pages[0].posts
     assert (first[1].author, first[1].time) == ("Лиса", datetime(2026, 11, 28, 10, 2, tzinfo=MSK))
@@ -87,14 +88,14 @@ def test_without_a_footer_now_then_the_file_time(tmp_path: Path) -> None:
     page = put(tmp_path, "ipb/topic_page1_cp1251.html")
     _without_footer_time(page)
     evening = datetime(2026, 11, 29, 21, 10, tzinfo=MSK)
-    given = saved.load_saved_folder(tmp_path, now=evening)
+    given = registry.load_saved_folder(tmp_path, now=evening)
     assert given.topic_pages[0].posts[5].time == datetime(2026, 11, 29, 9, 30, tzinfo=MSK)  # "Сегодня, 9:30"
     os.utime(page, (evening.timestamp(), evening.timestamp()))
-    from_mtime = saved.load_saved_folder(tmp_path, tz=MSK)
+    from_mtime = registry.load_saved_folder(tmp_path, tz=MSK)
     assert from_mtime.topic_pages[0].posts[5].time == datetime(2026, 11, 29, 9, 30, tzinfo=MSK)
     next_day = evening + timedelta(days=1)
     os.utime(page, (next_day.timestamp(), next_day.timestamp()))
-    shifted = saved.load_saved_folder(tmp_path, tz=MSK)
+    shifted = registry.load_saved_folder(tmp_path, tz=MSK)
     assert shifted.topic_pages[0].posts[5].time == datetime(2026, 11, 30, 9, 30, tzinfo=MSK)
 
 
@@ -104,7 +105,7 @@ def test_undeclared_windows_1251_bytes(tmp_path: Path) -> None:
     meta = b'<meta http-equiv="content-type" content="text/html; charset=windows-1251" />'
     assert meta in data
     page.write_bytes(data.replace(meta, b""))
-    found = saved.load_saved_folder(tmp_path, tz=MSK)
+    found = registry.load_saved_folder(tmp_path, tz=MSK)
     assert (found.messages[0].subject, found.messages[0].sender) == ("приказы", "Winnie")
 
 
@@ -114,7 +115,7 @@ def test_ipb3_folder_and_the_saved_from_url_comment(tmp_path: Path) -> None:
     inbox = put(tmp_path, "phpbb/pm_inbox.html", "phpbb_inbox.html")
     noted = "<!-- saved from url=(0048)http://127.0.0.1:8181/ucp.php?i=pm&folder=inbox -->\n"
     inbox.write_text(noted + inbox.read_text(encoding="utf-8"), encoding="utf-8")
-    found = saved.load_saved_folder(tmp_path, now=datetime(2026, 12, 1, 21, 10, tzinfo=MSK))
+    found = registry.load_saved_folder(tmp_path, now=datetime(2026, 12, 1, 21, 10, tzinfo=MSK))
     pages = [(p.dialect, p.topic_id, p.page) for p in found.topic_pages]
     assert pages == [("ipb3", 16002, 1)]
     assert found.topic_pages[0].posts[0].time == datetime(2026, 12, 1, 7, 0, tzinfo=UTC)
@@ -143,10 +144,10 @@ def test_ipb3_folder_and_the_saved_from_url_comment(tmp_path: Path) -> None:
     ],
 )
 def test_detect_page(source: str, expected: tuple[str, str]) -> None:
-    assert saved.detect_page((FIXTURES / source).read_bytes()) == expected
+    assert registry.detect_page((FIXTURES / source).read_bytes()) == expected
 
 
 def test_not_a_folder(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match="not a folder of saved pages"):
-        saved.load_saved_folder(tmp_path / "missing")
-    assert saved.detect_page("<html><body><p>plain</p></body></html>") == (None, "unknown")
+        registry.load_saved_folder(tmp_path / "missing")
+    assert registry.detect_page("<html><body><p>plain</p></body></html>") == (None, "unknown")

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import forumbot.cli as cli
 from fakeboard.board import Board, BoardServer
 from fakeboard.clock import FakeClock
-from forumbot.forum.client import open_client
+from forumbot.forum.registry import open_client
 from forumbot.store import Store
 
 GAME, BOT, BOT_PASSWORD, FORUM = "Мафия-5", "Ведущий", "секрет", 4

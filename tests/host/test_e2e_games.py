@@ -19,8 +19,9 @@ from fakeboard.clock import FakeClock
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState, Player
 from forumbot.engine.variants import find_variant
-from forumbot.forum.client import ClientSettings, ForumClient, open_client
+from forumbot.forum.client import ClientSettings, ForumClient
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.registry import open_client
 from forumbot.host import games
 from forumbot.store import Store
 

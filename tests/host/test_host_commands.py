@@ -12,8 +12,8 @@ from typer.testing import CliRunner, Result
 
 from forumbot.cli import app
 from forumbot.config import GameConfig, load_game_config, load_settings
-from forumbot.forum.client import ForumClient, client_settings, open_client
-from forumbot.forum.saved import load_saved_folder
+from forumbot.forum.client import ForumClient
+from forumbot.forum.registry import client_settings, load_saved_folder, open_client
 from forumbot.host import games
 from forumbot.store import Store
 

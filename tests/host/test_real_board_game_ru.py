@@ -20,9 +20,9 @@ from fakeboard.board import Board, BoardServer
 from fakeboard.clock import FakeClock
 from forumbot.config import GameConfig
 from forumbot.engine import deal
-from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
-from forumbot.forum.posting import PhpbbPoster
+from forumbot.forum.phpbb.reader import PhpbbClient
+from forumbot.forum.phpbb.writer import PhpbbPoster
 from forumbot.host import games
 from forumbot.host.publish import publish
 from forumbot.store import Store

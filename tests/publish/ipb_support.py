@@ -29,9 +29,9 @@ from publish_support import (
 )
 
 from fakeboard.ipb2 import Ipb2Server
-from forumbot.forum.client import IpbClient
 from forumbot.forum.http import HttpSettings
-from forumbot.forum.ipb_posting import Ipb2Poster
+from forumbot.forum.ipb2.reader import IpbClient
+from forumbot.forum.ipb2.writer import Ipb2Poster
 from forumbot.host.outbox import MARKER
 from forumbot.store import Store
 

@@ -18,9 +18,9 @@ from fakeboard.board import Board, BoardServer, PrivateMessage, Topic
 from fakeboard.clock import FakeClock as SharedFakeClock
 from forumbot.config import GameConfig
 from forumbot.engine import deal
-from forumbot.forum.client import PhpbbClient
 from forumbot.forum.http import HttpSettings
-from forumbot.forum.posting import PhpbbPoster
+from forumbot.forum.phpbb.reader import PhpbbClient
+from forumbot.forum.phpbb.writer import PhpbbPoster
 from forumbot.host import games
 from forumbot.store import Store
 

@@ -27,8 +27,8 @@ from publish_support import (
 from test_publish import assert_published_once
 
 from forumbot.errors import ForumError
-from forumbot.forum.client import PhpbbClient
-from forumbot.forum.posting import PhpbbPoster
+from forumbot.forum.phpbb.reader import PhpbbClient
+from forumbot.forum.phpbb.writer import PhpbbPoster
 from forumbot.host.publish import publish
 from forumbot.host.watch import watch_once
 

@@ -84,7 +84,7 @@ def test_the_power_command_records_a_replacement_for_end_day(tmp_path: Path) -> 
 def test_a_replaced_slots_new_account_gets_its_role_at_the_days_publish(tmp_path: Path) -> None:
     from publish_support import SHERIFF
 
-    from forumbot.forum.posting import PhpbbPoster
+    from forumbot.forum.phpbb.writer import PhpbbPoster
     from forumbot.host.publish import publish
 
     with played_day(tmp_path, drafted=False) as day:
@@ -101,7 +101,7 @@ def test_a_replaced_slots_new_account_gets_its_role_at_the_days_publish(tmp_path
 
 
 def test_the_deadline_pass_replaces_a_draft_made_before_the_deadline(tmp_path: Path) -> None:
-    from forumbot.forum.posting import PhpbbPoster
+    from forumbot.forum.phpbb.writer import PhpbbPoster
     from forumbot.host.watch import watch_once
 
     with played_day(tmp_path, approve=False) as day:

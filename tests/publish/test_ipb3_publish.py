@@ -34,22 +34,19 @@ from publish_support import (
 )
 
 from fakeboard.ipb3 import Ipb3Server
-from forumbot.errors import ForumError
-from forumbot.forum.client import ClientSettings, Ipb3Client, open_client
+from forumbot.errors import ForumError, TooManyRecipients, UnknownRecipient
+from forumbot.forum.client import ClientSettings
 from forumbot.forum.http import HttpSettings, RefusedPage
-from forumbot.forum.ipb3_posting import (
-    CONVERSATION,
-    FOLDER,
-    Ipb3Poster,
-    ipb3_error,
-    ipb3_flood_wait,
-    ipb3_folder_recipients,
-    ipb3_forum_of,
-    ipb3_mod_link,
-    ipb3_topic_closed,
-)
+from forumbot.forum.ipb3.answers import error_text as ipb3_error
+from forumbot.forum.ipb3.answers import flood_wait as ipb3_flood_wait
+from forumbot.forum.ipb3.pages import folder_recipients as ipb3_folder_recipients
+from forumbot.forum.ipb3.pages import forum_of as ipb3_forum_of
+from forumbot.forum.ipb3.pages import mod_link as ipb3_mod_link
+from forumbot.forum.ipb3.pages import topic_closed as ipb3_topic_closed
+from forumbot.forum.ipb3.reader import Ipb3Client
+from forumbot.forum.ipb3.writer import CONVERSATION, FOLDER, Ipb3Poster
 from forumbot.forum.markup import browser_fields, parse_html
-from forumbot.forum.posting import TooManyRecipients, UnknownRecipient, poster_for
+from forumbot.forum.registry import open_client, poster_for
 from forumbot.host.outbox import Outbox, Preparing, markers_for, with_marker
 from forumbot.host.publish import PublishReport, publish
 from forumbot.store import Letter, Store

@@ -10,9 +10,9 @@ import pytest
 from ipb_support import IpbPlayed, assert_ipb_published_once, ipb_played_day
 from publish_support import BOT, CHECKPOINTS, DAY2_TITLE, GAME, NOW, PUBLICATIONS, Crash, crash_at
 
-from forumbot.errors import ForumError
-from forumbot.forum.ipb_posting import Ipb2Poster
-from forumbot.forum.posting import TooManyRecipients, UnknownRecipient, poster_for
+from forumbot.errors import ForumError, TooManyRecipients, UnknownRecipient
+from forumbot.forum.ipb2.writer import Ipb2Poster
+from forumbot.forum.registry import poster_for
 from forumbot.host.publish import PublishReport, publish
 
 WRITES = ("POST index.php#act=Post", "POST index.php#act=Msg", "POST index.php#act=Mod")

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from publish_support import BOT, GAME, PLAYERS, Crash, Played, crash_at, played_day
 
 from forumbot.errors import ForumError, ForumUnavailable
-from forumbot.forum.client import FORM_MIN_AGE
-from forumbot.forum.posting import LockResult
+from forumbot.forum.phpbb.forms import FORM_MIN_AGE
+from forumbot.forum.poster import LockResult
 from forumbot.host.outbox import Delivery, Outbox, markers_for, with_marker
 from forumbot.store import Letter
 

@@ -12,8 +12,12 @@ from publish_support import BOT, FORUM, PLAYERS, START, Played, played_day
 
 from fakeboard.board import FLOOD_ERROR, FORM_INVALID
 from forumbot.errors import ForumError, NoPermission
-from forumbot.forum.client import SavedPagesClient
-from forumbot.forum.posting import PhpbbPoster, form_error, forum_message, parse_forum_topics, poster_for
+from forumbot.forum import registry
+from forumbot.forum.phpbb.answers import form_error, forum_message
+from forumbot.forum.phpbb.pages import parse_forum_topics
+from forumbot.forum.phpbb.writer import PhpbbPoster
+from forumbot.forum.registry import poster_for
+from forumbot.forum.saved.reader import SavedPagesClient
 
 MARK = "[size=1][color=#ffffff]fbm0123456789abcdef01234567[/color][/size]"
 MARKER = "fbm0123456789abcdef01234567"
@@ -179,8 +183,9 @@ def test_a_players_quote_of_the_marker_is_not_the_bots_post(day: Played) -> None
 
 
 def test_publishing_needs_a_board_it_can_write_to(tmp_path: Path) -> None:
-    with pytest.raises(Exception, match=r"posts on phpBB, IPB 2 and IPB 3 boards only \(this forum is read as saved\)"):
-        poster_for(SavedPagesClient(tmp_path))
+    writable = r"posts on IPB 2.x, IPB 3.x and phpBB boards only \(this forum is read as saved"
+    with pytest.raises(Exception, match=writable):
+        poster_for(SavedPagesClient(tmp_path, dialects=registry.DIALECTS))
 
 
 def test_pure_readers_of_the_answers() -> None:

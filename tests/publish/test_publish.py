@@ -33,7 +33,7 @@ from publish_support import (
 
 from forumbot.draft import DayDraft
 from forumbot.errors import ForumUnavailable, StateError
-from forumbot.forum.posting import PhpbbPoster
+from forumbot.forum.phpbb.writer import PhpbbPoster
 from forumbot.host import games
 from forumbot.host.outbox import marker_line
 from forumbot.host.publish import PublishReport, legacy_marker, publication_marker, publish, send_draft_to_moderators

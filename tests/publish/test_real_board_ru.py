@@ -11,22 +11,16 @@ import pytest
 from publish_support import FakeClock
 from replay_ru import BASE, BOT, PASSWORD, Replay, page
 
-from forumbot.errors import ConfigError, ForumError, MaybeSent
-from forumbot.forum.client import PhpbbClient
+from forumbot.errors import ConfigError, ForumError, MaybeSent, TooManyRecipients
 from forumbot.forum.http import HttpSettings
-from forumbot.forum.posting import (
-    _FLOOD,
-    _FORM_INVALID,
-    _NO_USERS,
-    _TOO_MANY,
-    PhpbbPoster,
-    TooManyRecipients,
-    addressed_recipients,
-    confirm_form,
-    form_error,
-    forum_message,
-    sent_pm_id,
-)
+from forumbot.forum.phpbb.answers import FLOOD as _FLOOD
+from forumbot.forum.phpbb.answers import FORM_INVALID as _FORM_INVALID
+from forumbot.forum.phpbb.answers import NO_USERS as _NO_USERS
+from forumbot.forum.phpbb.answers import TOO_MANY as _TOO_MANY
+from forumbot.forum.phpbb.answers import form_error, forum_message, sent_pm_id
+from forumbot.forum.phpbb.forms import addressed_recipients, confirm_form
+from forumbot.forum.phpbb.reader import PhpbbClient
+from forumbot.forum.phpbb.writer import PhpbbPoster
 
 
 @pytest.fixture

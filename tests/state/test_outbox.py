@@ -14,7 +14,7 @@ import pytest
 
 from forumbot import store as store_module
 from forumbot.errors import ForumUnavailable, MaybeSent, NoPermission
-from forumbot.forum.posting import LockResult
+from forumbot.forum.poster import LockResult
 from forumbot.host.outbox import Outbox, markers_for, strip_markers, with_marker
 from forumbot.store import MIGRATIONS, Letter, Store
 
@@ -192,7 +192,7 @@ def test_a_holder_keeps_saying_it_is_alive(store: Store, monkeypatch: pytest.Mon
 
 
 def test_a_post_held_for_approval_is_set_aside_not_posted_again(store: Store) -> None:
-    from forumbot.forum.posting import HeldForApproval
+    from forumbot.errors import HeldForApproval
 
     board, game = Board(), store.game("g").id
     marks = markers_for(store.marker_key(game))

@@ -28,8 +28,8 @@ from fakeboard.board import (
     populate_day,
 )
 from fakeboard.clock import FakeClock
-from forumbot.forum import phpbb
 from forumbot.forum.markup import first_class, parse_html, serialize
+from forumbot.forum.phpbb import pages as phpbb
 from forumbot.posts import TopicPage
 from forumbot.render.phpbb_html import render_bbcode
 
@@ -610,8 +610,9 @@ def test_logout_needs_the_session_id(demo: BoardServer, clock: FakeClock, bot: h
 
 
 def test_the_projects_phpbb_client_reads_the_board_and_logs_in_again(demo: BoardServer, clock: FakeClock) -> None:
-    from forumbot.forum.client import ClientSettings, open_client
+    from forumbot.forum.client import ClientSettings
     from forumbot.forum.http import HttpSettings
+    from forumbot.forum.registry import open_client
 
     settings = ClientSettings(
         forum=demo.url, username="host_bot", password="pw-host_bot", dialect="phpbb", http=HttpSettings(user_agent=UA)

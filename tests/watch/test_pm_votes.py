@@ -13,8 +13,9 @@ import pytest
 from fakeboard import Board, BoardServer
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState
-from forumbot.forum.client import ClientSettings, open_client
+from forumbot.forum.client import ClientSettings
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.registry import open_client
 from forumbot.host import games
 from forumbot.host.watch import vote_channels, watch_once
 from forumbot.store import Store

@@ -14,8 +14,9 @@ from fakeboard import Board, BoardServer
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState
 from forumbot.errors import ForumUnavailable
-from forumbot.forum.client import ClientSettings, ForumClient, open_client
+from forumbot.forum.client import ClientSettings, ForumClient
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.registry import open_client
 from forumbot.host import games
 from forumbot.host.watch import PassReport, watch_once
 from forumbot.store import Store
@@ -410,7 +411,7 @@ def test_watch_once_from_the_command_line_over_real_phpbb_forms(
 
 
 def test_the_last_signup_opens_the_game_on_the_forum(tmp_path: Path, served: tuple[Board, BoardServer, int]) -> None:
-    from forumbot.forum.posting import PhpbbPoster
+    from forumbot.forum.phpbb.writer import PhpbbPoster
     from forumbot.host.publish import publish
 
     board, server, forum = served

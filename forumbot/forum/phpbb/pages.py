@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from forumbot.errors import ParseError
 from forumbot.forum.dates import MONTHS, parse_forum_date, parse_forum_interval
+from forumbot.forum.dialect import PageKind
 from forumbot.forum.markup import (
     BodyReader,
     Element,
@@ -50,6 +51,8 @@ from forumbot.forum.markup import (
     text_lines,
     text_of,
 )
+from forumbot.forum.phpbb import NAME
+from forumbot.forum.poster import ForumTopicRow
 from forumbot.posts import (
     BoardZone,
     PmSummary,
@@ -63,9 +66,13 @@ from forumbot.posts import (
 
 __all__ = [
     "detect",
+    "forum_pages",
+    "is_username",
+    "parse_forum_topics",
     "is_login_wall",
     "is_no_permission",
     "is_relative_format",
+    "page_kind",
     "parse_board_zone",
     "parse_login_form",
     "parse_pm",
@@ -117,6 +124,23 @@ def detect(html: Page) -> bool:
     return any("phpbb.com" in (a.get("href") or "") for a in root.iter("a"))
 
 
+def page_kind(html: Page) -> PageKind | None:
+    """The kind of a phpBB page (None: phpBB did not make it)."""
+    root = parse_html(html)
+    if not detect(root):
+        return None
+    for div in iter_class(root, "div", "post"):
+        if _POST_ID.fullmatch(div.get("id") or "") and first_class(div, "div", "content") is not None:
+            return "topic"
+        if "pm" in (div.get("class") or "").split():
+            return "pm"
+    if first_class(root, "a", "topictitle") is not None and any(f.get("id") == "viewfolder" for f in root.iter("form")):
+        return "pm_inbox"
+    if is_no_permission(root):
+        return "no_permission"
+    return "login" if is_login_wall(root) else "unknown"
+
+
 def is_login_wall(html: Page) -> bool:
     """A login form served where content was expected (`form#login`, as login_body.html makes)."""
     root = parse_html(html)
@@ -159,7 +183,7 @@ def parse_topic_page(
     html: Page,
     url: str | None = None,
     *,
-    tz: tzinfo = UTC,
+    tz: tzinfo | None = None,
     now: datetime | None = None,
     on_body: BodyReader | None = None,
 ) -> TopicPage:
@@ -167,6 +191,7 @@ def parse_topic_page(
     `tz`/`now` only matter for phpBB 3.0 pages, which print post times as text. `on_body` sees each post's
     body with its element (see `BodyReader`)."""
     root = parse_html(html)
+    tz = tz or UTC
     divs, pager, heading, locked = _page_parts(root, may_be_locked=_may_show_lock(html))
     damage = page_problems(root, url)
     if not divs:
@@ -182,7 +207,7 @@ def parse_topic_page(
     if not posts:
         raise ParseError(f"{where}: no readable post: {'; '.join(damage + problems)}")
     return TopicPage(
-        dialect="phpbb",
+        dialect=NAME,
         topic_id=topic_id,
         title=text_of(heading) if heading is not None else collapse(root.findtext(".//title")),
         page=page,
@@ -444,7 +469,7 @@ def _name_and_date(rest: str, link: Element | None) -> tuple[str, str | None]:
 
 
 def parse_pm_inbox(
-    html: Page, url: str | None = None, *, tz: tzinfo = UTC, now: datetime | None = None
+    html: Page, url: str | None = None, *, tz: tzinfo | None = None, now: datetime | None = None
 ) -> tuple[list[PmSummary], str | None]:
     """The rows of a PM folder page (inbox, sent messages, outbox, own folders) and the next
     page's URL. Dates are plain text in the viewer's zone: pass it as `tz`, and the board's
@@ -455,7 +480,7 @@ def parse_pm_inbox(
     rows = [(dl, link) for dl, link in rows if link is not None]
     if not rows and not any(f.get("id") == "viewfolder" for f in root.iter("form")):
         raise _not_a(root, url, "PM folder")
-    summaries = [_pm_row(dl, link, url, tz, now) for dl, link in rows]
+    summaries = [_pm_row(dl, link, url, tz or UTC, now) for dl, link in rows]
     return summaries, absolute(url, _pagination(first_class(root, "div", "pagination"))[2])
 
 
@@ -505,7 +530,7 @@ def _time_span(text: str, tz: tzinfo, now: datetime | None) -> tuple[datetime | 
 
 
 def parse_pm(
-    html: Page, url: str | None = None, tz: tzinfo = UTC, *, now: datetime | None = None
+    html: Page, url: str | None = None, tz: tzinfo | None = None, *, now: datetime | None = None
 ) -> PrivateMessage:
     """One opened PM (`ucp.php?i=pm&mode=view&p=N`), or its print view (`&view=print`, whose id
     only the URL gives). Its date is text in the viewer's zone `tz`, relative ones read against
@@ -513,6 +538,7 @@ def parse_pm(
     date allows. Only the message itself is read, not the message history below it, and quoted
     text never reaches `body_text`."""
     root = parse_html(html)
+    tz = tz or UTC
     box = next((div for div in iter_class(root, "div", "pm") if has_class(div, "post")), None)
     content = first_class(box, "div", "content") if box is not None else None
     if box is None or content is None:
@@ -727,3 +753,36 @@ def parse_quote_stamp(html: Page) -> QuoteStamp | None:
             msg_id=attrs.get("msg_id"),
         )
     return None
+
+
+# --- a forum's list of topics ----------------------------------------------------------------
+
+
+def parse_forum_topics(html: str | Element) -> list[ForumTopicRow]:
+    """The topics listed on a `viewforum.php` page, in the page's order: `a.topictitle` to
+    `viewtopic.php?t=N` in a `dl.row-item`, the starter in `div.topic-poster`."""
+    root = parse_html(html)
+    rows: list[ForumTopicRow] = []
+    for dl in iter_class(root, "dl", "row-item"):
+        link = first_class(dl, "a", "topictitle")
+        topic_id = query_int(link.get("href"), "t") if link is not None else None
+        if link is None or topic_id is None:
+            continue
+        poster = first_class(dl, "div", "topic-poster")
+        name = next((el for el in (poster if poster is not None else dl).iter("a", "span") if is_username(el)), None)
+        rows.append(ForumTopicRow(topic_id, text_of(link), text_of(name)))
+    return rows
+
+
+def forum_pages(html: str | Element) -> str | None:
+    """The next page of a `viewforum.php` topic list (`a[rel=next]` in its pagination), if any."""
+    root = parse_html(html)
+    pager = first_class(root, "div", "pagination")
+    for a in pager.iter("a") if pager is not None else ():
+        if a.get("rel") == "next" and a.get("href"):
+            return str(a.get("href"))
+    return None
+
+
+def is_username(el: Element) -> bool:
+    return any(name in (el.get("class") or "").split() for name in ("username", "username-coloured"))

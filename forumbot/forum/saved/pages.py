@@ -16,21 +16,18 @@ stays in the inbox only for a conversation none of whose pages is saved.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import Literal
 
 from forumbot.errors import ForumbotError, ParseError
-from forumbot.forum import ipb, phpbb
-from forumbot.forum.ipb.common import read_page
-from forumbot.forum.markup import Element, Page, first_class, iter_class, parse_html
-from forumbot.posts import ConversationPage, Dialect, Frozen, PmSummary, PrivateMessage, TopicPage
-
-PageKind = Literal["topic", "pm_inbox", "pm", "login", "no_permission", "unknown"]
+from forumbot.forum.dialect import Dialect, PageKind
+from forumbot.forum.invision.pages import message_row, read_page
+from forumbot.forum.markup import Element, Page, parse_html
+from forumbot.posts import ConversationPage, Frozen, PmSummary, PrivateMessage, TopicPage
 
 SUFFIXES = (".html", ".htm")
 _SAVED_FROM = re.compile(r"saved from url=\(\d+\)(\S+)", re.I)
-_PHPBB_POST = re.compile(r"p\d+")
 
 
 class SkippedFile(Frozen):
@@ -56,52 +53,14 @@ SavedFolder = SavedPages  # the name the forum client uses
 # --- recognising a page ---------------------------------------------------------------------
 
 
-def detect_page(html: Page) -> tuple[Dialect | None, PageKind]:
-    """(engine, kind) of a page, from its markup alone."""
+def detect_page(html: Page, dialects: Sequence[Dialect]) -> tuple[Dialect | None, PageKind]:
+    """(engine, kind) of a page, from its markup alone: the first of `dialects` that knows it."""
     root = parse_html(html)
-    ipb_dialect = ipb.dialect_of(root)
-    if ipb_dialect == "ipb3":
-        return "ipb3", _ipb3_kind(root)
-    if ipb_dialect == "ipb2":
-        return "ipb2", _ipb2_kind(root)
-    if ipb_dialect == "ips4":
-        return "ips4", "topic" if first_class(root, "article", "ipsComment") is not None else "unknown"
-    if phpbb.detect(root):
-        return "phpbb", _phpbb_kind(root)
+    for dialect in dialects:
+        kind = dialect.pages.page_kind(root) if dialect.pages is not None else None
+        if kind is not None:
+            return dialect, kind
     return None, "unknown"
-
-
-def _phpbb_kind(root: Element) -> PageKind:
-    for div in iter_class(root, "div", "post"):
-        if _PHPBB_POST.fullmatch(div.get("id") or "") and first_class(div, "div", "content") is not None:
-            return "topic"
-        if "pm" in (div.get("class") or "").split():
-            return "pm"
-    if first_class(root, "a", "topictitle") is not None and any(f.get("id") == "viewfolder" for f in root.iter("form")):
-        return "pm_inbox"
-    return _wall_kind(phpbb.is_login_wall(root), phpbb.is_no_permission(root))
-
-
-def _ipb2_kind(root: Element) -> PageKind:
-    bodies = list(iter_class(root, "div", "postcolor"))
-    if any(re.fullmatch(r"post-\d+", body.get("id") or "") for body in bodies):
-        return "topic"
-    in_ucp = any(div.get("id") == "ucpcontent" for div in root.iter("div"))
-    if in_ucp and bodies:
-        return "pm"
-    if any("CODE=03" in (a.get("href") or "") and "MSID=" in (a.get("href") or "") for a in root.iter("a")):
-        return "pm_inbox"
-    return _wall_kind(ipb.is_login_wall(root), ipb.is_no_permission(root))
-
-
-def _ipb3_kind(root: Element) -> PageKind:
-    if any(div.get("id") == "conversation" for div in root.iter("div")):
-        return "pm"
-    if any(table.get("id") == "message_table" for table in root.iter("table")):
-        return "pm_inbox"
-    if any(re.fullmatch(r"post_id_\d+", div.get("id") or "") for div in iter_class(root, "div", "post_block")):
-        return "topic"
-    return _wall_kind(ipb.is_login_wall(root), ipb.is_no_permission(root))
 
 
 def unsupported_engine(html: Page) -> str | None:
@@ -114,12 +73,6 @@ def unsupported_engine(html: Page) -> str | None:
         if (ident == "pun" or ident.startswith("pun-")) and ("punbb" in classes or ident == "pun"):
             return "mybb.ru / rusff (PunBB)"
     return None
-
-
-def _wall_kind(login: bool, refused: bool) -> PageKind:
-    if refused:
-        return "no_permission"
-    return "login" if login else "unknown"
 
 
 def saved_url(root: Element) -> str | None:
@@ -135,8 +88,11 @@ def saved_url(root: Element) -> str | None:
 # --- loading a folder -----------------------------------------------------------------------
 
 
-def load_saved_folder(path: str | Path, now: datetime | None = None, *, tz: tzinfo | None = None) -> SavedPages:
-    """Every saved page of a folder (not its subfolders, where browsers put images and scripts).
+def load_saved_folder(
+    path: str | Path, now: datetime | None = None, *, tz: tzinfo | None = None, dialects: Sequence[Dialect]
+) -> SavedPages:
+    """Every saved page of a folder (not its subfolders, where browsers put images and scripts), each read
+    by the first of `dialects` (the registry's) that recognises it.
 
     `tz` is the zone the pages' plain-text dates are printed in (default: the zone of `now`,
     else UTC); `now` resolves relative dates on pages without a "now" of their own (default:
@@ -145,15 +101,16 @@ def load_saved_folder(path: str | Path, now: datetime | None = None, *, tz: tzin
     if not folder.is_dir():
         raise ParseError(f"{folder}: not a folder of saved pages")
     zone = tz or (now.tzinfo if now is not None and now.tzinfo is not None else UTC)
-    found = _Collector(str(folder))
+    found = _Collector(str(folder), dialects)
     for file in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES):
         found.add(file, zone, now)
     return found.result()
 
 
 class _Collector:
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, dialects: Sequence[Dialect]) -> None:
         self.folder = folder
+        self.dialects = dialects
         self.pages: dict[tuple[int, int], tuple[TopicPage, str]] = {}
         self.loose_pages: list[TopicPage] = []
         self.inbox: dict[int, PmSummary] = {}
@@ -167,7 +124,7 @@ class _Collector:
             data = file.read_bytes()
             moment = now or datetime.fromtimestamp(file.stat().st_mtime, tz)
             root = read_page(data, file.name)
-            dialect, kind = detect_page(root)
+            dialect, kind = detect_page(root, self.dialects)
             self._take(file.name, root, dialect, kind, tz, moment)
         except (OSError, ForumbotError, ValueError) as exc:
             self.skip(file.name, str(exc))
@@ -178,28 +135,28 @@ class _Collector:
     def _take(
         self, name: str, root: Element, dialect: Dialect | None, kind: PageKind, tz: tzinfo, now: datetime
     ) -> None:
-        if dialect is None:
+        if dialect is None or dialect.pages is None:
             foreign = unsupported_engine(root)
             self.skip(name, f"a {foreign} page: that engine is not supported" if foreign else "not a phpBB or IPB page")
             return
-        module = phpbb if dialect == "phpbb" else ipb
-        if dialect == "ips4" and kind != "topic":
-            self.skip(name, "IPS 4 page, but not a topic page (only topics are read)")
+        pages = dialect.pages
+        if not dialect.pms and kind != "topic":
+            self.skip(name, f"{dialect.label} page, but not a topic page (only topics are read)")
             return
         url = saved_url(root)
         if kind == "topic":
-            self._topic_page(name, module.parse_topic_page(root, url, tz=tz, now=now))
+            self._topic_page(name, pages.parse_topic_page(root, url, tz=tz, now=now))
         elif kind == "pm_inbox":
-            rows, _ = module.parse_pm_inbox(root, url, tz=tz, now=now)
+            rows, _ = pages.parse_pm_inbox(root, url, tz=tz, now=now)
             for row in rows:
                 self.inbox.setdefault(row.pm_id, row)
-        elif kind == "pm" and dialect == "ipb3":
-            self._conversation(ipb.parse_conversation_page(root, url, tz, now=now))
+        elif kind == "pm" and dialect.conversations is not None:
+            self._conversation(dialect.conversations(root, url, tz, now))
         elif kind == "pm":
-            message = module.parse_pm(root, url, tz, now=now)
+            message = pages.parse_pm(root, url, tz, now=now)
             self.messages.setdefault(message.pm_id, message)
         else:
-            self.skip(name, _KIND_REASONS[kind].format(engine=_ENGINES[dialect]))
+            self.skip(name, _KIND_REASONS[kind].format(engine=dialect.label))
 
     def _conversation(self, page: ConversationPage) -> None:
         self.conversations.add(page.conversation_id)
@@ -236,22 +193,6 @@ class _Collector:
         )
 
 
-def message_row(message: PrivateMessage) -> PmSummary:
-    """An inbox row for one message of a conversation: its own id, sender and time."""
-    return PmSummary(
-        pm_id=message.pm_id,
-        subject=message.subject,
-        sender=message.sender,
-        sender_id=message.sender_id,
-        time=message.time,
-        time_until=message.time_until,
-        time_text=message.time_text,
-        url=message.url or "",
-        conversation_id=message.conversation_id,
-    )
-
-
-_ENGINES = {"phpbb": "phpBB", "ipb2": "IPB 2.x", "ipb3": "IPB 3.x", "ips4": "IPS 4"}
 _KIND_REASONS: dict[PageKind, str] = {
     "login": "{engine} login page, not a topic page or PM",
     "no_permission": "{engine} 'no permission' page, not a topic page or PM",

@@ -8,10 +8,11 @@ what was written after a crash (by a marker string written into the text).
     poster.find_marker_in_forum(4, "Mafia-1. День 2", marker)   # the topic id, or None
 
 Every request goes through the client's `ForumHttp` (login state, retries, error mapping); the pages are
-read by the pure functions at the top of this module. Every form is submitted as the board served
-it: its hidden fields, checked boxes, selected options, and the one submit button pressed with its own
-(localised) value; no word of the board's language is written here. What phpBB's forms want (checked on
-the exchanges with a real phpBB 3.3.11 board in `fixtures/phpbb-ru/`, Russian and English):
+read by `pages.py`, the forms filled by `forms.py`, the board's answers read by `answers.py`. Every form
+is submitted as the board served it: its hidden fields, checked boxes, selected options, and the one
+submit button pressed with its own (localised) value; no word of the board's language is written here.
+What phpBB's forms want (checked on the exchanges with a real phpBB 3.3.11 board in `fixtures/phpbb-ru/`,
+Russian and English):
 
 - a fresh form for every submission (`form_token`, `creation_time`; a reply form also carries
   `topic_cur_post_id`), submitted more than a second after it was fetched, else "The submitted form was
@@ -45,220 +46,55 @@ each is tested against the real pages; successes are recognised by their structu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
 
-from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, NoPermission, ParseError
-from forumbot.forum import phpbb
-from forumbot.forum.client import FORM_MIN_AGE, PREFERENCES, ForumClient, PhpbbClient
+from forumbot.errors import (
+    ConfigError,
+    ForumbotError,
+    ForumError,
+    HeldForApproval,
+    MaybeSent,
+    NoPermission,
+    ParseError,
+    TooManyRecipients,
+    UnknownRecipient,
+)
+from forumbot.forum.client import ForumClient
 from forumbot.forum.http import Page
-from forumbot.forum.markup import (
-    Element,
-    browser_fields,
-    find_form,
-    first_class,
-    iter_class,
-    parse_html,
-    query_int,
-    text_of,
+from forumbot.forum.markup import browser_fields, find_form, iter_class, parse_html, query_int, text_of
+from forumbot.forum.phpbb import pages
+from forumbot.forum.phpbb.answers import (
+    FLOOD,
+    FORM_INVALID,
+    NEEDS_APPROVAL,
+    NO_USERS,
+    REFUSED,
+    TOO_MANY,
+    form_error,
+    forum_message,
+    has_post_review,
+    sent_pm_id,
+)
+from forumbot.forum.phpbb.forms import FORM_MIN_AGE, PREFERENCES, addressed_recipients, confirm_form, pm_key, pm_names
+from forumbot.forum.phpbb.pages import forum_pages, parse_forum_topics
+from forumbot.forum.phpbb.reader import PhpbbClient
+from forumbot.forum.poster import (
+    FLOOD_INTERVAL,
+    MAX_CANDIDATES,
+    MAX_FLOOD_WAITS,
+    MAX_FOLDER_PAGES,
+    Fields,
+    ForumTopicRow,
+    LockResult,
+    fill,
+    own_post_with,
 )
 from forumbot.posts import PmSummary, Preferences
 
-if TYPE_CHECKING:
-    from forumbot.forum.ipb3_posting import Ipb3Poster
-    from forumbot.forum.ipb_posting import Ipb2Poster
+__all__ = ["PhpbbPoster", "writer_for"]
 
-__all__ = [
-    "ForumTopicRow",
-    "HeldForApproval",
-    "LockResult",
-    "PhpbbPoster",
-    "Poster",
-    "TooManyRecipients",
-    "UnknownRecipient",
-    "addressed_recipients",
-    "confirm_form",
-    "forum_message",
-    "form_error",
-    "has_post_review",
-    "parse_forum_topics",
-    "poster_for",
-    "sent_pm_id",
-]
-
-FLOOD_INTERVAL = 15.0  # seconds: phpBB's default flood_interval, for posts and PMs alike
-MAX_FLOOD_WAITS = 4
 MAX_REVIEWS = 3  # replies shown for review in a row (a busy topic) before giving up
-MAX_FOLDER_PAGES = 20
-MAX_CANDIDATES = 40  # topics or PMs opened when looking for a marker
-Fields = list[tuple[str, str]]
-_REVIEWED = re.compile(r"ppr\d+")
-
-# phpBB's own messages, English and Russian language packs (each pinned by a test on the real pages).
-_FLOOD = re.compile(r"so soon after your last|сразу после предыдущего", re.I)  # FLOOD_ERROR
-_FORM_INVALID = re.compile(r"submitted form was invalid|ошибка отправки формы", re.I)  # FORM_INVALID
-_TOO_MANY = re.compile(r"too many recipients|слишком большому числу получателей", re.I)  # TOO_MANY_RECIPIENTS
-_NO_USERS = re.compile(r"users to be added do not exist|пользователи не существуют", re.I)  # PM_NO_USERS
-_NEEDS_APPROVAL = re.compile(r"approved by a moderator|одобрено модератором", re.I)  # POST_STORED_MOD
-_REFUSED = re.compile(  # TOPIC_LOCKED, NOT_AUTHORISED, USER_CANNOT_*, NO_AUTH_*
-    r"topic is locked|not authori[sz]ed|not permitted|you cannot|"
-    r"тема закрыта|нет (прав|доступа)|не авторизованы|не можете|доступ запрещ",
-    re.I,
-)
-
-
-class HeldForApproval(ForumError):
-    """The board stored the post but holds it for a moderator's approval: players do not see it, and
-    posting it again would queue a second copy. Nothing to retry; a moderator must approve it."""
-
-
-class UnknownRecipient(ForumError):
-    """No member of the forum has one of the PM's recipients' names; nothing was sent."""
-
-
-class TooManyRecipients(ForumError):
-    """The board takes at most `limit` recipients in one PM; nothing was sent."""
-
-    def __init__(self, message: str, limit: int) -> None:
-        super().__init__(message)
-        self.limit = limit
-
-
-@dataclass(frozen=True)
-class LockResult:
-    """What a lock attempt found: `locked` is the topic's state as read afterwards; `already` when it
-    was locked before the attempt; `reason` what the board said when it did not lock."""
-
-    locked: bool
-    already: bool = False
-    reason: str = ""
-
-    def __bool__(self) -> bool:
-        return self.locked
-
-
-# --- pages -> data (pure) ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ForumTopicRow:
-    """One topic in a forum's list (`viewforum.php`)."""
-
-    topic_id: int
-    title: str
-    author: str  # who started it
-
-
-def parse_forum_topics(html: str | Element) -> list[ForumTopicRow]:
-    """The topics listed on a `viewforum.php` page, in the page's order: `a.topictitle` to
-    `viewtopic.php?t=N` in a `dl.row-item`, the starter in `div.topic-poster`."""
-    root = parse_html(html)
-    rows: list[ForumTopicRow] = []
-    for dl in iter_class(root, "dl", "row-item"):
-        link = first_class(dl, "a", "topictitle")
-        topic_id = query_int(link.get("href"), "t") if link is not None else None
-        if link is None or topic_id is None:
-            continue
-        poster = first_class(dl, "div", "topic-poster")
-        name = next((el for el in (poster if poster is not None else dl).iter("a", "span") if _is_username(el)), None)
-        rows.append(ForumTopicRow(topic_id, text_of(link), text_of(name)))
-    return rows
-
-
-def forum_pages(html: str | Element) -> str | None:
-    """The next page of a `viewforum.php` topic list (`a[rel=next]` in its pagination), if any."""
-    root = parse_html(html)
-    pager = first_class(root, "div", "pagination")
-    for a in pager.iter("a") if pager is not None else ():
-        if a.get("rel") == "next" and a.get("href"):
-            return str(a.get("href"))
-    return None
-
-
-def _is_username(el: Element) -> bool:
-    return any(name in (el.get("class") or "").split() for name in ("username", "username-coloured"))
-
-
-def form_error(html: str | Element) -> str | None:
-    """The error phpBB printed above a posting or PM form (`p.error`), if any."""
-    error = first_class(parse_html(html), "p", "error")
-    text = text_of(error)
-    return text or None
-
-
-def forum_message(html: str | Element) -> str | None:
-    """The text of a phpBB message page (`div#message`: information, refusals), if the page is one."""
-    root = parse_html(html)
-    panel = next((div for div in root.iter("div") if div.get("id") == "message"), None)
-    return text_of(panel) if panel is not None else None
-
-
-def has_post_review(html: str | Element) -> bool:
-    """phpBB showed the posts made since the form was fetched, instead of posting the reply: inside the
-    form, each new post is a `div.postbody#ppr<id>` (the topic review below the form uses `pr<id>`)."""
-    form = find_form(parse_html(html), "postform")
-    return form is not None and any(_REVIEWED.fullmatch(div.get("id") or "") for div in form.iter("div"))
-
-
-def confirm_form(html: str | Element) -> tuple[str, Fields] | None:
-    """A confirmation page (`form#confirm`): its action, and what pressing its `confirm` button sends
-    (the hidden fields and the button's own value, the viewer's localised "yes"). None if no such form."""
-    form = find_form(parse_html(html), "confirm")
-    if form is None:
-        return None
-    return form.get("action") or "", browser_fields(form, press="confirm")
-
-
-def addressed_recipients(html: str | Element) -> dict[int, str]:
-    """The recipients a PM compose form holds, user id -> name as the board lists them (`ul.recipients`:
-    a `remove_u[ID]` button beside the member's name); ids of `address_list[u][ID]` fields the list does
-    not show map to ""."""
-    root = parse_html(html)
-    form = find_form(root, "postform")
-    found: dict[int, str] = {}
-    if form is None:
-        return found
-    for name, value in browser_fields(form):
-        m = re.fullmatch(r"address_list\[u\]\[(\d+)\]", name)
-        if m and value in ("to", "bcc"):
-            found[int(m.group(1))] = ""
-    for li in form.iter("li"):
-        button = next((i for i in li.iter("input") if (i.get("name") or "").startswith("remove_u[")), None)
-        user = next((a for a in li.iter("a") if _is_username(a)), None)
-        m = re.fullmatch(r"remove_u\[(\d+)\]", button.get("name")) if button is not None else None
-        if m and user is not None and int(m.group(1)) in found:
-            found[int(m.group(1))] = text_of(user)
-    return found
-
-
-def sent_pm_id(html: str | Element) -> int | None:
-    """The id of the PM just sent: the success page links (and refreshes) to `mode=view&p=N`."""
-    root = parse_html(html)
-    panel = next((div for div in root.iter("div") if div.get("id") == "message"), None)
-    links = [a.get("href") or "" for a in (panel.iter("a") if panel is not None else ())]
-    links += [m.get("content") or "" for m in root.iter("meta") if (m.get("http-equiv") or "").lower() == "refresh"]
-    for href in links:
-        if "mode=view" in href:
-            found = query_int(href.partition("url=")[2] or href, "p")
-            if found is not None:
-                return found
-    return None
-
-
-def _pm_names(recipients: Sequence[str]) -> list[str]:
-    """The PM's recipients as the form gets them: stripped, one address per member (phpBB's names ignore
-    case), in the order given."""
-    names: list[str] = []
-    for name in (n.strip() for n in recipients):
-        if name and name.casefold() not in {known.casefold() for known in names}:
-            names.append(name)
-    return names
-
-
-def _pm_key(names: Sequence[str]) -> tuple[str, ...]:
-    return tuple(name.casefold() for name in names)
 
 
 @dataclass(frozen=True)
@@ -269,53 +105,6 @@ class _Addressed:
     key: tuple[str, ...]
     page: Page | None
     fetched: float
-
-
-def _fill(fields: Fields, values: dict[str, str]) -> Fields:
-    """The fields with `values` put in place of the served ones (or added where the form had none)."""
-    filled = [(name, values[name] if name in values else value) for name, value in fields]
-    present = {name for name, _ in fields}
-    return filled + [(name, value) for name, value in values.items() if name not in present]
-
-
-# --- the interface publishing needs ----------------------------------------------------------------
-
-
-class Poster(Protocol):
-    """What `forumbot.host.publish` asks of a forum it writes to (phpBB's `PhpbbPoster` is the one there is)."""
-
-    @property
-    def username(self) -> str: ...
-
-    def post_topic(self, forum_id: int, subject: str, message: str, *, marker: str | None = None) -> int: ...
-
-    def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int: ...
-
-    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult: ...
-
-    def send_pm(
-        self, recipients: Sequence[str], subject: str, message: str, *, marker: str | None = None
-    ) -> int | None: ...
-
-    def find_marker_in_forum(self, forum_id: int, subject: str, marker: str) -> int | None: ...
-
-    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None: ...
-
-    def find_marker_in_sent(
-        self, marker: str, *, subject: str | None = None, recipients: Sequence[str] = ()
-    ) -> int | None: ...
-
-
-def own_post_with(client: ForumClient, username: str, topic_id: int, marker: str) -> int | None:
-    """The last post of `username` in the topic that holds `marker` (quotes of it by others do not count),
-    or None: how every poster finds a post it may have made."""
-    me = username.casefold()
-    found: int | None = None
-    for page in client.fetch_topic(topic_id):
-        for post in page.posts:
-            if post.author.casefold() == me and marker in post.content_html:
-                found = post.post_id
-    return found
 
 
 class PhpbbPoster:
@@ -373,19 +162,19 @@ class PhpbbPoster:
         while True:
             fetched = self.http.clock.time()
             action, fields = self._served(page, form_url, press="post")
-            answer = self._submit_once(action, _fill(fields, values), page.charset, fetched, seen)
+            answer = self._submit_once(action, fill(fields, values), page.charset, fetched, seen)
             if isinstance(answer, int):
                 return answer
             if "viewtopic.php" in answer.url:
                 return result(answer)
             error = form_error(answer.text)
-            if error and _FLOOD.search(error):
+            if error and FLOOD.search(error):
                 floods += 1
                 found = self._after_flood(floods, form_url, seen)
                 if found is not None:
                     return found
                 page = self.http.get(form_url)
-            elif error and _FORM_INVALID.search(error):
+            elif error and FORM_INVALID.search(error):
                 invalid += 1
                 if invalid > 1:
                     raise ForumError(f"{form_url}: the forum refused the form twice: {error}")
@@ -405,7 +194,7 @@ class PhpbbPoster:
     def _topic_of(self, page: Page) -> int:
         found = query_int(page.url, "t")
         if found is None:
-            found = phpbb.parse_topic_page(page.text, url=page.url).topic_id
+            found = pages.parse_topic_page(page.text, url=page.url).topic_id
         if found is None:
             raise ParseError(f"{page.url}: posted, but the topic's id is not in the answer")
         return found
@@ -424,7 +213,7 @@ class PhpbbPoster:
         """One PM to `recipients` (their forum names); returns its id when the forum says it. More names
         than the board takes in one PM is `TooManyRecipients`: send to fewer at a time. A compose form
         addressed ahead by `prepare_pms` is used when there is one (then it is old enough already)."""
-        names = _pm_names(recipients)
+        names = pm_names(recipients)
         if not names:
             raise ValueError("a PM needs at least one recipient")
         compose = self.http.url("ucp.php?i=pm&mode=compose")
@@ -436,7 +225,7 @@ class PhpbbPoster:
             ahead = None  # a second attempt always starts from a fresh form
             action, fields = self._served(addressed, compose, press="post")
             fields = [(k, v) for k, v in fields if k != "username_list"]
-            fields = _fill(fields, {"subject": subject, "message": message})
+            fields = fill(fields, {"subject": subject, "message": message})
             answer = self._submit_once(action, fields, addressed.charset, fetched, seen)
             if isinstance(answer, int):
                 return answer
@@ -444,24 +233,24 @@ class PhpbbPoster:
             if pm_id is not None and find_form(parse_html(answer.text), "postform") is None:
                 return pm_id
             error = form_error(answer.text)
-            if error and _FLOOD.search(error):
+            if error and FLOOD.search(error):
                 floods += 1
                 found = self._after_flood(floods, compose, seen)
                 if found is not None:
                     return found
-            elif error and _FORM_INVALID.search(error):
+            elif error and FORM_INVALID.search(error):
                 invalid += 1
                 self._prepared.clear()  # forms addressed as long ago as this one are suspect too
                 if invalid > 1:
                     raise ForumError(f"{compose}: the forum refused the PM form twice: {error}")
-            elif error and _TOO_MANY.search(error):
+            elif error and TOO_MANY.search(error):
                 kept = len(addressed_recipients(answer.text))
                 raise TooManyRecipients(f"{compose}: {error} (the board kept {kept}); PM not sent", kept)
             elif error:
                 raise ForumError(f"{compose}: the PM to {', '.join(names)} was not sent: {error}")
             elif forum_message(answer.text) is not None and find_form(parse_html(answer.text), "postform") is None:
                 text = forum_message(answer.text) or ""
-                if _REFUSED.search(text):
+                if REFUSED.search(text):
                     raise NoPermission(f"{compose}: {text}")
                 return None  # a message page with no error and no form: sent, its id not shown
             else:
@@ -474,8 +263,8 @@ class PhpbbPoster:
         addressed afresh at its own turn, where its error (an unknown name, a refusal) shows."""
         compose = self.http.url("ucp.php?i=pm&mode=compose")
         pool, kept, failed = self._prepared, [], False
-        for names in filter(None, map(_pm_names, upcoming)):
-            key = _pm_key(names)
+        for names in filter(None, map(pm_names, upcoming)):
+            key = pm_key(names)
             match = next((form for form in pool if form.key == key), None)
             if match is not None:
                 pool.remove(match)
@@ -489,7 +278,7 @@ class PhpbbPoster:
         self._prepared = kept
 
     def _take_prepared(self, names: list[str]) -> _Addressed | None:
-        key = _pm_key(names)
+        key = pm_key(names)
         match = next((form for form in self._prepared if form.key == key), None)
         if match is not None:
             self._prepared.remove(match)
@@ -510,12 +299,12 @@ class PhpbbPoster:
         missing = [name for name in names if name.casefold() not in taken] if all(kept.values()) else []
         if not missing and len(kept) == len(names):
             return added, fetched
-        if error and _TOO_MANY.search(error):
+        if error and TOO_MANY.search(error):
             raise TooManyRecipients(
                 f"{compose}: {error} The board takes {len(kept)} recipients in one PM, not {len(names)}; PM not sent",
                 len(kept),
             )
-        if error and _NO_USERS.search(error) or not error:
+        if error and NO_USERS.search(error) or not error:
             # phpBB names no one: when some names exist it drops the unknown ones without a word
             unknown = (self._unknown(compose, missing) if len(names) > 1 else missing) or missing or names
             raise UnknownRecipient(f"no member of the forum is called {', '.join(map(repr, unknown))}: PM not sent")
@@ -532,7 +321,7 @@ class PhpbbPoster:
         action, fields = self._served(page, compose, press="add_to")
         fields = [(k, v) for k, v in fields if not k.startswith("address_list")]
         return self.http.post(
-            action, _fill(fields, {"username_list": "\n".join(names)}), charset=page.charset, content=True
+            action, fill(fields, {"username_list": "\n".join(names)}), charset=page.charset, content=True
         )
 
     # -- locking ----------------------------------------------------------------------------------
@@ -585,13 +374,13 @@ class PhpbbPoster:
         preset = any(o.get("value") == dateformat for o in form.iter("option"))
         changes = {"dateformat": dateformat} | ({"dateoptions": dateformat if preset else "custom"} if options else {})
         action = self.http.rebase(form.get("action") or url)
-        answer = self._submit(action, _fill(fields, changes), page.charset, fetched)
+        answer = self._submit(action, fill(fields, changes), page.charset, fetched)
         error = form_error(answer.text) or next(
             (text_of(d) for d in iter_class(parse_html(answer.text), "div", "error")), None
         )
         if error:
             raise ForumError(f"{url}: the board kept the old date format: {error}")
-        after = phpbb.parse_preferences(self.http.get(url).text)
+        after = pages.parse_preferences(self.http.get(url).text)
         if after.dateformat != dateformat:
             raise ForumError(f"{url}: the board kept the date format {after.dateformat!r}, not {dateformat!r}")
         return after
@@ -643,7 +432,7 @@ class PhpbbPoster:
         rows.sort(key=lambda row: not wanted or " ".join(row[1].split()) != wanted)
         for pm_id, _, _, folder_id in rows[:MAX_CANDIDATES]:
             page = self.http.get(self.http.url(f"ucp.php?i=pm&mode=view&f={folder_id}&p={pm_id}"))
-            if marker in phpbb.parse_pm(page.text, url=page.url).body_html:
+            if marker in pages.parse_pm(page.text, url=page.url).body_html:
                 return pm_id
         return None
 
@@ -653,7 +442,7 @@ class PhpbbPoster:
         while url is not None and url not in visited and len(visited) < MAX_FOLDER_PAGES:
             visited.add(url)
             page = self.http.get(url)
-            summaries, next_link = phpbb.parse_pm_inbox(page.text, url=page.url)
+            summaries, next_link = pages.parse_pm_inbox(page.text, url=page.url)
             yield from summaries
             url = self.http.rebase(next_link) if next_link else None
 
@@ -667,7 +456,7 @@ class PhpbbPoster:
         if form is not None:
             return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
         text = forum_message(root)
-        if text is not None and _REFUSED.search(text):
+        if text is not None and REFUSED.search(text):
             raise NoPermission(f"{url}: {text}")
         raise ForumError(f"{url}: no form to fill in: {text or 'unexpected page'}")
 
@@ -718,28 +507,15 @@ class PhpbbPoster:
 
     def _unexpected(self, url: str, answer: Page) -> ForumError:
         text = forum_message(answer.text)
-        if text is not None and _NEEDS_APPROVAL.search(text):
+        if text is not None and NEEDS_APPROVAL.search(text):
             return HeldForApproval(f"{url}: the forum holds the post for a moderator's approval: {text}")
-        if text is not None and _REFUSED.search(text):
+        if text is not None and REFUSED.search(text):
             return NoPermission(f"{url}: {text}")
         return ForumError(f"{url}: unexpected answer ({answer.url}): {text or 'no message'}")
 
 
-def poster_for(client: object, *, flood_interval: float = FLOOD_INTERVAL) -> PhpbbPoster | Ipb2Poster | Ipb3Poster:
-    """The poster for a forum client, by its engine: phpBB, IPB 2 and IPB 3 boards (saved pages are read,
-    never written)."""
-    from forumbot.forum.client import Ipb3Client, IpbClient
-    from forumbot.forum.ipb3_posting import Ipb3Poster  # noqa: F811 (it builds on this module)
-    from forumbot.forum.ipb_posting import Ipb2Poster  # noqa: F811 (it builds on this module)
-
-    if isinstance(client, PhpbbClient):
-        return PhpbbPoster(client, flood_interval=flood_interval)
-    if isinstance(client, IpbClient) and client.dialect == "ipb2":
-        return Ipb2Poster(client, flood_interval=flood_interval)
-    if isinstance(client, Ipb3Client):
-        return Ipb3Poster(client, flood_interval=flood_interval)
-    forum = getattr(client, "forum", "this forum")
-    dialect = getattr(client, "dialect", "?")
-    raise ConfigError(
-        f"{forum}: forumbot posts on phpBB, IPB 2 and IPB 3 boards only (this forum is read as {dialect})"
-    )
+def writer_for(client: ForumClient, flood_interval: float = FLOOD_INTERVAL) -> PhpbbPoster:
+    """The poster of a phpBB client (the registry's writer factory)."""
+    if not isinstance(client, PhpbbClient):
+        raise ConfigError(f"{client.forum}: not read as a phpBB board, so not written as one")
+    return PhpbbPoster(client, flood_interval=flood_interval)

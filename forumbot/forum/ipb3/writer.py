@@ -7,7 +7,7 @@ marker written into the text).
     poster.lock_topic(16002)                           # a LockResult; a refusal is a result, not an error
     poster.send_pm(["Лиса"], "Мафия-8: ваша роль", text)
 
-It is the `Poster` of `forumbot.forum.posting` for IPB 3 boards. What IPB 3's forms want (its public
+It is the `Poster` (`forumbot.forum.poster`) for IPB 3 boards. What IPB 3's forms want (its public
 sources: `admin/applications/forums/modules_public/post/post.php`, `.../moderate/moderate.php`,
 `admin/applications/members/modules_public/messaging/send.php`, and the skin templates):
 
@@ -33,166 +33,42 @@ sources: `admin/applications/forums/modules_public/post/post.php`, `.../moderate
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 
-from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, NoPermission, ParseError
-from forumbot.forum import ipb
-from forumbot.forum.client import Ipb3Client
-from forumbot.forum.http import Page, RefusedPage
-from forumbot.forum.ipb_posting import InvisionPoster
-from forumbot.forum.markup import (
-    Element,
-    browser_fields,
-    find_form,
-    first_class,
-    has_class,
-    iter_class,
-    parse_html,
-    query_int,
-    submit_buttons,
-    text_of,
-)
-from forumbot.forum.posting import (
-    MAX_CANDIDATES,
-    MAX_FOLDER_PAGES,
-    ForumTopicRow,
+from forumbot.errors import (
+    ConfigError,
+    ForumbotError,
+    ForumError,
+    MaybeSent,
+    NoPermission,
+    ParseError,
     TooManyRecipients,
     UnknownRecipient,
 )
+from forumbot.forum.client import ForumClient
+from forumbot.forum.http import Page, RefusedPage
+from forumbot.forum.invision.writer import InvisionPoster
+from forumbot.forum.ipb3 import answers, pages
+from forumbot.forum.ipb3.reader import Ipb3Client
+from forumbot.forum.markup import browser_fields, find_form, parse_html, query_int, submit_buttons
+from forumbot.forum.poster import (
+    FLOOD_INTERVAL,
+    MAX_CANDIDATES,
+    MAX_FOLDER_PAGES,
+    Fields,
+    ForumTopicRow,
+    fill,
+    same_title,
+)
 from forumbot.posts import PmSummary, Preferences, PrivateMessage
 
-__all__ = [
-    "MIN_GAP",
-    "PM_SUBJECT_MAX",
-    "Ipb3Poster",
-    "ipb3_error",
-    "ipb3_flood_wait",
-    "ipb3_folder_recipients",
-    "ipb3_forum_of",
-    "ipb3_forum_topics",
-    "ipb3_mod_link",
-    "ipb3_topic_closed",
-]
+__all__ = ["COMPOSE", "CONVERSATION", "FOLDER", "MIN_GAP", "PM_SUBJECT_MAX", "Ipb3Poster", "writer_for"]
 
 MIN_GAP = 5.1  # seconds between two posts: IPB 3 makes nothing of a post within 4 s of the member's last one
 PM_SUBJECT_MAX = 40  # the compose form's msg_title maxlength
-Fields = list[tuple[str, str]]
 FOLDER = "index.php?app=members&module=messaging&section=view&do=showFolder&folderID=myconvo"
 COMPOSE = "index.php?app=members&module=messaging&section=send&do=form"
 CONVERSATION = "index.php?app=members&module=messaging&section=view&do=showConversation&topicID="
-
-# IPB 3's own messages (public_error flood_control, pm_flood_stop; messaging err_no_chosen_member),
-# Russian and English: only these are told apart, anything else is quoted as the board's refusal.
-_FLOOD = re.compile(r"(?:подожд\w*|wait)\D{0,40}?(\d+)\s*(?:секунд|second)", re.I)
-_NO_MEMBER = re.compile(r"не существует|не найден|does not exist|could not find|no such member|not found", re.I)
-_FORUM_ID = re.compile(r"ipb\.topic\.forum_id\s*=\s*(\d+)")
-
-
-# --- pages -> data (pure) ---------------------------------------------------------------------------
-
-
-def ipb3_error(html: str | Element) -> str | None:
-    """What IPB 3 said went wrong: the error page's reason (`p.ipsType_sectiontitle`), else the error
-    box above a form (`p.message.error`, or `div.message.error` with its lines, not the `noscript` notice
-    every page carries); None if neither."""
-    root = parse_html(html)
-    title = first_class(root, "p", "ipsType_sectiontitle")
-    if title is not None and text_of(title):
-        return text_of(title)
-    for box in list(iter_class(root, "p", "message")) + list(iter_class(root, "div", "message")):
-        in_noscript = any(el.tag == "noscript" for el in box.iterancestors())  # every page's JavaScript notice
-        if has_class(box, "error") and text_of(box) and not in_noscript:
-            lines = [text_of(p) for p in box.iter("p") if text_of(p)] if box.tag == "div" else []
-            return " ".join(lines) or text_of(box)
-    return None
-
-
-def ipb3_flood_wait(html: str | Element) -> int | None:
-    """The seconds flood control asks to wait, if the page is its error; None otherwise."""
-    m = _FLOOD.search(ipb3_error(html) or "")
-    return int(m.group(1)) if m else None
-
-
-def ipb3_topic_closed(html: str | Element) -> bool:
-    """Whether the topic page shows the topic closed: its reply button is the `li.important` of the topic
-    buttons, with the lock icon (a moderator's still links to the form, a member's is plain text); or the
-    moderators' menu offers to open it and not to close it."""
-    root = parse_html(html)
-    for buttons in iter_class(root, "ul", "topic_buttons"):
-        if any(has_class(li, "important") and li.find(".//img") is not None for li in buttons.iter("li")):
-            return True
-    return ipb3_mod_link(root, "01") is not None and ipb3_mod_link(root, "00") is None
-
-
-def ipb3_mod_link(html: str | Element, option: str) -> str | None:
-    """The moderators' link `a.modlink_<option>` of a topic page (`00` closes, `01` opens), if offered."""
-    return next((str(a.get("href")) for a in iter_class(parse_html(html), "a", f"modlink_{option}")), None)
-
-
-def ipb3_forum_of(html: str | Element) -> int | None:
-    """The forum a topic page belongs to: its script's `ipb.topic.forum_id`, else its reply links' `f`."""
-    root = parse_html(html)
-    for script in root.iter("script"):
-        m = _FORUM_ID.search(script.text or "")
-        if m:
-            return int(m.group(1))
-    for a in root.iter("a"):
-        href = a.get("href") or ""
-        if "do=reply_post" in href and query_int(href, "f"):
-            return query_int(href, "f")
-    return None
-
-
-def ipb3_forum_topics(html: str | Element) -> list[ForumTopicRow]:
-    """The topics of a forum page (`showforum=F`), in the page's order: `a#tid-link-N` to the topic, the
-    starter as the first member link of its cell (the last poster's is in `td.col_f_post`)."""
-    rows: list[ForumTopicRow] = []
-    for link in parse_html(html).iter("a"):
-        m = re.fullmatch(r"tid-link-(\d+)", link.get("id") or "")
-        cell = next(link.iterancestors("td"), None)
-        if m is None or cell is None:
-            continue
-        starter = next((a for a in cell.iter("a") if a.get("hovercard-id")), None)
-        rows.append(ForumTopicRow(int(m.group(1)), text_of(link), text_of(starter)))
-    return rows
-
-
-def ipb3_folder_recipients(html: str | Element) -> dict[int, list[str]]:
-    """Whom each conversation of a Messenger folder page was sent to: the member links of its subject
-    cell after the starter's (`tr#<conversation id>`, «Автор X, отправлено Y»)."""
-    found: dict[int, list[str]] = {}
-    for tr in parse_html(html).iter("tr"):
-        cell = first_class(tr, "td", "col_m_subject")
-        if cell is None or not (tr.get("id") or "").isdigit():
-            continue
-        members = [text_of(a) for a in cell.iter("a") if a.get("hovercard-id")]
-        found[int(tr.get("id"))] = members[1:]
-    return found
-
-
-def _next_page(html: str | Element) -> str | None:
-    """The link to the next page of a list (the pagination's `li.next a`), if any."""
-    for box in iter_class(parse_html(html), "div", "pagination"):
-        for li in iter_class(box, "li", "next"):
-            a = li.find(".//a")
-            if a is not None and a.get("href"):
-                return str(a.get("href"))
-    return None
-
-
-def _fill(fields: Fields, values: dict[str, str]) -> Fields:
-    """The fields with `values` put in place of the served ones (or added where the form had none)."""
-    filled = [(name, values[name] if name in values else value) for name, value in fields]
-    present = {name for name, _ in fields}
-    return filled + [(name, value) for name, value in values.items() if name not in present]
-
-
-def _same(a: str, b: str) -> bool:
-    return " ".join(a.split()) == " ".join(b.split())
-
-
-# --- the poster -------------------------------------------------------------------------------------
 
 
 class Ipb3Poster(InvisionPoster[Ipb3Client]):
@@ -221,7 +97,7 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         """A reply in `topic` (an id or a topic URL); returns the post's id. IPB 3 replies have no subject."""
         topic_id = self.client.topic_id(topic)
         page = self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
-        forum_id = ipb3_forum_of(page.text)
+        forum_id = pages.forum_of(page.text)
         if forum_id is None:
             raise ForumError(f"{page.url}: the topic page names no forum to reply in")
         form_url = self.http.url(
@@ -249,7 +125,7 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
                 return served
             if served is not None:
                 action, fields, charset = served
-                answer = self._submit_once(action, _fill(fields, values), charset, seen, post=True)
+                answer = self._submit_once(action, fill(fields, values), charset, seen, post=True)
                 if isinstance(answer, int):
                     return answer
                 found = made(answer) if isinstance(answer, Page) else None
@@ -265,13 +141,9 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
 
     def _refused_by(self, url: str, answer: Page) -> None:
         """A form that came back with the board's error box is a refusal (raised); else nothing was said."""
-        error = ipb3_error(answer.text)
-        if error and ipb3_flood_wait(answer.text) is None:
+        error = answers.error_text(answer.text)
+        if error and answers.flood_wait(answer.text) is None:
             raise ForumError(f"{url}: the forum refused it: {error}")
-
-    def _look(self, seen: Callable[[], int | None] | None) -> int | None:
-        """Before another attempt: what an earlier one made after all, found by its marker."""
-        return seen() if seen is not None else None
 
     # -- private messages ---------------------------------------------------------------------------
 
@@ -293,7 +165,7 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
                 return served
             if served is not None:
                 action, fields, charset = served
-                answer = self._submit_once(action, _fill(fields, values), charset, seen, post=False)
+                answer = self._submit_once(action, fill(fields, values), charset, seen, post=False)
                 if isinstance(answer, int):
                     return answer
                 if isinstance(answer, Page) and not self._pm_flooded(answer, names[0]):
@@ -306,26 +178,26 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
     def _pm_flooded(self, answer: Page, name: str) -> bool:
         """Whether the answer is flood control (its seconds waited out: try again); an error page or the
         compose form served again is a refusal (raised): an unknown recipient, or the error it names."""
-        error = ipb3_error(answer.text)
+        error = answers.error_text(answer.text)
         if error is None and find_form(parse_html(answer.text), "msgForm") is None:
             return False
-        wait = ipb3_flood_wait(answer.text)
+        wait = answers.flood_wait(answer.text)
         if wait is not None:
             self.http.clock.sleep(float(wait))
             return True
         error = error or "the form came back"
-        if _NO_MEMBER.search(error):
+        if answers.NO_MEMBER.search(error):
             raise UnknownRecipient(f"no member of the forum is called {name!r}: PM not sent ({error})")
         raise ForumError(f"{answer.url}: the forum did not send the PM: {error}")
 
     # -- closing a topic --------------------------------------------------------------------------
 
     def _closed(self, html: str) -> bool:
-        return ipb3_topic_closed(html)
+        return pages.topic_closed(html)
 
     def _close(self, page: Page) -> str:
         """Follow the page's moderators' link that closes the topic (`do=00`); what the board said."""
-        link = ipb3_mod_link(page.text, "00")
+        link = pages.mod_link(page.text, "00")
         return self._follow(link) if link else "the topic page offers this account no way to close it"
 
     def _follow(self, link: str) -> str:
@@ -333,10 +205,10 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         try:
             answer = self.http.get(self.http.rebase(link))
         except RefusedPage as exc:
-            return ipb3_error(exc.page.text) or str(exc)
+            return answers.error_text(exc.page.text) or str(exc)
         except (NoPermission, ParseError) as exc:
             return str(exc)
-        return ipb3_error(answer.text) or ""
+        return answers.error_text(answer.text) or ""
 
     def set_date_format(self, dateformat: str) -> Preferences:
         """IPB 3 prints dates in the board's own formats (only the member's offset is his)."""
@@ -350,10 +222,10 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         me = self.username.casefold()
         mine: list[ForumTopicRow] = []
         for page in self._pages(self.http.url(f"index.php?showforum={forum_id}")):
-            mine += [row for row in ipb3_forum_topics(page.text) if row.author.casefold() == me]
-            if any(_same(row.title, subject) for row in mine):
+            mine += [row for row in pages.forum_topics(page.text) if row.author.casefold() == me]
+            if any(same_title(row.title, subject) for row in mine):
                 break
-        mine.sort(key=lambda row: not _same(row.title, subject))
+        mine.sort(key=lambda row: not same_title(row.title, subject))
         return next(
             (row.topic_id for row in mine[:MAX_CANDIDATES] if self._first_post_holds(row.topic_id, marker)), None
         )
@@ -371,7 +243,7 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
             if (row.starter or "").casefold() == me and (not names or names & {n.casefold() for n in to})
         ]
         wanted = (subject or "")[:PM_SUBJECT_MAX]
-        rows.sort(key=lambda row: not wanted or not _same(row.subject, wanted))
+        rows.sort(key=lambda row: not wanted or not same_title(row.subject, wanted))
         for row in rows[:MAX_CANDIDATES]:
             first = self._first_message(row)
             if first is not None and first.sender.casefold() == me and marker in first.body_html:
@@ -381,17 +253,17 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
     def _first_message(self, row: PmSummary) -> PrivateMessage | None:
         conversation = row.conversation_id if row.conversation_id is not None else row.pm_id
         page = self.http.get(self.http.url(f"{CONVERSATION}{conversation}"))
-        messages = ipb.parse_conversation(page.text, url=page.url)
+        messages = pages.parse_conversation(page.text, url=page.url)
         return messages[0] if messages else None
 
     def _folder(self) -> Iterator[tuple[PmSummary, list[str]]]:
         """The rows of the Messenger's folder, one per conversation, each with whom it was sent to."""
         for page in self._pages(self.http.url(FOLDER)):
             try:
-                rows, _ = ipb.parse_pm_inbox(page.text, url=page.url)
+                rows, _ = pages.parse_pm_inbox(page.text, url=page.url)
             except ParseError:
                 return
-            to = ipb3_folder_recipients(page.text)
+            to = pages.folder_recipients(page.text)
             yield from ((row, to.get(row.conversation_id or row.pm_id, [])) for row in rows)
 
     def _pages(self, url: str) -> Iterator[Page]:
@@ -401,7 +273,7 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
             visited.add(following)
             page = self.http.get(following)
             yield page
-            link = _next_page(page.text)
+            link = pages.next_page(page.text)
             following = self.http.rebase(link) if link else None
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -415,16 +287,16 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         try:
             page = self.http.get(url)
         except RefusedPage as exc:
-            wait = ipb3_flood_wait(exc.page.text)
+            wait = answers.flood_wait(exc.page.text)
             if wait is None:
-                raise NoPermission(f"{url}: {ipb3_error(exc.page.text) or exc}") from exc
+                raise NoPermission(f"{url}: {answers.error_text(exc.page.text) or exc}") from exc
             self.http.clock.sleep(float(wait))
             return self._look(seen)
         form = find_form(parse_html(page.text), form_id)
         if form is None:
-            wait = ipb3_flood_wait(page.text)
+            wait = answers.flood_wait(page.text)
             if wait is None:
-                raise ForumError(f"{url}: no form to fill in: {ipb3_error(page.text) or 'unexpected page'}")
+                raise ForumError(f"{url}: no form to fill in: {answers.error_text(page.text) or 'unexpected page'}")
             self.http.clock.sleep(float(wait))
             return self._look(seen)
         press = next(iter(submit_buttons(form)), None)
@@ -439,9 +311,9 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         try:
             return self.http.post(action, fields, charset=charset, content=True, idempotent=False)
         except RefusedPage as exc:
-            wait = ipb3_flood_wait(exc.page.text)
+            wait = answers.flood_wait(exc.page.text)
             if wait is None:
-                raise NoPermission(f"{action}: {ipb3_error(exc.page.text) or exc}") from exc
+                raise NoPermission(f"{action}: {answers.error_text(exc.page.text) or exc}") from exc
             self.http.clock.sleep(float(wait))
             return None
         except MaybeSent as exc:
@@ -455,3 +327,10 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         finally:
             if post:
                 self._last_submit = self.http.clock.time()
+
+
+def writer_for(client: ForumClient, flood_interval: float = FLOOD_INTERVAL) -> Ipb3Poster:
+    """The poster of an IPB 3 client (the registry's writer factory)."""
+    if not isinstance(client, Ipb3Client):
+        raise ConfigError(f"{client.forum}: not read as an IPB 3 board, so not written as one")
+    return Ipb3Poster(client, flood_interval=flood_interval)

@@ -1,5 +1,8 @@
 """IPB 3.x pages (3.3 and 3.4 compiled skins) -> data. Pure functions, no I/O.
 
+Every `parse_*` takes the page as text, bytes or a parsed tree; `tz` is the zone plain-text dates (PMs,
+folders) are printed in (default: the zone of `now`, else UTC); post times are exact, from the markup.
+
 - a post is `div.post_block#post_id_N`; author `span.author.vcard a` (`hovercard-id`), or the plain
   name alone when the viewer's group may not view profiles (no id then); time `abbr.published[title]`
   (ISO 8601, exact, whatever its text says: "Сегодня, 10:15", "3 часов назад"); body
@@ -22,18 +25,38 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, tzinfo
 
-from forumbot.forum.ipb.common import (
+from forumbot.forum.dialect import PageKind
+from forumbot.forum.invision.pages import (
     PostError,
+    checked_topic_page,
     first_topic_id,
     interval,
     is_quote,
     member_id,
     not_a,
+    read_page,
+    version_of,
+    wall_kind,
     without,
+    zone,
 )
+from forumbot.forum.invision.pages import (  # the login wall, the refusal and the forms are Invision's
+    is_login_wall as is_login_wall,
+)
+from forumbot.forum.invision.pages import (
+    is_no_permission as is_no_permission,
+)
+from forumbot.forum.invision.pages import (
+    parse_login_form as parse_login_form,
+)
+from forumbot.forum.invision.pages import (
+    parse_posting_form as parse_posting_form,
+)
+from forumbot.forum.ipb3 import NAME
 from forumbot.forum.markup import (
     BodyReader,
     Element,
+    Page,
     absolute,
     collapse,
     first_class,
@@ -42,11 +65,13 @@ from forumbot.forum.markup import (
     iter_class,
     page_label,
     parse_each,
+    parse_html,
     query_int,
     serialize,
     text_lines,
     text_of,
 )
+from forumbot.forum.poster import ForumTopicRow
 from forumbot.posts import ConversationPage, PmSummary, Post, PrivateMessage, TopicPage, Visibility
 
 _POST_BLOCK_ID = re.compile(r"post_id_(\d+)")
@@ -104,7 +129,7 @@ class Pager:
                 return
 
 
-def printed_offset(root: Element) -> timedelta | None:
+def _printed_offset(root: Element) -> timedelta | None:
     """The viewer's offset from UTC as the page shows it: a clock time printed for a post or message
     ("Сегодня, 20:55") against the exact instant the page also gives for it (`abbr.published[title]`,
     or a quote's `data-time` of a message on the page): +3 h, to the quarter hour. None when no pair
@@ -139,13 +164,84 @@ def _minute_of_day(hour: int, minute: int, half: str | None) -> int:
     return hour * 60 + minute
 
 
-def viewer_id(root: Element) -> int | None:
+def _viewer_id(root: Element) -> int | None:
     """The member the page was rendered for (`ipb.vars['member_id'] = parseInt( 2 )`); None for guests."""
     for script in root.iter("script"):
         m = _VIEWER_ID.search(script.text or "")
         if m:
             return int(m.group(1)) or None
     return None
+
+
+# --- the readers the registry and the clients use ------------------------------------------
+
+
+def page_kind(html: Page) -> PageKind | None:
+    """The kind of an IPB 3 page (None: IPB 3 did not make it)."""
+    root = parse_html(html)
+    if version_of(root) != 3:
+        return None
+    if any(div.get("id") == "conversation" for div in root.iter("div")):
+        return "pm"
+    if any(table.get("id") == "message_table" for table in root.iter("table")):
+        return "pm_inbox"
+    if any(re.fullmatch(r"post_id_\d+", div.get("id") or "") for div in iter_class(root, "div", "post_block")):
+        return "topic"
+    return wall_kind(root)
+
+
+def printed_offset(html: Page) -> timedelta | None:
+    """The viewer's offset from UTC as an IPB 3 page shows it (printed clock times against the exact
+    ones); None for other pages."""
+    root = parse_html(html)
+    return _printed_offset(root) if version_of(root) == 3 else None
+
+
+def viewer_id(html: Page) -> int | None:
+    """The member an IPB 3 page was rendered for (None: a guest)."""
+    return _viewer_id(parse_html(html))
+
+
+def parse_topic_page(
+    html: Page,
+    url: str | None = None,
+    *,
+    tz: tzinfo | None = None,
+    now: datetime | None = None,
+    on_body: BodyReader | None = None,
+) -> TopicPage:
+    """One page of a topic (3.4 `showtopic=T&page=N`, 3.3 `&st=N`); `on_body` sees each post's body with
+    its element. Post times are exact: `tz` and `now` are not needed."""
+    root = read_page(html, url)
+    return checked_topic_page(root, url, lambda: topic_page(root, url, on_body))
+
+
+def parse_pm_inbox(
+    html: Page, url: str | None = None, *, tz: tzinfo | None = None, now: datetime | None = None
+) -> tuple[list[PmSummary], str | None]:
+    """The rows of the Messenger's folder (one conversation a row) and the next page's URL."""
+    return folder(read_page(html, url), url, zone(tz, now), now)
+
+
+def parse_pm(
+    html: Page, url: str | None = None, tz: tzinfo | None = None, *, now: datetime | None = None
+) -> PrivateMessage:
+    """The first message of a conversation page (`parse_conversation` gives them all)."""
+    return parse_conversation_page(html, url, tz, now).messages[0]
+
+
+def parse_conversation(
+    html: Page, url: str | None = None, tz: tzinfo | None = None, *, now: datetime | None = None
+) -> list[PrivateMessage]:
+    """Every message of a conversation page, in order; pm_id is each message's own id."""
+    return list(parse_conversation_page(html, url, tz, now).messages)
+
+
+def parse_conversation_page(
+    html: Page, url: str | None = None, tz: tzinfo | None = None, now: datetime | None = None
+) -> ConversationPage:
+    """One page of a conversation with its pagination and viewer."""
+    return conversation(read_page(html, url), url, zone(tz, now), now)
 
 
 # --- topic pages ----------------------------------------------------------------------------
@@ -168,7 +264,7 @@ def topic_page(root: Element, url: str | None, on_body: BodyReader | None = None
         posts = [p.model_copy(update={"topic_id": topic_id}) for p in posts]
     title = first_class(root, "h1", "ipsType_pagetitle")
     return TopicPage(
-        dialect="ipb3",
+        dialect=NAME,
         topic_id=topic_id,
         title=text_of(title) if title is not None else collapse(root.findtext(".//title")),
         page=pager.page,
@@ -373,7 +469,7 @@ def conversation(root: Element, url: str | None, tz: tzinfo, now: datetime | Non
         page_count=pager.count,
         next_url=absolute(url, pager.next_href),
         url=url,
-        viewer_id=viewer_id(root),
+        viewer_id=_viewer_id(root),
     )
 
 
@@ -402,3 +498,75 @@ def _sent_text(info: Element | None) -> str:
     text = text_of(info)
     words = text.split(" ", 1)
     return words[1] if len(words) == 2 and not words[0][:1].isdigit() else text
+
+
+# --- what the poster reads: a topic closed, its forum, a forum's topics, the Messenger's folder -----
+
+_FORUM_ID = re.compile(r"ipb\.topic\.forum_id\s*=\s*(\d+)")
+
+
+def topic_closed(html: str | Element) -> bool:
+    """Whether the topic page shows the topic closed: its reply button is the `li.important` of the topic
+    buttons, with the lock icon (a moderator's still links to the form, a member's is plain text); or the
+    moderators' menu offers to open it and not to close it."""
+    root = parse_html(html)
+    for buttons in iter_class(root, "ul", "topic_buttons"):
+        if any(has_class(li, "important") and li.find(".//img") is not None for li in buttons.iter("li")):
+            return True
+    return mod_link(root, "01") is not None and mod_link(root, "00") is None
+
+
+def mod_link(html: str | Element, option: str) -> str | None:
+    """The moderators' link `a.modlink_<option>` of a topic page (`00` closes, `01` opens), if offered."""
+    return next((str(a.get("href")) for a in iter_class(parse_html(html), "a", f"modlink_{option}")), None)
+
+
+def forum_of(html: str | Element) -> int | None:
+    """The forum a topic page belongs to: its script's `ipb.topic.forum_id`, else its reply links' `f`."""
+    root = parse_html(html)
+    for script in root.iter("script"):
+        m = _FORUM_ID.search(script.text or "")
+        if m:
+            return int(m.group(1))
+    for a in root.iter("a"):
+        href = a.get("href") or ""
+        if "do=reply_post" in href and query_int(href, "f"):
+            return query_int(href, "f")
+    return None
+
+
+def forum_topics(html: str | Element) -> list[ForumTopicRow]:
+    """The topics of a forum page (`showforum=F`), in the page's order: `a#tid-link-N` to the topic, the
+    starter as the first member link of its cell (the last poster's is in `td.col_f_post`)."""
+    rows: list[ForumTopicRow] = []
+    for link in parse_html(html).iter("a"):
+        m = re.fullmatch(r"tid-link-(\d+)", link.get("id") or "")
+        cell = next(link.iterancestors("td"), None)
+        if m is None or cell is None:
+            continue
+        starter = next((a for a in cell.iter("a") if a.get("hovercard-id")), None)
+        rows.append(ForumTopicRow(int(m.group(1)), text_of(link), text_of(starter)))
+    return rows
+
+
+def folder_recipients(html: str | Element) -> dict[int, list[str]]:
+    """Whom each conversation of a Messenger folder page was sent to: the member links of its subject
+    cell after the starter's (`tr#<conversation id>`, «Автор X, отправлено Y»)."""
+    found: dict[int, list[str]] = {}
+    for tr in parse_html(html).iter("tr"):
+        cell = first_class(tr, "td", "col_m_subject")
+        if cell is None or not (tr.get("id") or "").isdigit():
+            continue
+        members = [text_of(a) for a in cell.iter("a") if a.get("hovercard-id")]
+        found[int(tr.get("id"))] = members[1:]
+    return found
+
+
+def next_page(html: str | Element) -> str | None:
+    """The link to the next page of a list (the pagination's `li.next a`), if any."""
+    for box in iter_class(parse_html(html), "div", "pagination"):
+        for li in iter_class(box, "li", "next"):
+            a = li.find(".//a")
+            if a is not None and a.get("href"):
+                return str(a.get("href"))
+    return None

@@ -1,27 +1,31 @@
-"""What every Invision page shares: which dialect made it, login walls and refusals, charsets, dates,
-author links, and cutting notices out of a body. Pure functions, no I/O."""
+"""What every Invision page shares: which version made it, login walls and refusals, charsets, dates,
+author links, cutting notices out of a body, the login and posting forms. Pure functions, no I/O.
+
+Every public reader takes the page as text, bytes (any charset the page declares, windows-1251 included;
+undeclared bytes are UTF-8, windows-1251 or KOI8-R, else refused) or an already parsed lxml tree."""
 
 from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import Literal
 
 from forumbot.errors import ParseError
 from forumbot.forum.dates import is_relative, parse_forum_date, parse_ipb_interval
+from forumbot.forum.dialect import PageKind
 from forumbot.forum.markup import (
     Element,
     Page,
+    form_fields,
     iter_class,
     page_label,
+    page_problems,
     parse_html,
     sniff_charset,
     text_of,
 )
-
-IpbDialect = Literal["ipb2", "ipb3", "ips4"]
+from forumbot.posts import PmSummary, PrivateMessage, TopicPage
 
 SHOWUSER = re.compile(r"showuser=(\d+)|/user/(\d+)-|/profile/(\d+)-")
 SHOWTOPIC = re.compile(r"showtopic=(\d+)|[?&;]t=(\d+)|/topic/(\d+)-")
@@ -83,24 +87,84 @@ def _lower_share(text: str) -> float:
 # --- dialect and page kinds -----------------------------------------------------------------
 
 
-def dialect_of(html: Page) -> IpbDialect | None:
-    """Which Invision software made the page: "ipb3" (`body#ipboard_body`, `ipb.vars`), "ipb2"
-    (`div#ipbwrapper`, `ipb_var_base_url`), "ips4" (`body.ipsApp`), or None."""
+def version_of(html: Page) -> int | None:
+    """Which Invision software made the page: 3 (IPB 3.x: `body#ipboard_body`, `ipb.vars`), 2 (IPB 2.x:
+    `div#ipbwrapper`, `ipb_var_base_url`), 4 (IPS 4: `body.ipsApp`), or None."""
     root = parse_html(html)
     body = root.find("body")
     if body is not None and body.get("id") == "ipboard_body":
-        return "ipb3"
+        return 3
     if body is not None and "ipsApp" in (body.get("class") or "").split():
-        return "ips4"
+        return 4
     if any(el.get("id") == "ipbwrapper" for el in root.iter("div")):
-        return "ipb2"
+        return 2
     for script in root.iter("script"):
         code = script.text or ""
         if "ipb_var_base_url" in code:
-            return "ipb2"
+            return 2
         if "ipb.vars[" in code:
-            return "ipb3"
+            return 3
     return None
+
+
+def is_login_wall(html: Page) -> bool:
+    """A guest's page whose business is logging in: a login form (2.x `form[name=LOGIN]` or the
+    error page's login form, 3.x `form#login`), or a guest's "no permission" page."""
+    root = parse_html(html)
+    if logged_in(root):
+        return False
+    return login_form(root) is not None or refusal(root) is not None
+
+
+def is_no_permission(html: Page) -> bool:
+    """IPB's error page saying the account may not see this (2.x `div.errorwrap` / the
+    error block, 3.x `p.ipsType_sectiontitle` of the error box)."""
+    return refusal(parse_html(html)) is not None
+
+
+def wall_kind(root: Element) -> PageKind:
+    """The kind of an Invision page that is no topic, PM folder or PM: a login or a refusal, else unknown."""
+    if is_no_permission(root):
+        return "no_permission"
+    return "login" if is_login_wall(root) else "unknown"
+
+
+def checked_topic_page(root: Element, url: str | None, read: Callable[[], TopicPage]) -> TopicPage:
+    """`read()` of a topic page, its page-wide damage (see `page_problems`) added to its problems: a post
+    it cannot read names the page, and a page that reads as no topic page says the damage is why."""
+    damage = page_problems(root, url)
+    try:
+        page = read()
+    except PostError as exc:
+        raise ParseError("; ".join([*damage, f"{page_label(root, url)}: {exc}"])) from exc
+    except ParseError as exc:
+        if damage:  # the damage is why the page reads as no topic page at all
+            raise ParseError(f"{'; '.join(damage)}; no post could be read") from exc
+        raise
+    return page.model_copy(update={"problems": damage + page.problems}) if damage else page
+
+
+def parse_login_form(html: Page) -> dict[str, str]:
+    """Hidden fields and checked boxes of the login form (2.x `form[name=LOGIN]`: referer,
+    CookieDate; 3.x `form#login`: auth_key, referer...) plus `_action`."""
+    root = read_page(html)
+    form = login_form(root)
+    if form is None:
+        raise ParseError(f"{page_label(root, None)}: no IPB login form")
+    return form_fields(form, text_fields=False)
+
+
+def parse_posting_form(html: Page) -> dict[str, str]:
+    """What a posting form would submit as served (2.x `form[name=REPLIER]`, 3.x
+    `form#postingform`, else the first form carrying `auth_key`), plus `_action`."""
+    root = read_page(html)
+    forms = list(root.iter("form"))
+    form = next((f for f in forms if f.get("name") == "REPLIER" or f.get("id") == "postingform"), None)
+    if form is None:
+        form = next((f for f in forms if any(i.get("name") == "auth_key" for i in f.iter("input"))), None)
+    if form is None:
+        raise not_a(root, None, "posting form")
+    return form_fields(form, text_fields=True)
 
 
 def logged_in(root: Element) -> bool:
@@ -237,3 +301,18 @@ def remove(el: Element) -> None:
         else:
             parent.text = (parent.text or "") + el.tail
     parent.remove(el)
+
+
+def message_row(message: PrivateMessage) -> PmSummary:
+    """An inbox row for one message of a conversation: its own id, sender and time."""
+    return PmSummary(
+        pm_id=message.pm_id,
+        subject=message.subject,
+        sender=message.sender,
+        sender_id=message.sender_id,
+        time=message.time,
+        time_until=message.time_until,
+        time_text=message.time_text,
+        url=message.url or "",
+        conversation_id=message.conversation_id,
+    )

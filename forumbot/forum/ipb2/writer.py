@@ -6,7 +6,7 @@ messages, and finding what was written after a crash (by the marker written into
     poster.lock_topic(15821)                           # a LockResult; a refusal is a result, not an error
     poster.send_pm(["Лиса"], "Мафия-7: ваша роль", text)
 
-It is the `Poster` of `forumbot.forum.posting` for IPB 2 boards. What IPB 2's forms want (its public
+It is the `Poster` (`forumbot.forum.poster`) for IPB 2 boards. What IPB 2's forms want (its public
 sources: `sources/classes/post/class_post*.php`, `sources/action_public/messenger.php` and `moderate.php`):
 
 - every form carries the member's `auth_key` (the md5 also in `ipb_md5_check`); each is fetched fresh
@@ -28,179 +28,37 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import ClassVar, Generic, TypeVar
 
-from forumbot.errors import ConfigError, ForumbotError, ForumError, MaybeSent, NoPermission, ParseError
-from forumbot.forum import ipb
-from forumbot.forum.client import HttpForumClient, IpbClient
-from forumbot.forum.http import Page
-from forumbot.forum.markup import Element, browser_fields, iter_class, parse_html, query_int, submit_buttons, text_of
-from forumbot.forum.posting import (
-    FLOOD_INTERVAL,
-    MAX_CANDIDATES,
-    MAX_FLOOD_WAITS,
-    MAX_FOLDER_PAGES,
-    ForumTopicRow,
-    LockResult,
+from forumbot.errors import (
+    ConfigError,
+    ForumbotError,
+    ForumError,
+    MaybeSent,
+    NoPermission,
+    ParseError,
     TooManyRecipients,
     UnknownRecipient,
-    own_post_with,
 )
+from forumbot.forum.client import ForumClient
+from forumbot.forum.http import Page
+from forumbot.forum.invision.writer import InvisionPoster
+from forumbot.forum.ipb2 import answers, forms, pages
+from forumbot.forum.ipb2.reader import IpbClient
+from forumbot.forum.markup import browser_fields, query_int, submit_buttons
+from forumbot.forum.poster import FLOOD_INTERVAL, MAX_CANDIDATES, MAX_FOLDER_PAGES, Fields, ForumTopicRow, fill
 from forumbot.posts import PmSummary, Preferences
 
-__all__ = [
-    "MIN_GAP",
-    "PM_SUBJECT_MAX",
-    "InvisionPoster",
-    "Ipb2Poster",
-    "ipb2_error",
-    "ipb2_flood_wait",
-    "ipb2_form",
-    "ipb2_forum_topics",
-    "ipb2_topic_closed",
-]
+__all__ = ["MIN_GAP", "PM_SUBJECT_MAX", "Ipb2Poster", "writer_for"]
 
 MIN_GAP = 2.1  # seconds between two submissions: IPB 2 drops a second one within 2 s silently
 PM_SUBJECT_MAX = 40  # IPB 2 keeps the first 40 characters of a PM's subject
-Fields = list[tuple[str, str]]
-
-# IPB 2's own messages (lang_error: flood_control, no_to_member / no_such_user), Russian and English.
-_FLOOD = re.compile(r"(?:подождать|wait)\D{0,20}(\d+)\s*(?:секунд|second)", re.I)
-_NO_MEMBER = re.compile(r"не обнаружено|не существует|could not find|no such member|not (?:be )?found", re.I)
-
-
-# --- pages -> data (pure) ---------------------------------------------------------------------------
-
-
-def ipb2_form(html: str | Element, name: str) -> Element | None:
-    """The page's `form[name=<name>]` (IPB 2 names its forms: REPLIER, modform, LOGIN)."""
-    return next((form for form in parse_html(html).iter("form") if form.get("name") == name), None)
-
-
-def ipb2_error(html: str | Element) -> str | None:
-    """The error IPB 2 printed: the error box's reason (`div.errorwrap p`) or the form's error line
-    (`p.errorwrap`); None if the page shows none."""
-    root = parse_html(html)
-    for wrap in list(iter_class(root, "div", "errorwrap")) + list(iter_class(root, "p", "errorwrap")):
-        paragraphs = [text_of(p) for p in wrap.iter("p")] if wrap.tag == "div" else [text_of(wrap)]
-        text = " ".join(t for t in paragraphs if t) or text_of(wrap)
-        if text:
-            return text
-    return None
-
-
-def ipb2_flood_wait(html: str | Element) -> int | None:
-    """The seconds flood control asks to wait, if the page is its error; None otherwise."""
-    error = ipb2_error(html)
-    m = _FLOOD.search(error or "")
-    return int(m.group(1)) if m else None
-
-
-def ipb2_topic_closed(html: str | Element) -> bool:
-    """Whether the topic page shows the topic closed: its reply button is the `t_closed` image."""
-    return any("t_closed" in (img.get("src") or "") for img in parse_html(html).iter("img"))
-
-
-def ipb2_forum_topics(html: str | Element) -> list[ForumTopicRow]:
-    """The topics of a forum page (`showforum=F`), in the page's order: `a#tid-link-N` to the topic, the
-    starter as the row's first member link."""
-    rows: list[ForumTopicRow] = []
-    for link in parse_html(html).iter("a"):
-        m = re.fullmatch(r"tid-link-(\d+)", link.get("id") or "")
-        row = next(link.iterancestors("tr"), None)
-        if m is None or row is None:
-            continue
-        starter = next((a for a in row.iter("a") if "showuser=" in (a.get("href") or "")), None)
-        rows.append(ForumTopicRow(int(m.group(1)), text_of(link), text_of(starter)))
-    return rows
-
-
-def _next_page(html: str | Element) -> str | None:
-    """The link to the next page (IPB 2's `&gt;` page link), if any."""
-    for span in iter_class(parse_html(html), "span", "pagelink"):
-        for a in span.iter("a"):
-            if text_of(a) == ">" and a.get("href"):
-                return str(a.get("href"))
-    return None
-
-
-def _fill(fields: Fields, values: dict[str, str]) -> Fields:
-    filled = [(name, values[name] if name in values else value) for name, value in fields]
-    present = {name for name, _ in fields}
-    return filled + [(name, value) for name, value in values.items() if name not in present]
-
-
-# --- the poster -------------------------------------------------------------------------------------
-
-
-Client = TypeVar("Client", bound=HttpForumClient)
-
-
-class InvisionPoster(Generic[Client]):
-    """What the posters of IPB 2 and IPB 3 share: the account, the gap kept between two submissions
-    (`min_gap` seconds, the version's own by default), and finding the account's post by its marker."""
-
-    default_min_gap: ClassVar[float] = MIN_GAP
-
-    def __init__(
-        self,
-        client: Client,
-        *,
-        flood_interval: float = FLOOD_INTERVAL,
-        max_flood_waits: int = MAX_FLOOD_WAITS,
-        min_gap: float | None = None,
-    ) -> None:
-        self.client = client
-        self.http = client.http
-        self._username = client._credentials_or_fail()[0]
-        self.flood_interval = flood_interval
-        self.max_flood_waits = max_flood_waits
-        self.min_gap = self.default_min_gap if min_gap is None else min_gap
-        self._last_submit: float | None = None
-
-    @property
-    def username(self) -> str:
-        return self._username
-
-    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
-        return own_post_with(self.client, self.username, topic_id, marker)
-
-    def _wait_gap(self) -> None:
-        clock = self.http.clock
-        if self._last_submit is not None:
-            clock.sleep(max(0.0, self._last_submit + self.min_gap - clock.time()))
-
-    # -- closing a topic --------------------------------------------------------------------------
-
-    def topic_locked(self, topic_id: int) -> bool:
-        return self._closed(self._topic_page(topic_id).text)
-
-    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
-        """Close the topic with the moderators' tools of its page (`_close`). The topic is read before
-        (closed already: done) and after; a refusal is a result, not an error."""
-        page = self._topic_page(topic_id)
-        if self._closed(page.text):
-            return LockResult(locked=True, already=True)
-        said = self._close(page)
-        if self.topic_locked(topic_id):
-            return LockResult(locked=True)
-        return LockResult(locked=False, reason=said or "the board did not close it")
-
-    def _topic_page(self, topic_id: int) -> Page:
-        return self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
-
-    def _closed(self, html: str) -> bool:
-        """Whether a topic page shows the topic closed (the version's own markup)."""
-        raise NotImplementedError
-
-    def _close(self, page: Page) -> str:
-        """Close the topic with the tools its page offers; what the board said, if anything."""
-        raise NotImplementedError
 
 
 class Ipb2Poster(InvisionPoster[IpbClient]):
     """Posts, closes and PMs as the client's account on an IPB 2 board. `flood_interval` is the group's
     flood control (how long to wait when the board says "too soon" without saying how long)."""
+
+    default_min_gap = MIN_GAP
 
     # -- posts ------------------------------------------------------------------------------------
 
@@ -222,7 +80,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         """The topic's forum, from its page's quick reply or moderators' form (IPB 2 wants both ids)."""
         page = self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
         for name in ("REPLIER", "modform"):
-            form = ipb2_form(page.text, name)
+            form = forms.named_form(page.text, name)
             found = dict(browser_fields(form)).get("f", "") if form is not None else ""
             if found.isdigit():
                 return int(found)
@@ -235,7 +93,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         for _ in range(self.max_flood_waits + 1):
             page = self.http.get(form_url)
             action, fields = self._served(page, form_url, "REPLIER")
-            answer = self._submit_once(action, _fill(fields, values), page.charset, seen)
+            answer = self._submit_once(action, fill(fields, values), page.charset, seen)
             if isinstance(answer, int):
                 return answer
             made = query_int(answer.url, id_param)
@@ -250,8 +108,8 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         """An answer that names nothing made: flood control (wait what it asks), an error (raised), or a
         silent drop (a submission too soon after another one, maybe of an earlier run). Before another
         attempt, the marker tells whether it was made after all: the id found, or None to try again."""
-        wait = ipb2_flood_wait(answer.text)
-        error = ipb2_error(answer.text) if wait is None else None
+        wait = answers.flood_wait(answer.text)
+        error = answers.error_text(answer.text) if wait is None else None
         if error:
             raise ForumError(f"{url}: the forum refused it: {error}")
         found = seen() if seen is not None else None
@@ -276,13 +134,14 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         for _ in range(self.max_flood_waits + 1):
             page = self.http.get(compose)
             action, fields = self._served(page, compose, "REPLIER")
-            answer = self._submit_once(action, _fill(fields, values), page.charset, seen)
+            answer = self._submit_once(action, fill(fields, values), page.charset, seen)
             if isinstance(answer, int):
                 return answer
-            error = ipb2_error(answer.text)
-            if error and _NO_MEMBER.search(error):
+            error = answers.error_text(answer.text)
+            if error and answers.NO_MEMBER.search(error):
                 raise UnknownRecipient(f"no member of the forum is called {names[0]!r}: PM not sent ({error})")
-            if ipb2_flood_wait(answer.text) is None and (error or ipb2_form(answer.text, "REPLIER") is not None):
+            came_back = forms.named_form(answer.text, "REPLIER") is not None
+            if answers.flood_wait(answer.text) is None and (error or came_back):
                 raise ForumError(f"{compose}: the forum did not send the PM: {error or 'the form came back'}")
             if seen is None:
                 return None  # sent, as far as the answer tells; without a marker there is no copy to find
@@ -294,18 +153,18 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
     # -- closing a topic --------------------------------------------------------------------------
 
     def _closed(self, html: str) -> bool:
-        return ipb2_topic_closed(html)
+        return pages.topic_closed(html)
 
     def _close(self, page: Page) -> str:
         """Submit the page's moderators' form set to close the topic (`CODE=00`); what the board said, if
         anything."""
-        form = ipb2_form(page.text, "modform")
+        form = forms.named_form(page.text, "modform")
         if form is None:
             return "the topic page offers this account no moderators' tools"
         if not any(o.get("value") == "00" for o in form.iter("option")):
             return "the moderators' tools offer no way to close the topic"
         buttons = submit_buttons(form)
-        fields = _fill(browser_fields(form, press=next(iter(buttons), None)), {"CODE": "00"})
+        fields = fill(browser_fields(form, press=next(iter(buttons), None)), {"CODE": "00"})
         action = self.http.rebase(form.get("action") or page.url)
         try:
             self._wait_gap()
@@ -314,7 +173,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             return str(exc)
         finally:
             self._last_submit = self.http.clock.time()
-        return ipb2_error(answer.text) or ""
+        return answers.error_text(answer.text) or ""
 
     def set_date_format(self, dateformat: str) -> Preferences:
         """IPB 2 has no per-member date format (the board's `clock_long` applies to everyone)."""
@@ -328,7 +187,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         me, wanted = self.username.casefold(), " ".join(subject.split())
         mine: list[ForumTopicRow] = []
         for page in self._pages(self.http.url(f"index.php?showforum={forum_id}")):
-            mine += [row for row in ipb2_forum_topics(page.text) if row.author.casefold() == me]
+            mine += [row for row in pages.forum_topics(page.text) if row.author.casefold() == me]
             if any(" ".join(row.title.split()) == wanted for row in mine):
                 break
         mine.sort(key=lambda row: " ".join(row.title.split()) != wanted)
@@ -350,7 +209,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         rows.sort(key=lambda row: not wanted or " ".join(row.subject.split()) != wanted)
         for row in rows[:MAX_CANDIDATES]:
             page = self.http.get(self.http.url(f"index.php?act=Msg&CODE=03&VID=sent&MSID={row.pm_id}"))
-            if marker in ipb.parse_pm(page.text, url=page.url).body_html:
+            if marker in pages.parse_pm(page.text, url=page.url).body_html:
                 return row.pm_id
         return None
 
@@ -358,7 +217,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         """The rows of «Отправленные» (the member column names the recipient)."""
         for page in self._pages(self.http.url("index.php?act=Msg&CODE=01&VID=sent")):
             try:
-                rows, _ = ipb.parse_pm_inbox(page.text, url=page.url)
+                rows, _ = pages.parse_pm_inbox(page.text, url=page.url)
             except ParseError:
                 return
             yield from rows
@@ -370,7 +229,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             visited.add(following)
             page = self.http.get(following)
             yield page
-            link = _next_page(page.text)
+            link = pages.next_page(page.text)
             following = self.http.rebase(link) if link else None
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -378,11 +237,11 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
     def _served(self, page: Page, url: str, name: str) -> tuple[str, Fields]:
         """The page's form `name` as a browser submits it with its first submit button; an error page
         instead is the forum's refusal."""
-        form = ipb2_form(page.text, name)
+        form = forms.named_form(page.text, name)
         if form is not None:
             press = next(iter(submit_buttons(form)), None)
             return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
-        error = ipb2_error(page.text)
+        error = answers.error_text(page.text)
         if error:
             raise NoPermission(f"{url}: {error}")
         raise ForumError(f"{url}: no form to fill in: unexpected page")
@@ -405,3 +264,10 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             raise MaybeSent(f"{exc}: nothing was sent again") from exc
         finally:
             self._last_submit = self.http.clock.time()
+
+
+def writer_for(client: ForumClient, flood_interval: float = FLOOD_INTERVAL) -> Ipb2Poster:
+    """The poster of an IPB 2 client (the registry's writer factory)."""
+    if not isinstance(client, IpbClient):
+        raise ConfigError(f"{client.forum}: not read as an IPB 2 board, so not written as one")
+    return Ipb2Poster(client, flood_interval=flood_interval)

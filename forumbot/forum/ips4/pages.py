@@ -14,12 +14,24 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
-from forumbot.forum.ipb.common import PostError, first_topic_id, member_id, not_a
+from forumbot.errors import ParseError
+from forumbot.forum.dialect import PageKind
+from forumbot.forum.invision.pages import (
+    PostError,
+    checked_topic_page,
+    first_topic_id,
+    member_id,
+    not_a,
+    read_page,
+    version_of,
+)
+from forumbot.forum.ips4 import NAME
 from forumbot.forum.markup import (
     BodyReader,
     Element,
+    Page,
     absolute,
     collapse,
     first_class,
@@ -28,11 +40,45 @@ from forumbot.forum.markup import (
     iter_class,
     page_label,
     parse_each,
+    parse_html,
     text_of,
 )
-from forumbot.posts import Post, TopicPage
+from forumbot.posts import PmSummary, Post, PrivateMessage, TopicPage
 
 _COMMENT_ID = re.compile(r"elComment_(\d+)")
+
+
+def page_kind(html: Page) -> PageKind | None:
+    """The kind of an IPS 4 page (None: IPS 4 did not make it); only topic pages are read."""
+    root = parse_html(html)
+    if version_of(root) != 4:
+        return None
+    return "topic" if first_class(root, "article", "ipsComment") is not None else "unknown"
+
+
+def parse_topic_page(
+    html: Page,
+    url: str | None = None,
+    *,
+    tz: tzinfo | None = None,
+    now: datetime | None = None,
+    on_body: BodyReader | None = None,
+) -> TopicPage:
+    """One page of a topic saved from a browser; post times are exact, from the markup."""
+    root = read_page(html, url)
+    return checked_topic_page(root, url, lambda: topic_page(root, url, on_body))
+
+
+def parse_pm_inbox(
+    html: Page, url: str | None = None, *, tz: tzinfo | None = None, now: datetime | None = None
+) -> tuple[list[PmSummary], str | None]:
+    raise ParseError(f"{url or 'the page'}: IPS 4 PM folders are not read (only topics are)")
+
+
+def parse_pm(
+    html: Page, url: str | None = None, tz: tzinfo | None = None, *, now: datetime | None = None
+) -> PrivateMessage:
+    raise ParseError(f"{url or 'the page'}: IPS 4 PMs are not read (only topics are)")
 
 
 def topic_page(root: Element, url: str | None, on_body: BodyReader | None = None) -> TopicPage:
@@ -45,7 +91,7 @@ def topic_page(root: Element, url: str | None, on_body: BodyReader | None = None
     if not posts:
         raise PostError(f"no readable post: {'; '.join(problems)}")
     return TopicPage(
-        dialect="ips4",
+        dialect=NAME,
         topic_id=topic_id,
         title=_title(root),
         page=page,

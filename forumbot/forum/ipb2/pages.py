@@ -1,5 +1,9 @@
 """IPB 2.x pages (2.2 / 2.3 skins) -> data. Pure functions, no I/O.
 
+Every `parse_*` takes the page as text, bytes or a parsed tree; `tz` is the zone plain-text dates are
+printed in (default: the zone of `now`, else UTC); `now` is when the page was fetched, against which
+relative dates are read when the footer shows no "now" of its own.
+
 - a post is a `table.ipbtable` holding `div.postcolor#post-N`; the author is `div#post-member-N
   span.normalname a` (cut to 16 characters + "..."; the full name is then in the popup menu
   `#post-member-N_menu div.popupmenu-item strong`), guests `span.unreg`, and a group that may not view
@@ -21,30 +25,53 @@ import re
 from datetime import datetime, tzinfo
 
 from forumbot.forum.dates import parse_forum_date
-from forumbot.forum.ipb.common import (
+from forumbot.forum.dialect import PageKind
+from forumbot.forum.invision.pages import (
     PostError,
+    checked_topic_page,
     first_topic_id,
     interval,
     is_quote,
     member_id,
     not_a,
+    read_page,
+    version_of,
+    wall_kind,
     when,
     without,
+    zone,
 )
+from forumbot.forum.invision.pages import (  # the login wall, the refusal and the forms are Invision's
+    is_login_wall as is_login_wall,
+)
+from forumbot.forum.invision.pages import (
+    is_no_permission as is_no_permission,
+)
+from forumbot.forum.invision.pages import (
+    parse_login_form as parse_login_form,
+)
+from forumbot.forum.invision.pages import (
+    parse_posting_form as parse_posting_form,
+)
+from forumbot.forum.ipb2 import NAME
 from forumbot.forum.markup import (
     BodyReader,
     Element,
+    Page,
     absolute,
     collapse,
     first_class,
     handed_over,
+    iter_class,
     page_label,
     parse_each,
+    parse_html,
     query_int,
     serialize,
     text_lines,
     text_of,
 )
+from forumbot.forum.poster import ForumTopicRow
 from forumbot.posts import PmSummary, Post, PrivateMessage, TopicPage, Visibility
 
 _POST_BODY_ID = re.compile(r"post-(\d+)")
@@ -68,6 +95,58 @@ def footer_now(root: Element, tz: tzinfo) -> datetime | None:
     return None
 
 
+# --- the readers the registry and the clients use ------------------------------------------
+
+
+def page_kind(html: Page) -> PageKind | None:
+    """The kind of an IPB 2 page (None: IPB 2 did not make it)."""
+    root = parse_html(html)
+    if version_of(root) != 2:
+        return None
+    bodies = list(iter_class(root, "div", "postcolor"))
+    if any(re.fullmatch(r"post-\d+", body.get("id") or "") for body in bodies):
+        return "topic"
+    in_ucp = any(div.get("id") == "ucpcontent" for div in root.iter("div"))
+    if in_ucp and bodies:
+        return "pm"
+    if any("CODE=03" in (a.get("href") or "") and "MSID=" in (a.get("href") or "") for a in root.iter("a")):
+        return "pm_inbox"
+    return wall_kind(root)
+
+
+def page_now(html: Page, tz: tzinfo | None = None) -> datetime | None:
+    """The page's own "now": IPB 2.x prints it in the footer (`Сейчас: 29.11.2026, 21:10`,
+    `Time is now: ...`) in the viewer's offset. None when the page has none."""
+    return footer_now(parse_html(html), zone(tz, None))
+
+
+def parse_topic_page(
+    html: Page,
+    url: str | None = None,
+    *,
+    tz: tzinfo | None = None,
+    now: datetime | None = None,
+    on_body: BodyReader | None = None,
+) -> TopicPage:
+    """One page of a topic (`showtopic=T&st=N`); `on_body` sees each post's body with its element."""
+    root = read_page(html, url)
+    return checked_topic_page(root, url, lambda: topic_page(root, url, zone(tz, now), now, on_body))
+
+
+def parse_pm_inbox(
+    html: Page, url: str | None = None, *, tz: tzinfo | None = None, now: datetime | None = None
+) -> tuple[list[PmSummary], str | None]:
+    """The rows of a PM folder (`act=Msg&CODE=01`: one PM a row) and the next page's URL."""
+    return inbox(read_page(html, url), url, zone(tz, now), now)
+
+
+def parse_pm(
+    html: Page, url: str | None = None, tz: tzinfo | None = None, *, now: datetime | None = None
+) -> PrivateMessage:
+    """One opened PM (`act=Msg&CODE=03&MSID=N`). Quoted lines are left out of body_text."""
+    return pm(read_page(html, url), url, zone(tz, now), now)
+
+
 # --- topic pages ----------------------------------------------------------------------------
 
 
@@ -87,7 +166,7 @@ def topic_page(
     if not posts:
         raise PostError(f"no readable post: {'; '.join(problems)}")
     return TopicPage(
-        dialect="ipb2",
+        dialect=NAME,
         topic_id=topic_id,
         title=_title(root, found["maintitle"]),
         page=page,
@@ -335,3 +414,34 @@ def _pm_id(root: Element) -> int:
         if found is not None:
             return found
     return 0
+
+
+# --- what the poster reads: a topic closed, a forum's topics, the next page of a list --------------
+
+
+def topic_closed(html: str | Element) -> bool:
+    """Whether the topic page shows the topic closed: its reply button is the `t_closed` image."""
+    return any("t_closed" in (img.get("src") or "") for img in parse_html(html).iter("img"))
+
+
+def forum_topics(html: str | Element) -> list[ForumTopicRow]:
+    """The topics of a forum page (`showforum=F`), in the page's order: `a#tid-link-N` to the topic, the
+    starter as the row's first member link."""
+    rows: list[ForumTopicRow] = []
+    for link in parse_html(html).iter("a"):
+        m = re.fullmatch(r"tid-link-(\d+)", link.get("id") or "")
+        row = next(link.iterancestors("tr"), None)
+        if m is None or row is None:
+            continue
+        starter = next((a for a in row.iter("a") if "showuser=" in (a.get("href") or "")), None)
+        rows.append(ForumTopicRow(int(m.group(1)), text_of(link), text_of(starter)))
+    return rows
+
+
+def next_page(html: str | Element) -> str | None:
+    """The link to the next page (IPB 2's `&gt;` page link), if any."""
+    for span in iter_class(parse_html(html), "span", "pagelink"):
+        for a in span.iter("a"):
+            if text_of(a) == ">" and a.get("href"):
+                return str(a.get("href"))
+    return None

@@ -1,0 +1,69 @@
+"""Reading an IPB 2.x board: its URL table, its login, its pages through `pages.py`, the viewer's offset."""
+
+from __future__ import annotations
+
+from datetime import UTC, tzinfo
+
+from forumbot.errors import LoginFailed
+from forumbot.forum.client import login_error, offset_between
+from forumbot.forum.dialect import UrlTable
+from forumbot.forum.http import ForumHttp, Page
+from forumbot.forum.invision.pages import is_login_wall
+from forumbot.forum.invision.reader import InvisionClient
+from forumbot.forum.ipb2 import NAME, pages
+from forumbot.forum.markup import BodyReader
+from forumbot.posts import PmSummary, PrivateMessage, TopicPage
+
+
+class IpbClient(InvisionClient):
+    """Invision Power Board 2.x (`index.php?act=...` URLs, often windows-1251)."""
+
+    dialect = NAME
+    offset_param = "st"
+    urls = UrlTable(
+        login_form="index.php?act=Login&CODE=00",
+        login="index.php?act=Login&CODE=01",
+        topic="index.php?showtopic={topic}",
+        page_param="st",
+        inbox="index.php?act=Msg&CODE=01",
+        pm="index.php?act=Msg&CODE=03&VID=in&MSID={pm}",
+        topic_params=("showtopic", "t"),
+    )
+
+    def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
+        tz = self._zone_of(page)
+        root = self._tree(page.text, last_use=True)
+        return pages.parse_topic_page(root, url=page.url, tz=tz, now=self._now(), on_body=on_body)
+
+    def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
+        tz = self._zone_of(page)
+        return pages.parse_pm_inbox(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
+
+    def _parse_pm(self, page: Page) -> PrivateMessage:
+        tz = self._zone_of(page)
+        return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
+
+    def _zone_of(self, page: Page) -> tzinfo:
+        """The viewer's offset: configured, else the footer's "now" minus the instant we fetched it.
+
+        IPB prints every date in the member's own offset (profile, board default, DST flag), which the
+        host rarely knows; the footer ("Сейчас: 29.11.2026, 21:10") shows it against our clock.
+        """
+        if self.tz is None:
+            shown = pages.page_now(self._tree(page.text), UTC)
+            self.tz = offset_between(shown, self._now()) if shown is not None else None
+        return self.tz or UTC
+
+    def _authenticate(self, http: ForumHttp) -> None:
+        """IPB 2.x: GET the form for its referer, POST `UserName`/`PassWord` in the board's charset."""
+        username, password = self._credentials_or_fail()
+        form_page = http.get(http.url(self.urls.login_form), content=False)
+        if not is_login_wall(form_page.text):
+            return
+        fields = self._parse_login_form(form_page)
+        action = http.rebase(fields.pop("_action", self.urls.login))
+        fields = {name: value for name, value in fields.items() if not name.startswith("_")}
+        fields.update(UserName=username, PassWord=password, CookieDate="1")
+        answer = http.post(action, fields, charset=form_page.charset)
+        if is_login_wall(answer.text):
+            raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")

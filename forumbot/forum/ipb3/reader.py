@@ -1,0 +1,173 @@
+"""Reading an IPB 3.x board: its URL table, its login, its topic pages and its Messenger's conversations."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from datetime import timezone
+from typing import Any
+
+from forumbot.errors import ForumbotError, ForumError, LoginFailed, ParseError
+from forumbot.forum.client import MAX_INBOX_PAGES, login_error, or_error
+from forumbot.forum.dialect import UrlTable
+from forumbot.forum.http import ForumHttp, Page
+from forumbot.forum.invision.pages import is_login_wall, message_row
+from forumbot.forum.invision.reader import InvisionClient
+from forumbot.forum.ipb3 import NAME, pages
+from forumbot.forum.markup import BodyReader, Element, browser_fields, find_form
+from forumbot.posts import ConversationPage, PmSummary, PrivateMessage, TopicPage
+
+
+class Ipb3Client(InvisionClient):
+    """Invision Power Board 3.x (3.3 and 3.4 skins, UTF-8 as a rule).
+
+    Pages are addressed as the board's own links address them: 3.4 by page number (`page=N`), 3.3 by
+    offset (`st=N`); until a page has said which, a later page is asked for both ways, which either
+    version reads. The Messenger keeps conversations: the inbox is every message of every conversation
+    in the folder that the account did not write itself, each under its own id, all pages read; a
+    conversation is read again only when its row names a newer last message."""
+
+    dialect = NAME
+    offset_param = "st"
+    urls = UrlTable(
+        login_form="index.php?app=core&module=global&section=login",
+        login="index.php?app=core&module=global&section=login&do=process",
+        topic="index.php?showtopic={topic}",
+        page_param="page",
+        inbox="index.php?app=members&module=messaging&section=view&do=showFolder&folderID=myconvo",
+        pm="index.php?app=members&module=messaging&section=view&do=showConversation&topicID={pm}",
+        topic_params=("showtopic", "t"),
+    )
+
+    def __init__(self, base_url: str, **options: Any) -> None:
+        super().__init__(base_url, **options)
+        self._viewer_id: int | None = None  # the account's member id, as the conversation pages say
+        self._page_param: str | None = None  # learned from the first topic page's links
+        self._conversations: dict[int, tuple[int | None, list[PrivateMessage]]] = {}
+        self._messages: dict[int, PrivateMessage] = {}
+        self._read_lock = threading.Lock()
+
+    def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
+        root = self._learn_zone_from(self._tree(page.text, last_use=True))
+        parsed = pages.parse_topic_page(root, url=page.url, tz=self.tz, now=self._now(), on_body=on_body)
+        self._page_param = self._page_param or parsed.page_param
+        return parsed
+
+    def _learn_zone_from(self, root: Element) -> Element:
+        """IPB 3 prints no "now" and no zone: unless one is configured, the viewer's offset is what a page
+        prints for a post or message whose exact instant it also gives (see `pages.printed_offset`)."""
+        if self.tz is None:
+            offset = pages.printed_offset(root)
+            self.tz = timezone(offset) if offset is not None else None
+        return root
+
+    def _topic_url(self, topic: int, number: int, size: int) -> str:
+        base = self.urls.topic.format(topic=topic)
+        if number > 1:
+            offset = f"st={(number - 1) * size}"
+            by = {"page": f"page={number}", "st": offset}.get(self._page_param or "", f"page={number}&{offset}")
+            base = f"{base}&{by}"
+        return self.http.url(base)
+
+    def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
+        return pages.parse_pm_inbox(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
+
+    def _parse_pm(self, page: Page) -> PrivateMessage:
+        return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
+
+    def _authenticate(self, http: ForumHttp) -> None:
+        """The login form as served (`auth_key`, `referer`, remember me), with the account's name and password."""
+        username, password = self._credentials_or_fail()
+        form_page = http.get(http.url(self.urls.login_form), content=False)
+        if not is_login_wall(form_page.text):
+            return
+        form = find_form(self._tree(form_page.text, last_use=True), "login")
+        if form is None:
+            raise LoginFailed(f"{self.forum}: the login page has no login form (form#login)")
+        given = {"ips_username": username, "ips_password": password, "rememberMe": "1"}
+        served = browser_fields(form)
+        fields = [(name, given.pop(name)) if name in given else (name, value) for name, value in served]
+        answer = http.post(http.rebase(form.get("action") or self.urls.login), fields + list(given.items()))
+        if is_login_wall(answer.text):
+            raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
+
+    # -- the Messenger ----------------------------------------------------------------------------
+
+    def fetch_inbox(self) -> list[PmSummary]:
+        """Every message written to the account in the folder's conversations, oldest first by id."""
+        rows = super().fetch_inbox()
+        changed = [row for row in rows if self._stale(row)]
+        unread: list[PmSummary] = []  # a conversation that would not open stays a row: its error is reported
+        for row, messages in zip(changed, self._read_conversations(changed), strict=True):
+            if isinstance(messages, ForumbotError):
+                unread.append(row)
+            else:
+                self._remember(row, messages)
+        found = [
+            message_row(message)
+            for row in rows
+            for message in self._conversations.get(_conversation_of(row), (None, []))[1]
+            if not self._written_by_us(message)
+        ]
+        return sorted(found, key=lambda m: m.pm_id) + unread
+
+    def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage:
+        """One message, by its id or its inbox row (a conversation's row reads the whole conversation)."""
+        pm_id = pm.pm_id if isinstance(pm, PmSummary) else int(pm)
+        if pm_id not in self._messages and isinstance(pm, PmSummary) and pm.conversation_id is not None:
+            self._remember(pm, self._read_conversation(pm.conversation_id))
+        if pm_id not in self._messages:  # an id of no message read so far, or a conversation's that opened late
+            raise ParseError(f"{self.forum}: no message {pm_id} in the conversations read: the next inbox reads it")
+        return self._messages[pm_id]
+
+    def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
+        return (or_error(self.fetch_pm, pm) for pm in pms)
+
+    def _written_by_us(self, message: PrivateMessage) -> bool:
+        if self._viewer_id is not None and message.sender_id is not None:
+            return message.sender_id == self._viewer_id
+        return bool(self.account) and message.sender.casefold() == (self.account or "").casefold()
+
+    def _stale(self, row: PmSummary) -> bool:
+        held = self._conversations.get(_conversation_of(row))
+        return held is None or row.last_message_id is None or held[0] != row.last_message_id
+
+    def _remember(self, row: PmSummary, messages: list[PrivateMessage]) -> None:
+        with self._read_lock:
+            last = row.last_message_id or max((m.pm_id for m in messages), default=None)
+            self._conversations[_conversation_of(row)] = (last, messages)
+            self._messages.update((m.pm_id, m) for m in messages)
+
+    def _read_conversations(self, rows: Sequence[PmSummary]) -> Iterator[list[PrivateMessage] | ForumbotError]:
+        """The conversations' first pages `concurrency` at a time, then each one's further pages."""
+        urls = [self._conversation_url(_conversation_of(row)) for row in rows]
+        for fetched in self.http.get_each(urls):
+            try:
+                yield self._rest_of(self._conversation_page(fetched()))
+            except (ParseError, ForumError) as exc:
+                yield exc
+
+    def _read_conversation(self, conversation_id: int) -> list[PrivateMessage]:
+        return self._rest_of(self._conversation_page(self.http.get(self._conversation_url(conversation_id))))
+
+    def _rest_of(self, first: ConversationPage) -> list[PrivateMessage]:
+        """Every message of the conversation: its pages followed by their own next links."""
+        messages, page, visited = list(first.messages), first, {first.url}
+        while page.next_url and page.next_url not in visited and len(visited) < MAX_INBOX_PAGES:
+            visited.add(page.next_url)
+            page = self._conversation_page(self.http.get(self.http.rebase(page.next_url)))
+            messages += [m for m in page.messages if m.pm_id not in {held.pm_id for held in messages}]
+        return messages
+
+    def _conversation_page(self, page: Page) -> ConversationPage:
+        root = self._learn_zone_from(self._tree(page.text, last_use=True))
+        parsed = pages.parse_conversation_page(root, page.url, self.tz, now=self._now())
+        self._viewer_id = self._viewer_id or parsed.viewer_id
+        return parsed
+
+    def _conversation_url(self, conversation_id: int) -> str:
+        return self.http.url(self.urls.pm.format(pm=conversation_id))
+
+
+def _conversation_of(row: PmSummary) -> int:
+    return row.conversation_id if row.conversation_id is not None else row.pm_id
