@@ -39,6 +39,7 @@ from forumbot.forum.client import ClientSettings
 from forumbot.forum.http import HttpSettings, RefusedPage
 from forumbot.forum.ipb3.answers import error_text as ipb3_error
 from forumbot.forum.ipb3.answers import flood_wait as ipb3_flood_wait
+from forumbot.forum.ipb3.answers import form_missing, pm_answer, post_answer, refused_page
 from forumbot.forum.ipb3.pages import folder_recipients as ipb3_folder_recipients
 from forumbot.forum.ipb3.pages import forum_of as ipb3_forum_of
 from forumbot.forum.ipb3.pages import mod_link as ipb3_mod_link
@@ -46,6 +47,7 @@ from forumbot.forum.ipb3.pages import topic_closed as ipb3_topic_closed
 from forumbot.forum.ipb3.reader import Ipb3Client
 from forumbot.forum.ipb3.writer import CONVERSATION, FOLDER, Ipb3Poster
 from forumbot.forum.markup import browser_fields, parse_html
+from forumbot.forum.outcome import RefusedForGood, RefusedForNow, Stored, Unknown
 from forumbot.forum.registry import open_client, poster_for
 from forumbot.host.outbox import Outbox, Preparing, markers_for, with_marker
 from forumbot.host.publish import PublishReport, publish
@@ -294,6 +296,14 @@ def test_the_real_pages_read_as_the_poster_reads_them() -> None:
     assert ipb3_folder_recipients(real_page("ipb346_pm_folder")) == {80: ["Winnie"], 81: ["Ведущий"]}
     refused = real_page("no_permission")
     assert ipb3_error(refused) == "У вас нет прав для просмотра этой темы." and ipb3_flood_wait(refused) is None
+    said = "У вас нет прав для просмотра этой темы."
+    assert refused_page(refused) == RefusedForGood(said, "no_permission")
+    assert form_missing(refused) == RefusedForGood(said)
+    assert post_answer("http://ipb.test/index.php?showtopic=7", topic, "topic") == Stored(7)
+    assert post_answer("http://ipb.test/index.php?showtopic=7&view=getlastpost", topic, "topic") == Unknown()
+    assert post_answer("http://ipb.test/index.php?showtopic=7&gopid=70", topic, "reply") == Stored(70)
+    assert post_answer("http://ipb.test/index.php?app=forums", refused, "reply") == RefusedForGood(said)
+    assert pm_answer(topic) == Unknown()  # no error, no compose form: sent, as far as the answer tells
 
 
 def test_the_fake_boards_closed_topic_and_flood_page_read_as_closed_and_flood(tmp_path: Path) -> None:
@@ -309,6 +319,8 @@ def test_the_fake_boards_closed_topic_and_flood_page_read_as_closed_and_flood(tm
                 f"{day.server.url}index.php?app=forums&module=post&section=post&do=new_post&f={FORUM}"
             )
         assert flood.value.page.status == 403 and 55 <= (ipb3_flood_wait(flood.value.page.text) or 0) <= 60
+        waited = refused_page(flood.value.page.text)
+        assert isinstance(waited, RefusedForNow) and waited.why == "flood" and 55 <= (waited.wait or 0) <= 60
 
 
 def test_the_fake_boards_long_topic_and_long_conversation_are_read_whole(tmp_path: Path) -> None:

@@ -13,11 +13,19 @@ from replay_ru import BASE, BOT, PASSWORD, Replay, page
 
 from forumbot.errors import ConfigError, ForumError, MaybeSent, TooManyRecipients
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.outcome import Outcome, RefusedForGood, RefusedForNow, Stored
 from forumbot.forum.phpbb.answers import FLOOD as _FLOOD
 from forumbot.forum.phpbb.answers import FORM_INVALID as _FORM_INVALID
 from forumbot.forum.phpbb.answers import NO_USERS as _NO_USERS
 from forumbot.forum.phpbb.answers import TOO_MANY as _TOO_MANY
-from forumbot.forum.phpbb.answers import form_error, forum_message, sent_pm_id
+from forumbot.forum.phpbb.answers import (
+    form_error,
+    forum_message,
+    pm_answer,
+    post_answer,
+    recipients_trouble,
+    sent_pm_id,
+)
 from forumbot.forum.phpbb.forms import addressed_recipients, confirm_form
 from forumbot.forum.phpbb.reader import PhpbbClient
 from forumbot.forum.phpbb.writer import PhpbbPoster
@@ -88,6 +96,43 @@ def test_confirm_box_is_answered_with_its_own_button() -> None:
 def test_a_sent_pm_is_known_by_its_id_not_by_its_words() -> None:
     assert sent_pm_id(page("85")) == 69
     assert "успешно отправлено" in (forum_message(page("85")) or "")
+
+
+# -- each real answer read as one typed outcome ------------------------------------------------------
+
+REPLY_FORM = f"{BASE}posting.php?mode=reply&t=10"
+
+
+@pytest.mark.parametrize(
+    ("exchange", "outcome"),
+    [
+        ("62", RefusedForNow("flood", form_error(page("62")) or "")),
+        ("63", RefusedForNow("form_invalid", form_error(page("63")) or "")),
+        ("64", RefusedForNow("form_invalid", form_error(page("64")) or "")),
+        ("65", RefusedForGood(form_error(page("65")) or "")),
+        ("66", RefusedForGood(form_error(page("66")) or "")),
+        ("67", RefusedForNow("review")),
+        ("70", RefusedForGood(forum_message(page("70")) or "", "no_permission")),
+    ],
+)
+def test_each_answer_to_a_post_is_one_outcome(exchange: str, outcome: Outcome) -> None:
+    assert post_answer(REPLY_FORM, page(exchange), "reply") == outcome
+
+
+def test_a_post_is_stored_where_the_redirect_says() -> None:
+    """Exchange 61 is a 302 to the new post: its location is the answer, whatever the page."""
+    assert post_answer(f"{BASE}viewtopic.php?p=69#p69", page("21"), "reply") == Stored(69)
+    assert post_answer(f"{BASE}viewtopic.php?t=8", page("21"), "topic") == Stored(8)
+
+
+def test_each_answer_to_a_pm_is_one_outcome() -> None:
+    assert pm_answer(page("85")) == Stored(69)
+    assert pm_answer(page("86")) == RefusedForNow("flood", form_error(page("86")) or "")
+    too_many = pm_answer(page("88"))
+    assert isinstance(too_many, RefusedForGood) and (too_many.why, too_many.limit) == ("too_many_recipients", 5)
+    assert recipients_trouble(form_error(page("89"))) == "unknown_recipient"
+    assert recipients_trouble(form_error(page("90"))) == "unknown_recipient"  # no error: a name dropped silently
+    assert recipients_trouble(form_error(page("87"))) == "too_many_recipients"
 
 
 # -- the flows --------------------------------------------------------------------------------------

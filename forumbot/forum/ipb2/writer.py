@@ -44,7 +44,8 @@ from forumbot.forum.http import Page
 from forumbot.forum.invision.writer import InvisionPoster
 from forumbot.forum.ipb2 import answers, forms, pages
 from forumbot.forum.ipb2.reader import IpbClient
-from forumbot.forum.markup import browser_fields, query_int, submit_buttons
+from forumbot.forum.markup import browser_fields, submit_buttons
+from forumbot.forum.outcome import Outcome, RefusedForGood, RefusedForNow, Stored
 from forumbot.forum.poster import FLOOD_INTERVAL, MAX_CANDIDATES, MAX_FOLDER_PAGES, Fields, ForumTopicRow, fill
 from forumbot.posts import PmSummary, Preferences
 
@@ -96,25 +97,24 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             answer = self._submit_once(action, fill(fields, values), page.charset, seen)
             if isinstance(answer, int):
                 return answer
-            made = query_int(answer.url, id_param)
-            if made is not None:
-                return made
-            found = self._unmade(form_url, answer, seen)
+            outcome = answers.post_answer(answer.url, answer.text, id_param)
+            if isinstance(outcome, Stored) and outcome.remote_id is not None:
+                return outcome.remote_id
+            if isinstance(outcome, RefusedForGood):
+                raise ForumError(f"{form_url}: the forum refused it: {outcome.said}")
+            found = self._unmade(outcome, seen)
             if found is not None:
                 return found
         raise ForumError(f"{form_url}: the forum took none of {self.max_flood_waits + 1} attempts")
 
-    def _unmade(self, url: str, answer: Page, seen: Callable[[], int | None] | None) -> int | None:
-        """An answer that names nothing made: flood control (wait what it asks), an error (raised), or a
-        silent drop (a submission too soon after another one, maybe of an earlier run). Before another
-        attempt, the marker tells whether it was made after all: the id found, or None to try again."""
-        wait = answers.flood_wait(answer.text)
-        error = answers.error_text(answer.text) if wait is None else None
-        if error:
-            raise ForumError(f"{url}: the forum refused it: {error}")
-        found = seen() if seen is not None else None
+    def _unmade(self, outcome: Outcome, seen: Callable[[], int | None] | None) -> int | None:
+        """An answer that names nothing made: flood control (wait what it asks) or a silent drop (a
+        submission too soon after another one, maybe of an earlier run). Before another attempt, the
+        marker tells whether it was made after all: the id found, or None to try again."""
+        found = self._look(seen)
         if found is None:
-            self.http.clock.sleep(max(float(wait or 0), self.min_gap))
+            wait = outcome.wait if isinstance(outcome, RefusedForNow) else None
+            self.http.clock.sleep(max(wait or 0.0, self.min_gap))
         return found
 
     # -- private messages ---------------------------------------------------------------------------
@@ -137,15 +137,14 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             answer = self._submit_once(action, fill(fields, values), page.charset, seen)
             if isinstance(answer, int):
                 return answer
-            error = answers.error_text(answer.text)
-            if error and answers.NO_MEMBER.search(error):
-                raise UnknownRecipient(f"no member of the forum is called {names[0]!r}: PM not sent ({error})")
-            came_back = forms.named_form(answer.text, "REPLIER") is not None
-            if answers.flood_wait(answer.text) is None and (error or came_back):
-                raise ForumError(f"{compose}: the forum did not send the PM: {error or 'the form came back'}")
+            outcome = answers.pm_answer(answer.text)
+            if isinstance(outcome, RefusedForGood) and outcome.why == "unknown_recipient":
+                raise UnknownRecipient(f"no member of the forum is called {names[0]!r}: PM not sent ({outcome.said})")
+            if isinstance(outcome, RefusedForGood):
+                raise ForumError(f"{compose}: the forum did not send the PM: {outcome.said}")
             if seen is None:
                 return None  # sent, as far as the answer tells; without a marker there is no copy to find
-            found = self._unmade(compose, answer, seen)
+            found = self._unmade(outcome, seen)
             if found is not None:
                 return found
         raise ForumError(f"{compose}: the forum took none of {self.max_flood_waits + 1} attempts")
@@ -241,10 +240,10 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         if form is not None:
             press = next(iter(submit_buttons(form)), None)
             return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
-        error = answers.error_text(page.text)
-        if error:
-            raise NoPermission(f"{url}: {error}")
-        raise ForumError(f"{url}: no form to fill in: unexpected page")
+        refused = answers.form_missing(page.text)
+        if refused.why == "no_permission":
+            raise NoPermission(f"{url}: {refused.said}")
+        raise ForumError(f"{url}: no form to fill in: {refused.said}")
 
     def _submit_once(
         self, action: str, fields: Fields, charset: str, seen: Callable[[], int | None] | None

@@ -34,6 +34,7 @@ sources: `admin/applications/forums/modules_public/post/post.php`, `.../moderate
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import Literal
 
 from forumbot.errors import (
     ConfigError,
@@ -50,7 +51,8 @@ from forumbot.forum.http import Page, RefusedPage
 from forumbot.forum.invision.writer import InvisionPoster
 from forumbot.forum.ipb3 import answers, pages
 from forumbot.forum.ipb3.reader import Ipb3Client
-from forumbot.forum.markup import browser_fields, find_form, parse_html, query_int, submit_buttons
+from forumbot.forum.markup import browser_fields, find_form, parse_html, submit_buttons
+from forumbot.forum.outcome import RefusedForGood, RefusedForNow, Stored, Unknown
 from forumbot.forum.poster import (
     FLOOD_INTERVAL,
     MAX_CANDIDATES,
@@ -85,13 +87,10 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         form_url = self.http.url(f"index.php?app=forums&module=post&section=post&do=new_post&f={forum_id}")
         seen = (lambda: self.find_marker_in_forum(forum_id, subject, marker)) if marker else None
 
-        def made(answer: Page) -> int | None:
-            topic_id = query_int(answer.url, "showtopic")
-            if topic_id is None or "view=getlastpost" in answer.url:
-                return None
-            return topic_id if marker is None or self._first_post_holds(topic_id, marker) else None
+        def believed(topic_id: int) -> bool:
+            return marker is None or self._first_post_holds(topic_id, marker)
 
-        return self._post(form_url, {"TopicTitle": subject, "Post": message}, made, seen)
+        return self._post(form_url, {"TopicTitle": subject, "Post": message}, "topic", seen, believed)
 
     def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int:
         """A reply in `topic` (an id or a topic URL); returns the post's id. IPB 3 replies have no subject."""
@@ -104,7 +103,7 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
             f"index.php?app=forums&module=post&section=post&do=reply_post&f={forum_id}&t={topic_id}"
         )
         seen = (lambda: self.find_marker_in_topic(topic_id, marker)) if marker else None
-        return self._post(form_url, {"Post": message}, lambda answer: query_int(answer.url, "gopid"), seen)
+        return self._post(form_url, {"Post": message}, "reply", seen)
 
     def _first_post_holds(self, topic_id: int, marker: str) -> bool:
         first = next(iter(self.client.fetch_topic(topic_id)), None)
@@ -115,8 +114,9 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         self,
         form_url: str,
         values: dict[str, str],
-        made: Callable[[Page], int | None],
+        made: Literal["topic", "reply"],
         seen: Callable[[], int | None] | None,
+        believed: Callable[[int], bool] = lambda _: True,
     ) -> int:
         for _ in range(self.max_flood_waits + 1):
             self._wait_gap()
@@ -128,22 +128,16 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
                 answer = self._submit_once(action, fill(fields, values), charset, seen, post=True)
                 if isinstance(answer, int):
                     return answer
-                found = made(answer) if isinstance(answer, Page) else None
-                if found is not None:
-                    return found
-                if isinstance(answer, Page):
-                    self._refused_by(form_url, answer)
+                outcome = answers.post_answer(answer.url, answer.text, made) if isinstance(answer, Page) else None
+                if isinstance(outcome, Stored) and outcome.remote_id is not None and believed(outcome.remote_id):
+                    return outcome.remote_id
+                if isinstance(outcome, RefusedForGood):
+                    raise ForumError(f"{form_url}: the forum refused it: {outcome.said}")
             found = self._look(seen)
             if found is not None:
                 return found
             self.http.clock.sleep(MIN_GAP)  # an answer that named nothing: maybe the double-post guard's
         raise ForumError(f"{form_url}: the forum took none of {self.max_flood_waits + 1} attempts")
-
-    def _refused_by(self, url: str, answer: Page) -> None:
-        """A form that came back with the board's error box is a refusal (raised); else nothing was said."""
-        error = answers.error_text(answer.text)
-        if error and answers.flood_wait(answer.text) is None:
-            raise ForumError(f"{url}: the forum refused it: {error}")
 
     # -- private messages ---------------------------------------------------------------------------
 
@@ -168,27 +162,21 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
                 answer = self._submit_once(action, fill(fields, values), charset, seen, post=False)
                 if isinstance(answer, int):
                     return answer
-                if isinstance(answer, Page) and not self._pm_flooded(answer, names[0]):
+                outcome = answers.pm_answer(answer.text) if isinstance(answer, Page) else None
+                if isinstance(outcome, Unknown):
                     return self._look(seen)  # sent; without a marker there is nothing to find it by
+                if isinstance(outcome, RefusedForNow):
+                    self.http.clock.sleep(outcome.wait or 0.0)
+                elif isinstance(outcome, RefusedForGood) and outcome.why == "unknown_recipient":
+                    raise UnknownRecipient(
+                        f"no member of the forum is called {names[0]!r}: PM not sent ({outcome.said})"
+                    )
+                elif isinstance(outcome, RefusedForGood) and isinstance(answer, Page):
+                    raise ForumError(f"{answer.url}: the forum did not send the PM: {outcome.said}")
             found = self._look(seen)
             if found is not None:
                 return found
         raise ForumError(f"{compose}: the forum took none of {self.max_flood_waits + 1} attempts")
-
-    def _pm_flooded(self, answer: Page, name: str) -> bool:
-        """Whether the answer is flood control (its seconds waited out: try again); an error page or the
-        compose form served again is a refusal (raised): an unknown recipient, or the error it names."""
-        error = answers.error_text(answer.text)
-        if error is None and find_form(parse_html(answer.text), "msgForm") is None:
-            return False
-        wait = answers.flood_wait(answer.text)
-        if wait is not None:
-            self.http.clock.sleep(float(wait))
-            return True
-        error = error or "the form came back"
-        if answers.NO_MEMBER.search(error):
-            raise UnknownRecipient(f"no member of the forum is called {name!r}: PM not sent ({error})")
-        raise ForumError(f"{answer.url}: the forum did not send the PM: {error}")
 
     # -- closing a topic --------------------------------------------------------------------------
 
@@ -287,17 +275,17 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         try:
             page = self.http.get(url)
         except RefusedPage as exc:
-            wait = answers.flood_wait(exc.page.text)
-            if wait is None:
-                raise NoPermission(f"{url}: {answers.error_text(exc.page.text) or exc}") from exc
-            self.http.clock.sleep(float(wait))
+            refused = answers.refused_page(exc.page.text)
+            if isinstance(refused, RefusedForGood):
+                raise NoPermission(f"{url}: {refused.said or exc}") from exc
+            self.http.clock.sleep(refused.wait or 0.0)
             return self._look(seen)
         form = find_form(parse_html(page.text), form_id)
         if form is None:
-            wait = answers.flood_wait(page.text)
-            if wait is None:
-                raise ForumError(f"{url}: no form to fill in: {answers.error_text(page.text) or 'unexpected page'}")
-            self.http.clock.sleep(float(wait))
+            missing = answers.form_missing(page.text)
+            if isinstance(missing, RefusedForGood):
+                raise ForumError(f"{url}: no form to fill in: {missing.said}")
+            self.http.clock.sleep(missing.wait or 0.0)
             return self._look(seen)
         press = next(iter(submit_buttons(form)), None)
         return self.http.rebase(form.get("action") or url), browser_fields(form, press=press), page.charset
@@ -311,10 +299,10 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         try:
             return self.http.post(action, fields, charset=charset, content=True, idempotent=False)
         except RefusedPage as exc:
-            wait = answers.flood_wait(exc.page.text)
-            if wait is None:
-                raise NoPermission(f"{action}: {answers.error_text(exc.page.text) or exc}") from exc
-            self.http.clock.sleep(float(wait))
+            refused = answers.refused_page(exc.page.text)
+            if isinstance(refused, RefusedForGood):
+                raise NoPermission(f"{action}: {refused.said or exc}") from exc
+            self.http.clock.sleep(refused.wait or 0.0)
             return None
         except MaybeSent as exc:
             try:

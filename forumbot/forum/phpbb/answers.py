@@ -9,8 +9,12 @@ redirect to the topic, a link to the PM), not their words.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from forumbot.forum.markup import Element, find_form, first_class, parse_html, query_int, text_of
+from forumbot.forum.outcome import Outcome, RefusedForGood, RefusedForNow, Stored, Unknown
+from forumbot.forum.phpbb.forms import addressed_recipients
+from forumbot.forum.phpbb.pages import parse_topic_page
 
 __all__ = [
     "FLOOD",
@@ -19,7 +23,13 @@ __all__ = [
     "NO_USERS",
     "REFUSED",
     "TOO_MANY",
+    "RecipientTrouble",
     "form_error",
+    "form_missing",
+    "message_answer",
+    "pm_answer",
+    "post_answer",
+    "recipients_trouble",
     "forum_message",
     "has_post_review",
     "sent_pm_id",
@@ -73,3 +83,87 @@ def sent_pm_id(html: str | Element) -> int | None:
             if found is not None:
                 return found
     return None
+
+
+# --- one typed outcome per answer kind ----------------------------------------------------------------
+
+
+def post_answer(url: str, html: str, made: Literal["topic", "reply"]) -> Outcome:
+    """The board's answer to a new topic or a reply (`url`: where its redirect ended). Stored: the topic
+    page it sends the poster to (the id from its URL, a new topic's else from the page; None if neither
+    says); an error above the form: flood control or a form too old for now, anything else for good; the
+    form served again with the posts made meanwhile: for now (submit it as served); else the message page."""
+    if "viewtopic.php" in url:
+        return Stored(query_int(url, "p") if made == "reply" else _topic_id(url, html))
+    error = form_error(html)
+    if error:
+        return _form_error_answer(error, html)
+    if has_post_review(html):
+        return RefusedForNow("review")
+    return message_answer(html)
+
+
+def pm_answer(html: str) -> Outcome:
+    """The board's answer to a PM's sending. Stored: the message page linking to the PM (its id), or a
+    message page with no form and no refusal (sent; its id not shown); an error above the form: flood
+    control or a form too old for now, too many recipients (the form keeps as many as it takes) or any
+    other for good; else the message page."""
+    no_form = find_form(parse_html(html), "postform") is None
+    pm_id = sent_pm_id(html)
+    if pm_id is not None and no_form:
+        return Stored(pm_id)
+    error = form_error(html)
+    if error:
+        return _form_error_answer(error, html)
+    text = forum_message(html)
+    if text is not None and no_form:
+        return RefusedForGood(text, "no_permission") if REFUSED.search(text) else Stored(None)
+    return message_answer(html)
+
+
+def message_answer(html: str) -> Outcome:
+    """A message page that proves nothing stored: held for a moderator's approval or refused, both for
+    good; any other page: unknown (its words, if any)."""
+    text = forum_message(html)
+    if text is not None and NEEDS_APPROVAL.search(text):
+        return RefusedForGood(text, "held_for_approval")
+    if text is not None and REFUSED.search(text):
+        return RefusedForGood(text, "no_permission")
+    return Unknown(text or "")
+
+
+def form_missing(html: str) -> RefusedForGood:
+    """A page served instead of the form asked for: the board's refusal (the account may not), else the
+    page's message or nothing."""
+    text = forum_message(html)
+    if text is not None and REFUSED.search(text):
+        return RefusedForGood(text, "no_permission")
+    return RefusedForGood(text or "unexpected page")
+
+
+RecipientTrouble = Literal["too_many_recipients", "unknown_recipient", "rejected"]
+
+
+def recipients_trouble(error: str | None) -> RecipientTrouble:
+    """Why the compose form came back without every recipient asked for: the board's limit, names it
+    does not know (it names none of them, and says nothing when some names exist), or another error."""
+    if error and TOO_MANY.search(error):
+        return "too_many_recipients"
+    if error and NO_USERS.search(error) or not error:
+        return "unknown_recipient"
+    return "rejected"
+
+
+def _form_error_answer(error: str, html: str) -> Outcome:
+    if FLOOD.search(error):
+        return RefusedForNow("flood", error)
+    if FORM_INVALID.search(error):
+        return RefusedForNow("form_invalid", error)
+    if TOO_MANY.search(error):
+        return RefusedForGood(error, "too_many_recipients", limit=len(addressed_recipients(html)))
+    return RefusedForGood(error)
+
+
+def _topic_id(url: str, html: str) -> int | None:
+    found = query_int(url, "t")
+    return found if found is not None else parse_topic_page(html, url=url).topic_id

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from forumbot.errors import (
     ConfigError,
@@ -62,19 +63,24 @@ from forumbot.errors import (
 )
 from forumbot.forum.client import ForumClient
 from forumbot.forum.http import Page
-from forumbot.forum.markup import browser_fields, find_form, iter_class, parse_html, query_int, text_of
+from forumbot.forum.markup import browser_fields, find_form, iter_class, parse_html, text_of
+from forumbot.forum.outcome import (
+    LoggedOut,
+    Outcome,
+    RefusedForGood,
+    RefusedForNow,
+    Stored,
+    Unknown,
+    refusal_error,
+)
 from forumbot.forum.phpbb import pages
 from forumbot.forum.phpbb.answers import (
-    FLOOD,
-    FORM_INVALID,
-    NEEDS_APPROVAL,
-    NO_USERS,
-    REFUSED,
-    TOO_MANY,
     form_error,
+    form_missing,
     forum_message,
-    has_post_review,
-    sent_pm_id,
+    pm_answer,
+    post_answer,
+    recipients_trouble,
 )
 from forumbot.forum.phpbb.forms import FORM_MIN_AGE, PREFERENCES, addressed_recipients, confirm_form, pm_key, pm_names
 from forumbot.forum.phpbb.pages import forum_pages, parse_forum_topics
@@ -139,7 +145,7 @@ class PhpbbPoster:
         """A new topic in forum `forum_id`; returns its id."""
         form = self.http.url(f"posting.php?mode=post&f={forum_id}")
         seen = (lambda: self.find_marker_in_forum(forum_id, subject, marker)) if marker else None
-        return self._post(form, {"subject": subject, "message": message}, self._topic_of, seen)
+        return self._post(form, {"subject": subject, "message": message}, "topic", seen)
 
     def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int:
         """A reply in `topic` (an id or a topic URL; an empty subject keeps phpBB's "Re: ..."); returns the
@@ -148,13 +154,13 @@ class PhpbbPoster:
         form = self.http.url(f"posting.php?mode=reply&t={topic_id}")
         values = {"message": message} | ({"subject": subject} if subject else {})
         seen = (lambda: self.find_marker_in_topic(topic_id, marker)) if marker else None
-        return self._post(form, values, self._post_of, seen)
+        return self._post(form, values, "reply", seen)
 
     def _post(
         self,
         form_url: str,
         values: dict[str, str],
-        result: Callable[[Page], int],
+        made: Literal["topic", "reply"],
         seen: Callable[[], int | None] | None,
     ) -> int:
         invalid = floods = reviews = 0
@@ -165,45 +171,32 @@ class PhpbbPoster:
             answer = self._submit_once(action, fill(fields, values), page.charset, fetched, seen)
             if isinstance(answer, int):
                 return answer
-            if "viewtopic.php" in answer.url:
-                return result(answer)
-            error = form_error(answer.text)
-            if error and FLOOD.search(error):
+            outcome = post_answer(answer.url, answer.text, made)
+            if isinstance(outcome, Stored):
+                if outcome.remote_id is None:
+                    what = "topic" if made == "topic" else "post"
+                    raise ParseError(f"{answer.url}: posted, but the {what}'s id is not in the answer")
+                return outcome.remote_id
+            if not isinstance(outcome, RefusedForNow):
+                raise self._refused(form_url, answer, outcome, "the forum did not post")
+            if outcome.why == "flood":
                 floods += 1
                 found = self._after_flood(floods, form_url, seen)
                 if found is not None:
                     return found
                 page = self.http.get(form_url)
-            elif error and FORM_INVALID.search(error):
+            elif outcome.why == "form_invalid":
                 invalid += 1
                 if invalid > 1:
-                    raise ForumError(f"{form_url}: the forum refused the form twice: {error}")
+                    raise ForumError(f"{form_url}: the forum refused the form twice: {outcome.said}")
                 page = self.http.get(form_url)
-            elif error:
-                raise ForumError(f"{form_url}: the forum did not post: {error}")
-            elif has_post_review(answer.text):
+            else:
                 # Someone posted since the form was issued: phpBB stored nothing and served the form again
                 # with the new topic_cur_post_id; submitting that form as it is posts the reply.
                 reviews += 1
                 if reviews > MAX_REVIEWS:
                     raise ForumError(f"{form_url}: others keep posting; the reply was shown for review {reviews} times")
                 page = answer
-            else:
-                raise self._unexpected(form_url, answer)
-
-    def _topic_of(self, page: Page) -> int:
-        found = query_int(page.url, "t")
-        if found is None:
-            found = pages.parse_topic_page(page.text, url=page.url).topic_id
-        if found is None:
-            raise ParseError(f"{page.url}: posted, but the topic's id is not in the answer")
-        return found
-
-    def _post_of(self, page: Page) -> int:
-        found = query_int(page.url, "p")
-        if found is None:
-            raise ParseError(f"{page.url}: posted, but the post's id is not in the answer")
-        return found
 
     # -- private messages -------------------------------------------------------------------------
 
@@ -229,32 +222,21 @@ class PhpbbPoster:
             answer = self._submit_once(action, fields, addressed.charset, fetched, seen)
             if isinstance(answer, int):
                 return answer
-            pm_id = sent_pm_id(answer.text)
-            if pm_id is not None and find_form(parse_html(answer.text), "postform") is None:
-                return pm_id
-            error = form_error(answer.text)
-            if error and FLOOD.search(error):
+            outcome = pm_answer(answer.text)
+            if isinstance(outcome, Stored):
+                return outcome.remote_id  # None: a message page with no error and no form, its id not shown
+            if not isinstance(outcome, RefusedForNow):
+                raise self._refused(compose, answer, outcome, f"the PM to {', '.join(names)} was not sent")
+            if outcome.why == "flood":
                 floods += 1
                 found = self._after_flood(floods, compose, seen)
                 if found is not None:
                     return found
-            elif error and FORM_INVALID.search(error):
+            else:
                 invalid += 1
                 self._prepared.clear()  # forms addressed as long ago as this one are suspect too
                 if invalid > 1:
-                    raise ForumError(f"{compose}: the forum refused the PM form twice: {error}")
-            elif error and TOO_MANY.search(error):
-                kept = len(addressed_recipients(answer.text))
-                raise TooManyRecipients(f"{compose}: {error} (the board kept {kept}); PM not sent", kept)
-            elif error:
-                raise ForumError(f"{compose}: the PM to {', '.join(names)} was not sent: {error}")
-            elif forum_message(answer.text) is not None and find_form(parse_html(answer.text), "postform") is None:
-                text = forum_message(answer.text) or ""
-                if REFUSED.search(text):
-                    raise NoPermission(f"{compose}: {text}")
-                return None  # a message page with no error and no form: sent, its id not shown
-            else:
-                raise self._unexpected(compose, answer)
+                    raise ForumError(f"{compose}: the forum refused the PM form twice: {outcome.said}")
 
     def prepare_pms(self, upcoming: Sequence[Sequence[str]]) -> None:
         """Address, in order, the compose forms of the PMs to be sent next (step one only: nothing is
@@ -299,12 +281,13 @@ class PhpbbPoster:
         missing = [name for name in names if name.casefold() not in taken] if all(kept.values()) else []
         if not missing and len(kept) == len(names):
             return added, fetched
-        if error and TOO_MANY.search(error):
+        trouble = recipients_trouble(error)
+        if trouble == "too_many_recipients":
             raise TooManyRecipients(
                 f"{compose}: {error} The board takes {len(kept)} recipients in one PM, not {len(names)}; PM not sent",
                 len(kept),
             )
-        if error and NO_USERS.search(error) or not error:
+        if trouble == "unknown_recipient":
             # phpBB names no one: when some names exist it drops the unknown ones without a word
             unknown = (self._unknown(compose, missing) if len(names) > 1 else missing) or missing or names
             raise UnknownRecipient(f"no member of the forum is called {', '.join(map(repr, unknown))}: PM not sent")
@@ -455,10 +438,10 @@ class PhpbbPoster:
         form = find_form(root, "postform")
         if form is not None:
             return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
-        text = forum_message(root)
-        if text is not None and REFUSED.search(text):
-            raise NoPermission(f"{url}: {text}")
-        raise ForumError(f"{url}: no form to fill in: {text or 'unexpected page'}")
+        refused = form_missing(page.text)
+        if refused.why == "no_permission":
+            raise NoPermission(f"{url}: {refused.said}")
+        raise ForumError(f"{url}: no form to fill in: {refused.said}")
 
     def _submit(self, action: str, fields: Fields, charset: str, fetched: float) -> Page:
         """POST a filled form once: no sooner than phpBB's one second after the form was issued, nor than
@@ -505,13 +488,19 @@ class PhpbbPoster:
         clock.sleep(max(0.0, since + self.flood_interval - clock.time()))
         return None
 
-    def _unexpected(self, url: str, answer: Page) -> ForumError:
-        text = forum_message(answer.text)
-        if text is not None and NEEDS_APPROVAL.search(text):
-            return HeldForApproval(f"{url}: the forum holds the post for a moderator's approval: {text}")
-        if text is not None and REFUSED.search(text):
-            return NoPermission(f"{url}: {text}")
-        return ForumError(f"{url}: unexpected answer ({answer.url}): {text or 'no message'}")
+    def _refused(self, url: str, answer: Page, outcome: Outcome, failed: str) -> ForumError:
+        """The error for an answer that stored nothing (`failed` says what, for the board's own error)."""
+        if isinstance(outcome, RefusedForGood) and outcome.why == "rejected":
+            return ForumError(f"{url}: {failed}: {outcome.said}")
+        if isinstance(outcome, RefusedForGood) and outcome.why == "too_many_recipients":
+            kept = outcome.limit or 0
+            return TooManyRecipients(f"{url}: {outcome.said} (the board kept {kept}); PM not sent", kept)
+        if isinstance(outcome, RefusedForGood) and outcome.why == "held_for_approval":
+            return HeldForApproval(f"{url}: the forum holds the post for a moderator's approval: {outcome.said}")
+        if isinstance(outcome, RefusedForGood | LoggedOut):
+            return refusal_error(outcome, f"{url}: {outcome.said}")
+        said = outcome.said if isinstance(outcome, Unknown) else ""
+        return ForumError(f"{url}: unexpected answer ({answer.url}): {said or 'no message'}")
 
 
 def writer_for(client: ForumClient, flood_interval: float = FLOOD_INTERVAL) -> PhpbbPoster:
