@@ -154,6 +154,7 @@ class Vote(Frozen):
     targets: tuple[str, ...]
     time: datetime | None = None
     ref: str | None = None  # where it came from (a post permalink), for the audit
+    post_id: int | None = None  # the post it was written in (a vote in the day thread), for the host's corrections
 
 
 class Order(Frozen):

@@ -829,6 +829,12 @@ def to_engine_votes(records: Iterable[VoteRecord]) -> tuple[Vote, ...]:
             by_post.setdefault(record.post_id, []).append(record)
     ordered = sorted(by_post.values(), key=lambda rs: rs[0].time)  # stable: same-time posts keep order
     return tuple(
-        Vote(voter=rs[0].voter, targets=tuple(r.target for r in rs), time=rs[0].time, ref=rs[0].permalink)
+        Vote(
+            voter=rs[0].voter,
+            targets=tuple(r.target for r in rs),
+            time=rs[0].time,
+            ref=rs[0].permalink,
+            post_id=rs[0].post_id,
+        )
         for rs in ordered
     )

@@ -392,7 +392,7 @@ def _votes(
         audit.append(entry)
     if "thread" in channels:
         timed += [
-            (r.time, r.post_id, Vote(voter=r.voter, targets=(r.target,), time=r.time, ref=r.permalink))
+            (r.time, r.post_id, _thread_vote(r))
             for r in records
             if r.counted
         ]
@@ -424,6 +424,13 @@ def _votes(
                 )
     timed.sort(key=lambda t: (t[0], t[1]))
     return [v for _, _, v in timed], audit
+
+
+def _thread_vote(record: VoteRecord) -> Vote:
+    """A counted fragment of the day thread as the engine's vote, with the post it was written in."""
+    return Vote(
+        voter=record.voter, targets=(record.target,), time=record.time, ref=record.permalink, post_id=record.post_id
+    )
 
 
 def _merge_double(timed: list[tuple[datetime, int, Vote]]) -> list[tuple[datetime, int, Vote]]:
@@ -590,6 +597,7 @@ def _apply_overrides(
                         targets=(entry["target"],),
                         time=datetime.fromisoformat(entry["time"]),
                         ref=entry.get("link"),
+                        post_id=entry["post_id"],
                     )
                     votes = [v for v in votes if v.voter != vote.voter] + [vote]
                     entry |= {"counted": True, "reason": f"override by {o['by']}: {o['reason']}"}
@@ -799,12 +807,8 @@ def _check_power_subject(config: GameConfig, state: GameState, kind: str, subjec
 
 
 def _from_post(vote: Vote, post_id: str) -> bool:
-    return vote.ref is not None and (
-        vote.ref.endswith(f"p={post_id}")
-        or f"p={post_id}#" in vote.ref
-        or vote.ref.endswith(f"#p{post_id}")
-        or f"p={post_id}&" in vote.ref
-    )
+    """Whether the vote was written in the post (every engine's votes carry their post's id)."""
+    return vote.post_id is not None and str(vote.post_id) == post_id
 
 
 def _activity(

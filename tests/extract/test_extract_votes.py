@@ -211,7 +211,7 @@ def test_a_later_void_vote_leaves_the_earlier_valid_one_standing(phpbb_roster: R
         (3, False, "edited"),
     ]
     assert to_engine_votes(records) == (
-        Vote(voter="Alice", targets=("Пётр",), time=NOON, ref="./viewtopic.php?p=1#p1"),
+        Vote(voter="Alice", targets=("Пётр",), time=NOON, ref="./viewtopic.php?p=1#p1", post_id=1),
     )
 
 
