@@ -24,7 +24,7 @@ from forumbot.forum.ips4 import pages as ips4
 from forumbot.forum.markup import parse_html, text_of
 from forumbot.posts import PrivateMessage
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 MSK = timezone(timedelta(hours=3))
 NOW = datetime(2026, 12, 1, 21, 10, tzinfo=MSK)
 PLAYERS = Roster(["Лиса", "Кот Матроскин", "Winnie", "Галчонок", "Шарик", "Печкин", "Мурка", "Дядя Фёдор"])

@@ -15,7 +15,7 @@ from forumbot.forum import registry
 from forumbot.forum.markup import parse_html
 from forumbot.forum.saved import pages as saved
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 MSK = timezone(timedelta(hours=3))
 
 

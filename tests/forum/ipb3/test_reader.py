@@ -23,7 +23,7 @@ from forumbot.forum.ipb3.reader import Ipb3Client
 from forumbot.forum.registry import open_client
 from forumbot.host.daywindow import read_day_pms
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ipb3"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "ipb3"
 BASE = "http://forum.nightcity.example/forum/"
 MSK = timezone(timedelta(hours=3))
 FETCHED = datetime(2026, 12, 1, 18, 10, 0, tzinfo=UTC).timestamp()  # 21:10 in Moscow, as the pages were made

@@ -16,7 +16,7 @@ import pytest
 from forumbot.errors import ParseError
 from forumbot.forum.phpbb import pages as phpbb
 
-REAL = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb-ru"
+REAL = Path(__file__).resolve().parents[3] / "fixtures" / "phpbb-ru"
 MSK = timezone(timedelta(hours=3))
 EXCHANGES: dict[str, dict[str, Any]] = {
     e["body_file"]: e for e in json.loads((REAL / "index.json").read_text(encoding="utf-8"))
