@@ -4,11 +4,22 @@ button with its own value), in the board's charset; no word of the board's langu
 
 from __future__ import annotations
 
-from forumbot.forum.markup import Element, parse_html
+from forumbot.forum.markup import Element, browser_fields, parse_html, submit_buttons
+from forumbot.forum.poster import Fields
 
-__all__ = ["named_form"]
+__all__ = ["named_form", "served"]
 
 
 def named_form(html: str | Element, name: str) -> Element | None:
     """The page's `form[name=<name>]` (IPB 2 names its forms: REPLIER, modform, LOGIN)."""
     return next((form for form in parse_html(html).iter("form") if form.get("name") == name), None)
+
+
+def served(html: str | Element, name: str) -> tuple[str | None, Fields] | None:
+    """The page's form `name` as a browser submits it with its first submit button: its action (None: the
+    page's own address) and its fields; None when the page has no such form."""
+    form = named_form(html, name)
+    if form is None:
+        return None
+    press = next(iter(submit_buttons(form)), None)
+    return form.get("action"), browser_fields(form, press=press)

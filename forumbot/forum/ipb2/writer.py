@@ -236,10 +236,10 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
     def _served(self, page: Page, url: str, name: str) -> tuple[str, Fields]:
         """The page's form `name` as a browser submits it with its first submit button; an error page
         instead is the forum's refusal."""
-        form = forms.named_form(page.text, name)
+        form = forms.served(page.text, name)
         if form is not None:
-            press = next(iter(submit_buttons(form)), None)
-            return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
+            action, fields = form
+            return self.http.rebase(action or url), fields
         refused = answers.form_missing(page.text)
         if refused.why == "no_permission":
             raise NoPermission(f"{url}: {refused.said}")

@@ -49,9 +49,8 @@ from forumbot.errors import (
 from forumbot.forum.client import ForumClient
 from forumbot.forum.http import Page, RefusedPage
 from forumbot.forum.invision.writer import InvisionPoster
-from forumbot.forum.ipb3 import answers, pages
+from forumbot.forum.ipb3 import answers, forms, pages
 from forumbot.forum.ipb3.reader import Ipb3Client
-from forumbot.forum.markup import browser_fields, find_form, parse_html, submit_buttons
 from forumbot.forum.outcome import RefusedForGood, RefusedForNow, Stored, Unknown
 from forumbot.forum.poster import (
     FLOOD_INTERVAL,
@@ -280,15 +279,15 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
                 raise NoPermission(f"{url}: {refused.said or exc}") from exc
             self.http.clock.sleep(refused.wait or 0.0)
             return self._look(seen)
-        form = find_form(parse_html(page.text), form_id)
+        form = forms.served(page.text, form_id)
         if form is None:
             missing = answers.form_missing(page.text)
             if isinstance(missing, RefusedForGood):
                 raise ForumError(f"{url}: no form to fill in: {missing.said}")
             self.http.clock.sleep(missing.wait or 0.0)
             return self._look(seen)
-        press = next(iter(submit_buttons(form)), None)
-        return self.http.rebase(form.get("action") or url), browser_fields(form, press=press), page.charset
+        action, fields = form
+        return self.http.rebase(action or url), fields, page.charset
 
     def _submit_once(
         self, action: str, fields: Fields, charset: str, seen: Callable[[], int | None] | None, *, post: bool
