@@ -13,9 +13,11 @@ import pytest
 from fakeboard import Board, BoardServer
 from forumbot.config import GameConfig
 from forumbot.engine.model import GameState
-from forumbot.forum.client import ClientSettings, PhpbbClient, open_client
+from forumbot.forum.client import ClientSettings
 from forumbot.forum.http import HttpSettings
-from forumbot.forum.posting import PhpbbPoster
+from forumbot.forum.phpbb.reader import PhpbbClient
+from forumbot.forum.phpbb.writer import PhpbbPoster
+from forumbot.forum.registry import open_client
 from forumbot.host import games
 from forumbot.host.publish import publish
 from forumbot.host.watch import DUEL_REASON, PassReport, watch_once
