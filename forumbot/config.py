@@ -413,7 +413,7 @@ def load_game_config(path: Path, *, stored: bool = False) -> GameConfig:
         if template is not None and not Path(template).is_file():
             raise ConfigError(f"{path}: templates.{key}: no such template file {template}")
     pages = resolved.forum.saved_pages
-    if not stored and resolved.forum.engine == "saved" and pages is not None and not pages.is_dir():
+    if not stored and not registry.dialect(resolved.forum.engine).network and pages is not None and not pages.is_dir():
         what = "is not a folder" if pages.exists() else "no such folder"
         raise ConfigError(f"{path}: forum.saved_pages: {what}: {pages}")
     return resolved
