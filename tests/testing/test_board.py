@@ -15,19 +15,9 @@ import httpx
 import pytest
 from lxml import etree
 
-from fakeboard.board import (
-    DAY_MIX,
-    FLOOD_ERROR,
-    FORM_INVALID,
-    NOT_AUTHORISED,
-    TOPIC_LOCKED,
-    Board,
-    BoardServer,
-    GeneratedPost,
-    format_date,
-    populate_day,
-)
+from fakeboard import DAY_MIX, Board, BoardServer, GeneratedPost, format_date, populate_day
 from fakeboard.clock import FakeClock
+from fakeboard.phpbb import FLOOD_ERROR, FORM_INVALID, NOT_AUTHORISED, TOPIC_LOCKED
 from forumbot.forum import phpbb
 from forumbot.forum.markup import first_class, parse_html, serialize
 from forumbot.posts import TopicPage

@@ -28,8 +28,8 @@ from capture_board import (
 )
 from lxml import etree, html
 
-from fakeboard import Board, BoardServer, format_date, translate
-from fakeboard.board import LANGUAGE_PACK, SKELETONS, User
+from fakeboard import Board, BoardServer, User, format_date, translate
+from fakeboard.phpbb import LANGUAGE_PACK, SKELETONS
 
 UA = "Mozilla/5.0 (X11; Linux x86_64) board-tests"
 MOSCOW = ZoneInfo("Europe/Moscow")

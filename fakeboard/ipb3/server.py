@@ -6,7 +6,7 @@
         client = Ipb3Client(server.url, username="Ведущий", password="secret")
 
 Pages are rendered from skeletons cut out of pages IPB 3.4.6's compiled Russian skin produced
-(`skeletons/ipb3_*.html`): `index.php?showtopic=T&page=N`, `showforum=F&page=N`, the sign-in page
+(`skeletons/`): `index.php?showtopic=T&page=N`, `showforum=F&page=N`, the sign-in page
 (`app=core&module=global&section=login`), the posting form (`app=forums&module=post&section=post`,
 `do=new_post|reply_post`, submitted as `new_post_do|reply_post_do`), the moderators' links
 (`app=forums&module=moderate&section=moderate&do=00|01&auth_key=`), the Messenger
@@ -31,27 +31,28 @@ What it emulates, as IPB 3.4 does it:
   conversations (`pm_flood_interval`);
 - closing and opening a topic by the moderators' links, refused to members who do not moderate the forum.
 
-Faults are the IPB 2 server's (`fail_after_acting`, a `#field=value` suffix picking a request by its form or
+Faults are every fake board's (`fail_after_acting`, a `#field=value` suffix picking a request by its form or
 query fields, `"GET index.php#do=00"`).
 """
 
 from __future__ import annotations
 
-import html
-import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, tzinfo
-from typing import Any
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import Any, ClassVar, Unpack
 from urllib.parse import quote
 
 from markupsafe import Markup
 
-from fakeboard.board import Board, Forum, Post, PrivateMessage, Topic, User, _Request, _Response
-from fakeboard.ipb2 import Ipb2Server
+from fakeboard.invision.server import InvisionServer, LockRefusal, day_word, whole_seconds
+from fakeboard.ipb3.bbcode import ipb3_bbcode
+from fakeboard.server import Request, Response, ServerOptions, number
+from fakeboard.state import Board, Forum, Post, PrivateMessage, Topic, User, moderates
 
-__all__ = ["Conversation", "Ipb3Server", "ipb3_bbcode", "ipb3_date"]
+__all__ = ["Conversation", "Ipb3Server", "ipb3_date"]
 
 FLOOD_ERROR = (
     "На форуме включена защита от флуда. Пожалуйста, подождите {} секунд перед отправкой следующего сообщения."
@@ -69,92 +70,31 @@ NO_CONVERSATION = "Переписка не найдена или у вас не�
 WRONG_LOGIN = "Имя пользователя или пароль неверны. Пожалуйста, попробуйте снова."
 BAD_ACTION = "Неверное действие."
 PM_TITLE_MAX = 40  # the compose form's maxlength
+TITLE_MAX = 150  # a topic title is cut to this
 TOPICS_PER_PAGE = 25
 ROWS_PER_PAGE = 25
 MESSAGES_PER_PAGE = 20
 _MONTHS = ("января февраля марта апреля мая июня июля августа сентября октября ноября декабря").split()
 _SHORT_MONTHS = ("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec").split()
+LOCK_REFUSALS = {  # the error page's text, code and status
+    LockRefusal.NO_TOPIC: (NO_TOPIC, "10340", 404),
+    LockRefusal.NOT_MODERATOR: (NO_PERMISSION, "103136", 403),
+    LockRefusal.BAD_ACTION: (BAD_ACTION, "103137", 401),
+}
+SKELETONS = Path(__file__).with_name("skeletons")
 
 
 def ipb3_date(moment: datetime, tz: tzinfo, now: datetime, *, with_time: bool = True) -> str:
     """IPB 3.4's Russian date: «Сегодня, 10:00», «Вчера, 12:00», else «29 ноября 2026 - 20:31»; the DATE
     format of folder rows (`with_time=False`) prints older days as «29 Nov 2026»."""
-    local, today = moment.astimezone(tz), now.astimezone(tz).date()
+    local = moment.astimezone(tz)
     clock = f"{local.hour:02d}:{local.minute:02d}"
-    if local.date() == today:
-        return f"Сегодня, {clock}"
-    if local.date() == today - timedelta(days=1):
-        return f"Вчера, {clock}"
+    day = day_word(local, now.astimezone(tz))
+    if day:
+        return f"{day}, {clock}"
     if not with_time:
         return f"{local.day:02d} {_SHORT_MONTHS[local.month - 1]} {local.year}"
     return f"{local.day} {_MONTHS[local.month - 1]} {local.year} - {clock}"
-
-
-# --- BBCode as the IPB 3.4 editor stores it -------------------------------------------------------------
-
-_TAG = re.compile(r"\[(/?)(\w+|\*)(?:=([^\]]*))?\]")
-_SIZES = {"1": "8", "2": "10", "3": "12", "4": "14", "5": "18", "6": "24", "7": "36"}
-_PLAIN = {"b": ("<strong class='bbc'>", "</strong>"), "i": ("<em class='bbc'>", "</em>"),
-          "u": ("<span class='bbc_underline'>", "</span>"), "s": ("<del class='bbc'>", "</del>"),
-          "list": ("<ul class='bbc'>", "</ul>")}  # fmt: skip
-_SPOILER = (
-    "<div class='bbc_spoiler'>\n\t<span class='spoiler_title'>Скрытый текст</span> "
-    "<input type='button' class='bbc_spoiler_show' value='Показать' />\n\t<div class='bbc_spoiler_wrapper'>"
-    "<div class='bbc_spoiler_content' style=\"display:none;\">"
-)
-
-
-def _attr(value: str | None) -> str:
-    return html.escape((value or "").strip("\"'"), quote=True)
-
-
-def _open(tag: str, value: str | None) -> tuple[str, str] | None:
-    """The HTML a tag opens with and closes with, or None for a tag the editor keeps as text."""
-    if tag in _PLAIN:
-        return _PLAIN[tag]
-    if tag == "color" and value:
-        return f"<span style='color: {_attr(value)}'>", "</span>"
-    if tag == "size" and value:
-        return f"<span style='font-size: {_SIZES.get(value.strip(chr(34) + chr(39)), '12')}px;'>", "</span>"
-    if tag == "quote":
-        author = f' data-author="{_attr(value)}"' if value else ""
-        return f"<blockquote class='ipsBlockquote'{author}><p>", "</p></blockquote>"
-    if tag == "url" and value:
-        return f"<a href='{_attr(value)}' class='bbc_url' title='' rel='nofollow external'>", "</a>"
-    if tag == "spoiler":
-        return _SPOILER, "</div></div>\n</div>"
-    return None
-
-
-def ipb3_bbcode(source: str) -> str:
-    """The HTML IPB 3.4 stores for a post or message written in BBCode (the tags forumbot and tests write)."""
-    out: list[str] = []
-    stack: list[tuple[str, str]] = []
-
-    def text(chunk: str) -> None:
-        out.append(html.escape(chunk, quote=False).replace("\n", "<br />\n"))
-
-    pos = 0
-    for m in _TAG.finditer(source):
-        text(source[pos : m.start()])
-        pos = m.end()
-        closing, tag, value = m.group(1), m.group(2).lower(), m.group(3)
-        if tag == "*" and not closing:
-            out.append("<li>")
-        elif closing and any(t == tag for t, _ in stack):
-            while stack:
-                open_tag, close_html = stack.pop()
-                out.append(close_html)
-                if open_tag == tag:
-                    break
-        elif not closing and (made := _open(tag, value)) is not None:
-            out.append(made[0])
-            stack.append((tag, made[1]))
-        else:
-            text(m.group(0))
-    text(source[pos:])
-    out.extend(close_html for _, close_html in reversed(stack))
-    return "".join(out)
 
 
 # --- conversations ----------------------------------------------------------------------------------------
@@ -171,13 +111,13 @@ class Conversation:
     messages: list[int] = field(default_factory=list)
 
 
-# --- the server -------------------------------------------------------------------------------------------
-
-
-class Ipb3Server(Ipb2Server):
+class Ipb3Server(InvisionServer):
     """`board` served as IPB 3.4 would serve it (see the module's doc). `flood_interval` is the group's
     flood control between posts (0: none), `double_post` the window of the double-post guard,
     `pm_flood_interval` the time a member waits between two new conversations (0: none)."""
+
+    skeletons = SKELETONS
+    thread_name: ClassVar[str] = "ipb3-fake"
 
     def __init__(
         self,
@@ -185,9 +125,9 @@ class Ipb3Server(Ipb2Server):
         *,
         double_post: float = 4.0,
         pm_flood_interval: float = 0.0,
-        **options: Any,
+        **options: Unpack[ServerOptions],
     ) -> None:
-        super().__init__(board, charset="utf-8", double_submit=0.0, **options)
+        super().__init__(board, charset="utf-8", **options)
         self.double_post = double_post
         self.pm_flood_interval = pm_flood_interval
         self._conversations: dict[int, Conversation] = {}
@@ -195,134 +135,88 @@ class Ipb3Server(Ipb2Server):
         self._next_conversation = 80
         self._last_conversation: dict[int, float] = {}  # member id -> when he last started one
 
-    # -- requests -----------------------------------------------------------------------------------
-
-    def _take_after_acting(self, method: str, target: str, raw: bytes) -> str | None:
-        """As IPB 2's, with the query's fields too: closing a topic is a link, not a form."""
-        query = target.partition("?")[2]
-        return super()._take_after_acting(method, target, (query.encode() + b"&" + raw) if raw else query.encode())
-
-    def _dispatch(self, request: _Request) -> _Response:
-        script = request.path.rsplit("/", 1)[-1] or "index.php"
-        if script != "index.php" or request.path.count("/") > 1:
-            return _Response(404, b"<h1>Not Found</h1>")
-        q = request.query | (request.form if request.method == "POST" else {})
+    def _answer(self, request: Request, q: dict[str, str]) -> Response:
         if "showtopic" in q:
-            return self._v3_topic(request, q)
+            return self._topic_page(request, q)
         if "showforum" in q:
-            return self._v3_forum(request, q)
-        routes: dict[tuple[str, str], Callable[[_Request, dict[str, str]], _Response]] = {
-            ("core", "global"): self._v3_login,
-            ("forums", "post"): self._v3_post,
-            ("forums", "moderate"): self._v3_moderate,
-            ("members", "messaging"): self._v3_messenger,
+            return self._forum_page(request, q)
+        routes: dict[tuple[str, str], Callable[[Request, dict[str, str]], Response]] = {
+            ("core", "global"): self._login,
+            ("forums", "post"): self._post,
+            ("forums", "moderate"): self._moderate,
+            ("members", "messaging"): self._messenger,
         }
         route = routes.get((q.get("app", ""), q.get("module", "")))
         if route is not None:
             return route(request, q)
-        return self._v3_page(request, "ipb3_message.html", self.board.name, text="Добро пожаловать")
+        return self._page(request, "message.html", self.board.name, text="Добро пожаловать")
 
     # -- rendering ----------------------------------------------------------------------------------
 
-    def _v3_page(self, request: _Request, template: str, title: str, **values: Any) -> _Response:
-        user = request.user
-        with self.board.lock:
-            new_pms = sum(
-                1 for m in self.board._pms.values() if user is not None and user.name in m.recipients
-                and not m.is_read_by(user.name)
-            )  # fmt: skip
-        context: dict[str, Any] = {
-            "title": title,
-            "root": request.base_url,
-            "base": f"{request.base_url}index.php?",
-            "secure_hash": self.auth_key(user),
-            "member": {"id": user.user_id, "name": user.name} if user is not None else None,
-            "new_pms": new_pms,
-            "board_name": self.board.name,
-            "nav": [],
-            "refresh": None,
-            "error": "",
-            "text": "",
-            "code": "",
-        }
-        context.update(values)
-        body = self._env.get_template(template).render(**context)
-        return _Response(200, body.encode("utf-8"), [("Content-Type", "text/html; charset=UTF-8")])
+    def _page_values(self, request: Request) -> dict[str, Any]:
+        return {"secure_hash": self.auth_key(request.user), "code": ""}
 
-    def _v3_error(self, request: _Request, text: str, code: str = "10333", status: int = 401) -> _Response:
-        response = self._v3_page(request, "ipb3_message.html", "Ошибка", error=text, code=code)
-        return _Response(status, response.body, response.headers)
+    def _content_type(self) -> str:
+        return "text/html; charset=UTF-8"
 
-    def _v3_redirect(self, request: _Request, target: str) -> _Response:
-        return _Response(302, b"", [("Location", f"{request.base_url}index.php?{target}")])
+    def _error(self, request: Request, text: str, code: str = "10333", status: int = 401) -> Response:
+        return self._page_as(status, request, "message.html", "Ошибка", {"error": text, "code": code})
 
-    def _v3_redirect_screen(self, request: _Request, text: str, target: str) -> _Response:
+    def _redirect_screen(self, request: Request, text: str, target: str) -> Response:
         link = f"{request.base_url}index.php?{target}"
-        return self._v3_page(request, "ipb3_message.html", text, text=text, refresh=link)
+        return self._page(request, "message.html", text, text=text, refresh=link)
 
-    def _v3_login_wall(self, request: _Request, error: str = "") -> _Response:
+    def _login_wall(self, request: Request, error: str = "") -> Response:
         asked = "&".join(f"{quote(k)}={quote(v)}" for k, v in request.query.items())
         referer = f"{request.base_url}index.php?{asked}"
-        return self._v3_page(request, "ipb3_login.html", "Вход", error=error, referer=referer, nav=[("", "Вход")])
+        return self._page(request, "login.html", "Вход", error=error, referer=referer, nav=[("", "Вход")])
 
-    def _v3_date(self, moment: datetime, *, with_time: bool = True) -> str:
+    def _date_text(self, moment: datetime, *, with_time: bool = True) -> str:
         return ipb3_date(moment, self.tz, self._now(), with_time=with_time)
-
-    def _member(self, name: str) -> tuple[str, int]:
-        user = self.board._users.get(name.lower())
-        return name, user.user_id if user is not None else 0
 
     # -- sign in ------------------------------------------------------------------------------------
 
-    def _v3_login(self, request: _Request, q: dict[str, str]) -> _Response:
+    def _login(self, request: Request, q: dict[str, str]) -> Response:
         if q.get("section") != "login":
-            return self._v3_error(request, BAD_ACTION)
+            return self._error(request, BAD_ACTION)
         action = q.get("do", "")
         if action == "logout":
-            if request.user is not None and q.get("k") == self.auth_key(request.user):
-                with self._state:
-                    self._sessions.pop(request.session.sid if request.session else "", None)
-            return self._v3_redirect(request, "act=idx")
+            self._sign_out(request, q.get("k"))
+            return self._to(request, "act=idx")
         if action != "process" or request.method != "POST":
-            return self._v3_login_wall(request)
+            return self._login_wall(request)
         if request.form.get("auth_key") != self.auth_key(None):
-            return self._v3_error(request, BAD_KEY, "2010")
-        with self.board.lock:
-            user = self.board._users.get(request.form.get("ips_username", "").lower())
-        given = request.form.get("ips_password", "").encode()
-        if user is None or user.password is None or not secrets.compare_digest(user.password.encode(), given):
-            return self._v3_login_wall(request, WRONG_LOGIN)
-        request.session = self._open_session(request, user.user_id)
-        request.user = user
-        if request.form.get("rememberMe") == "1":
-            request.set_cookies.append(f"member_id={user.user_id}; path=/; HttpOnly")
-            request.set_cookies.append(f"pass_hash={self._pass_hash(user)}; path=/; HttpOnly")
-        return self._v3_redirect(request, "act=idx")
+            return self._error(request, BAD_KEY, "2010")
+        form = request.form
+        remember = form.get("rememberMe") == "1"
+        if self._sign_in(request, form.get("ips_username", ""), form.get("ips_password", ""), remember):
+            return self._to(request, "act=idx")
+        return self._login_wall(request, WRONG_LOGIN)
 
     # -- topics and forums --------------------------------------------------------------------------
 
-    def _v3_topic(self, request: _Request, q: dict[str, str]) -> _Response:
-        topic_id = _number(q.get("showtopic")) or 0
+    def _topic_page(self, request: Request, q: dict[str, str]) -> Response:
+        topic_id = number(q.get("showtopic")) or 0
         with self.board.lock:
             topic = self.board._topics.get(topic_id)
             forum = self.board._forums.get(topic.forum_id) if topic is not None else None
             if topic is None or forum is None:
-                return self._v3_error(request, NO_TOPIC, "10340", status=404)
+                return self._error(request, NO_TOPIC, "10340", status=404)
             if not forum.public and request.user is None:
-                return self._v3_login_wall(request)
-            moderator = self._moderates(request.user, forum)
+                return self._login_wall(request)
+            moderator = moderates(request.user, forum)
             posts = [p for p in topic.posts if p.visible or moderator]
             per_page = self.posts_per_page
             count = max(1, (len(posts) + per_page - 1) // per_page)
             current = self._page_number(q, per_page, count, posts)
             start = (current - 1) * per_page
-            shown = [self._v3_post_view(p, n) for n, p in enumerate(posts[start : start + per_page], start + 1)]
+            shown = [self._post_view(p, n) for n, p in enumerate(posts[start : start + per_page], start + 1)]
             topic.views += 1
             first = topic.posts[0] if topic.posts else None
             starter = {"name": "", "id": 0, "date": ""}
             if first is not None:
-                name, uid = self._member(first.author)
-                starter = {"name": name, "id": uid, "date": self._v3_date(first.time)}
+                name, uid = self._named(first.author)
+                starter = {"name": name, "id": uid, "date": self._date_text(first.time)}
             values = {
                 "topic": topic,
                 "posts": shown,
@@ -339,52 +233,51 @@ class Ipb3Server(Ipb2Server):
                 ),
                 "nav": [(f"showforum={forum.forum_id}", forum.name), ("", topic.title)],
             }
-        return self._v3_page(request, "ipb3_topic.html", f"{topic.title} - {self.board.name}", **values)
+        return self._page(request, "topic.html", f"{topic.title} - {self.board.name}", **values)
 
     @staticmethod
     def _page_number(q: dict[str, str], per_page: int, count: int, posts: list[Post]) -> int:
         """The page asked for: `page=N` (3.4's own links), an `st=` offset, or the page of a post."""
-        if q.get("view") == "findpost" and (_number(q.get("p")) or 0):
+        if q.get("view") == "findpost" and (number(q.get("p")) or 0):
             index = next((i for i, p in enumerate(posts) if p.post_id == int(q["p"])), 0)
             return index // per_page + 1
         if q.get("view") == "getlastpost":
             return count
-        if _number(q.get("page")):
+        if number(q.get("page")):
             return min(max(1, int(q["page"])), count)
-        return min((_number(q.get("st")) or 0) // per_page + 1, count)
+        return min((number(q.get("st")) or 0) // per_page + 1, count)
 
-    def _v3_post_view(self, post: Post, number: int) -> dict[str, Any]:
-        name, uid = self._member(post.author)
+    def _post_view(self, post: Post, position: int) -> dict[str, Any]:
+        name, uid = self._named(post.author)
         edit = None
         if post.edited and post.edited_by and post.edited_at:
-            edit = {"who": post.edited_by, "when": self._v3_date(post.edited_at), "reason": post.edit_reason}
-        deleted = f"{post.deleted_by}, {self._v3_date(post.deleted_at)}" if post.deleted and post.deleted_at else ""
+            edit = {"who": post.edited_by, "when": self._date_text(post.edited_at), "reason": post.edit_reason}
+        deleted = f"{post.deleted_by}, {self._date_text(post.deleted_at)}" if post.deleted and post.deleted_at else ""
         return {
             "id": post.post_id,
-            "number": number,
+            "number": position,
             "author": name,
             "author_id": uid,
             "author_posts": self.board._post_counts.get(post.author, 0),
             "iso": post.time.astimezone(UTC).replace(microsecond=0).isoformat(),
-            "date": self._v3_date(post.time),
+            "date": self._date_text(post.time),
             "body": Markup(post.body if post.html else ipb3_bbcode(post.body)),
             "edit": edit,
             "hidden": not post.visible,
             "deleted": deleted,
         }
 
-    def _v3_forum(self, request: _Request, q: dict[str, str]) -> _Response:
-        forum_id = _number(q.get("showforum")) or 0
+    def _forum_page(self, request: Request, q: dict[str, str]) -> Response:
+        forum_id = number(q.get("showforum")) or 0
         with self.board.lock:
             forum = self.board._forums.get(forum_id)
             if forum is None:
-                return self._v3_error(request, NO_FORUM, "10332", status=404)
+                return self._error(request, NO_FORUM, "10332", status=404)
             if not forum.public and request.user is None:
-                return self._v3_login_wall(request)
-            topics = [t for t in self.board._topics.values() if t.forum_id == forum.forum_id and t.posts]
-            topics.sort(key=lambda t: (t.posts[-1].time, t.topic_id), reverse=True)
+                return self._login_wall(request)
+            topics = self._forum_topics(forum)
             count = max(1, (len(topics) + TOPICS_PER_PAGE - 1) // TOPICS_PER_PAGE)
-            current = min(max(1, _number(q.get("page")) or 1), count)
+            current = min(max(1, number(q.get("page")) or 1), count)
             start = (current - 1) * TOPICS_PER_PAGE
             rows = [self._topic_row(t) for t in topics[start : start + TOPICS_PER_PAGE]]
         values = {
@@ -398,43 +291,39 @@ class Ipb3Server(Ipb2Server):
             ),
             "nav": [("", forum.name)],
         }
-        return self._v3_page(request, "ipb3_forum.html", f"{forum.name} - {self.board.name}", **values)
-
-    def _ipb_date(self, moment: datetime) -> str:
-        """The forum list's dates (`_topic_row` of IPB 2's server is shared)."""
-        return self._v3_date(moment)
+        return self._page(request, "forum.html", f"{forum.name} - {self.board.name}", **values)
 
     # -- posting ------------------------------------------------------------------------------------
 
-    def _v3_post(self, request: _Request, q: dict[str, str]) -> _Response:
+    def _post(self, request: Request, q: dict[str, str]) -> Response:
         user = request.user
         if user is None:
-            return self._v3_login_wall(request)
+            return self._login_wall(request)
         action = q.get("do", "")
         if action not in ("new_post", "new_post_do", "reply_post", "reply_post_do"):
-            return self._v3_error(request, BAD_ACTION, "103125")
-        forum_id, topic_id = _number(q.get("f")) or 0, _number(q.get("t")) or 0
+            return self._error(request, BAD_ACTION, "103125")
+        forum_id, topic_id = number(q.get("f")) or 0, number(q.get("t")) or 0
         replying = action.startswith("reply")
         with self.board.lock:
             forum = self.board._forums.get(forum_id)
             topic = self.board._topics.get(topic_id) if replying else None
             if forum is None or (replying and (topic is None or topic.forum_id != forum_id)):
-                return self._v3_error(request, NO_TOPIC, "10340", status=404)
-            if topic is not None and topic.locked and not self._moderates(user, forum):
-                return self._v3_error(request, LOCKED_TOPIC, "103133", status=403)
+                return self._error(request, NO_TOPIC, "10340", status=404)
+            if topic is not None and topic.locked and not moderates(user, forum):
+                return self._error(request, LOCKED_TOPIC, "103133", status=403)
         wait = self._flood_wait(user)
         if wait:
-            return self._v3_error(request, FLOOD_ERROR.format(wait), "103128", status=403)
+            return self._error(request, FLOOD_ERROR.format(wait), "103128", status=403)
         if request.method != "POST" or not action.endswith("_do") or q.get("preview"):
-            return self._v3_posting_form(request, forum, topic, message=request.form.get("Post", ""))
+            return self._posting_form(request, forum, topic, message=request.form.get("Post", ""))
         if request.form.get("auth_key") != self.auth_key(user):
-            return self._v3_error(request, BAD_KEY, "20310", status=403)
+            return self._error(request, BAD_KEY, "20310", status=403)
         guarded = self._double_post_guard(request, user, forum, topic)
-        return guarded if guarded is not None else self._v3_save(request, user, forum, topic)
+        return guarded if guarded is not None else self._save_post(request, user, forum, topic)
 
-    def _v3_posting_form(
-        self, request: _Request, forum: Forum, topic: Topic | None, error: str = "", **typed: str
-    ) -> _Response:
+    def _posting_form(
+        self, request: Request, forum: Forum, topic: Topic | None, error: str = "", **typed: str
+    ) -> Response:
         heading = f"Ответ в тему «{topic.title}»" if topic is not None else f"Создание новой темы в {forum.name}"
         cancel = f"showtopic={topic.topic_id}" if topic is not None else f"showforum={forum.forum_id}"
         values = {
@@ -451,9 +340,9 @@ class Ipb3Server(Ipb2Server):
             "cancel": cancel,
             "nav": [(f"showforum={forum.forum_id}", forum.name)],
         }
-        return self._v3_page(request, "ipb3_posting.html", heading, **values)
+        return self._page(request, "posting.html", heading, **values)
 
-    def _double_post_guard(self, request: _Request, user: User, forum: Forum, topic: Topic | None) -> _Response | None:
+    def _double_post_guard(self, request: Request, user: User, forum: Forum, topic: Topic | None) -> Response | None:
         """IPB 3's checkDoublePost: within `double_post` seconds of the member's last post nothing is made;
         a new topic is answered with the forum's newest topic, a reply (to the same topic) with its last post."""
         with self._state:
@@ -462,53 +351,36 @@ class Ipb3Server(Ipb2Server):
             return None
         with self.board.lock:
             if topic is None:
-                topics = [t for t in self.board._topics.values() if t.forum_id == forum.forum_id and t.posts]
-                newest = max(topics, key=lambda t: (t.posts[-1].time, t.topic_id), default=None)
-                return self._v3_redirect(request, f"showtopic={newest.topic_id if newest else 0}")
+                newest = self._forum_topics(forum)
+                return self._to(request, f"showtopic={newest[0].topic_id if newest else 0}")
             mine = [p for p in self.board._posts.values() if p.author == user.name]
             latest = max(mine, key=lambda p: (p.time, p.post_id), default=None)
         if latest is not None and latest.topic_id == topic.topic_id:
-            return self._v3_redirect(request, f"showtopic={topic.topic_id}&view=getlastpost")
+            return self._to(request, f"showtopic={topic.topic_id}&view=getlastpost")
         return None
 
-    def _v3_save(self, request: _Request, user: User, forum: Forum, topic: Topic | None) -> _Response:
+    def _save_post(self, request: Request, user: User, forum: Forum, topic: Topic | None) -> Response:
         text = request.form.get("Post", "")
         title = request.form.get("TopicTitle", "").strip()
         if topic is None and len(title) < 2:
-            return self._v3_posting_form(request, forum, None, NO_TITLE, message=text)
+            return self._posting_form(request, forum, None, NO_TITLE, message=text)
         if not text.strip():
-            return self._v3_posting_form(request, forum, topic, NO_POST, subject=title)
-        now = datetime.fromtimestamp(self.clock(), UTC)
-        if topic is None:
-            made = self.board.add_topic(forum.forum_id, title[:150], user.name, text, now)
-            self._posted(user)
-            return self._v3_redirect(request, f"showtopic={made}")
-        post_id = self.board.add_post(topic.topic_id, user.name, text, now, approved=not user.needs_approval)
-        self._posted(user)
-        count = len(self.board.posts_of(topic.topic_id))
-        start = (count - 1) // self.posts_per_page * self.posts_per_page
-        return self._v3_redirect(request, f"showtopic={topic.topic_id}&st={start}&gopid={post_id}&#entry{post_id}")
+            return self._posting_form(request, forum, topic, NO_POST, subject=title)
+        return self._store(request, user, forum, topic, title[:TITLE_MAX], text)
 
     # -- moderation ---------------------------------------------------------------------------------
 
-    def _v3_moderate(self, request: _Request, q: dict[str, str]) -> _Response:
+    def _moderate(self, request: Request, q: dict[str, str]) -> Response:
         user = request.user
         if user is None:
-            return self._v3_login_wall(request)
+            return self._login_wall(request)
         if q.get("auth_key") != self.auth_key(user):
-            return self._v3_error(request, BAD_KEY, "2030", status=403)
-        action = q.get("do", "")
-        with self.board.lock:
-            topic = self.board._topics.get(_number(q.get("t")) or 0)
-            forum = self.board._forums.get(topic.forum_id) if topic is not None else None
-            if topic is None or forum is None:
-                return self._v3_error(request, NO_TOPIC, "10340", status=404)
-            if not self._moderates(user, forum):
-                return self._v3_error(request, NO_PERMISSION, "103136", status=403)
-            if action not in ("00", "01"):
-                return self._v3_error(request, BAD_ACTION, "103137")
-            topic.locked = action == "00"
-        return self._v3_redirect(request, f"showtopic={topic.topic_id}")
+            return self._error(request, BAD_KEY, "2030", status=403)
+        done = self._close_or_open(user, number(q.get("t")) or 0, {"00": True, "01": False}.get(q.get("do", "")))
+        if isinstance(done, LockRefusal):
+            text, code, status = LOCK_REFUSALS[done]
+            return self._error(request, text, code, status=status)
+        return self._to(request, f"showtopic={done.topic_id}")
 
     # -- the Messenger ------------------------------------------------------------------------------
 
@@ -551,35 +423,35 @@ class Ipb3Server(Ipb2Server):
         self._conversation_of[pm_id] = made.conversation_id
         return made
 
-    def _v3_messenger(self, request: _Request, q: dict[str, str]) -> _Response:
+    def _messenger(self, request: Request, q: dict[str, str]) -> Response:
         user = request.user
         if user is None:
-            return self._v3_login_wall(request)
+            return self._login_wall(request)
         section, action = q.get("section", "view"), q.get("do", "")
         if section == "send":
-            sends: dict[str, Callable[[_Request, User, dict[str, str]], _Response]] = {
-                "send": self._v3_send_pm,
-                "sendReply": self._v3_send_reply,
+            sends: dict[str, Callable[[Request, User, dict[str, str]], Response]] = {
+                "send": self._send_pm,
+                "sendReply": self._send_reply,
             }
             if request.method == "POST" and action in sends:
                 return sends[action](request, user, q)
-            return self._v3_compose(request, user)
+            return self._compose(request, user)
         if action == "showConversation":
-            return self._v3_conversation(request, user, q)
+            return self._conversation(request, user, q)
         if action == "findMessage":
-            return self._v3_find_message(request, user, q)
-        return self._v3_folder(request, user, q)
+            return self._find_message(request, user, q)
+        return self._folder(request, user, q)
 
     def _mine(self, user: User) -> list[Conversation]:
         self._sync_conversations()
         return [c for c in self._conversations.values() if user.name in c.participants]
 
-    def _v3_folder(self, request: _Request, user: User, q: dict[str, str]) -> _Response:
+    def _folder(self, request: Request, user: User, q: dict[str, str]) -> Response:
         with self.board.lock:
             mine = self._mine(user)
             mine.sort(key=lambda c: (self.board._pms[c.messages[-1]].time, c.messages[-1]), reverse=True)
             count = max(1, (len(mine) + ROWS_PER_PAGE - 1) // ROWS_PER_PAGE)
-            current = min((_number(q.get("st")) or 0) // ROWS_PER_PAGE + 1, count)
+            current = min((number(q.get("st")) or 0) // ROWS_PER_PAGE + 1, count)
             start = (current - 1) * ROWS_PER_PAGE
             rows = [self._folder_row(c, user) for c in mine[start : start + ROWS_PER_PAGE]]
         folder = f"{request.base_url}index.php?app=members&module=messaging&section=view&do=showFolder&folderID=myconvo"
@@ -593,35 +465,35 @@ class Ipb3Server(Ipb2Server):
             "page_link": lambda n: folder + (f"&st={(n - 1) * ROWS_PER_PAGE}" if n > 1 else ""),
             "nav": [("app=members&amp;module=messaging", "Личные сообщения")],
         }
-        return self._v3_page(request, "ipb3_msg.html", "Личные сообщения", **values)
+        return self._page(request, "msg.html", "Личные сообщения", **values)
 
     def _folder_row(self, conversation: Conversation, user: User) -> dict[str, Any]:
         messages = [self.board._pms[m] for m in conversation.messages]
         last = messages[-1]
-        starter, starter_id = self._member(conversation.starter)
-        last_name, last_id = self._member(last.sender)
+        starter, starter_id = self._named(conversation.starter)
+        last_name, last_id = self._named(last.sender)
         return {
             "id": conversation.conversation_id,
             "title": conversation.title,
             "starter": starter,
             "starter_id": starter_id,
-            "to": [self._member(p) for p in conversation.participants if p != conversation.starter],
+            "to": [self._named(p) for p in conversation.participants if p != conversation.starter],
             "replies": len(messages) - 1,
             "last_name": last_name,
             "last_id": last_id,
             "last_msg": last.pm_id,
-            "date": self._v3_date(last.time, with_time=False),
+            "date": self._date_text(last.time, with_time=False),
             "unread": any(user.name in m.recipients and not m.is_read_by(user.name) for m in messages),
         }
 
-    def _v3_conversation(self, request: _Request, user: User, q: dict[str, str]) -> _Response:
-        conversation_id = _number(q.get("topicID")) or 0
+    def _conversation(self, request: Request, user: User, q: dict[str, str]) -> Response:
+        conversation_id = number(q.get("topicID")) or 0
         with self.board.lock:
             held = next((c for c in self._mine(user) if c.conversation_id == conversation_id), None)
             if held is None:
-                return self._v3_error(request, NO_CONVERSATION, "10229", status=403)
+                return self._error(request, NO_CONVERSATION, "10229", status=403)
             count = max(1, (len(held.messages) + MESSAGES_PER_PAGE - 1) // MESSAGES_PER_PAGE)
-            current = min((_number(q.get("st")) or 0) // MESSAGES_PER_PAGE + 1, count)
+            current = min((number(q.get("st")) or 0) // MESSAGES_PER_PAGE + 1, count)
             start = (current - 1) * MESSAGES_PER_PAGE
             shown = [self.board._pms[m] for m in held.messages[start : start + MESSAGES_PER_PAGE]]
             for message in shown:
@@ -641,42 +513,40 @@ class Ipb3Server(Ipb2Server):
             "page_link": lambda n: link + (f"&st={(n - 1) * MESSAGES_PER_PAGE}" if n > 1 else ""),
             "nav": [("app=members&amp;module=messaging", "Личные сообщения"), ("", held.title)],
         }
-        return self._v3_page(request, "ipb3_msg.html", held.title, **values)
+        return self._page(request, "msg.html", held.title, **values)
 
     def _message_view(self, message: PrivateMessage) -> dict[str, Any]:
-        name, uid = self._member(message.sender)
+        name, uid = self._named(message.sender)
         return {
             "id": message.pm_id,
             "author": name,
             "author_id": uid,
-            "date": self._v3_date(message.time),
+            "date": self._date_text(message.time),
             "body": Markup(ipb3_bbcode(message.body)),
         }
 
-    def _v3_find_message(self, request: _Request, user: User, q: dict[str, str]) -> _Response:
+    def _find_message(self, request: Request, user: User, q: dict[str, str]) -> Response:
         """`do=findMessage&topicID=C&msgID=M`: the conversation's page holding the message."""
-        conversation_id, msg_id = _number(q.get("topicID")) or 0, _number(q.get("msgID")) or 0
+        conversation_id, msg_id = number(q.get("topicID")) or 0, number(q.get("msgID")) or 0
         with self.board.lock:
             held = next((c for c in self._mine(user) if c.conversation_id == conversation_id), None)
             if held is None:
-                return self._v3_error(request, NO_CONVERSATION, "10229", status=403)
+                return self._error(request, NO_CONVERSATION, "10229", status=403)
             index = held.messages.index(msg_id) if msg_id in held.messages else len(held.messages) - 1
         start = index // MESSAGES_PER_PAGE * MESSAGES_PER_PAGE
         target = f"app=members&module=messaging&section=view&do=showConversation&topicID={conversation_id}"
-        return self._v3_redirect(request, f"{target}&st={start}#msg{msg_id}")
+        return self._to(request, f"{target}&st={start}#msg{msg_id}")
 
     def _pm_flood_wait(self, user: User) -> int:
+        """Whole seconds the member must still wait before starting another conversation (0: none)."""
         with self._state:
             last = self._last_conversation.get(user.user_id)
-        interval = self.pm_flood_interval
-        if last is None or interval <= 0 or self.clock() - last >= interval:
-            return 0
-        return max(1, round(interval - (self.clock() - last)))
+        return whole_seconds(self._wait_left(last, self.pm_flood_interval))
 
-    def _v3_compose(self, request: _Request, user: User, error: str = "", **typed: str) -> _Response:
+    def _compose(self, request: Request, user: User, error: str = "", **typed: str) -> Response:
         wait = self._pm_flood_wait(user)
         if wait and not error:
-            return self._v3_error(request, PM_FLOOD_ERROR.format(wait), "010271")
+            return self._error(request, PM_FLOOD_ERROR.format(wait), "010271")
         values = {
             "view": "compose",
             "error": error,
@@ -689,50 +559,46 @@ class Ipb3Server(Ipb2Server):
             "total_conversations": 0,
             "nav": [("app=members&amp;module=messaging", "Личные сообщения")],
         }
-        return self._v3_page(request, "ipb3_msg.html", "Создать новое сообщение", **values)
+        return self._page(request, "msg.html", "Создать новое сообщение", **values)
 
-    def _v3_send_pm(self, request: _Request, user: User, q: dict[str, str]) -> _Response:
+    def _send_pm(self, request: Request, user: User, q: dict[str, str]) -> Response:
         form = request.form
         typed = {"entered_name": form.get("entered_name", ""), "msg_title": form.get("msg_title", ""),
                  "message": form.get("Post", "")}  # fmt: skip
         title = form.get("msg_title", "").strip()
         if len(title) < 2:
-            return self._v3_compose(request, user, NO_TITLE, **typed)
+            return self._compose(request, user, NO_TITLE, **typed)
         if len(form.get("Post", "").strip()) < 3:
-            return self._v3_compose(request, user, NO_POST, **typed)
+            return self._compose(request, user, NO_POST, **typed)
         if form.get("auth_key") != self.auth_key(user):
-            return self._v3_error(request, BAD_KEY, "2024", status=403)
+            return self._error(request, BAD_KEY, "2024", status=403)
         wait = self._pm_flood_wait(user)
         if wait:
-            return self._v3_error(request, PM_FLOOD_ERROR.format(wait), "010271")
+            return self._error(request, PM_FLOOD_ERROR.format(wait), "010271")
         with self.board.lock:
             member = self.board._users.get(form.get("entered_name", "").strip().lower())
             if member is None:
-                return self._v3_compose(request, user, NO_SUCH_MEMBER, **typed)
-            now = datetime.fromtimestamp(self.clock(), UTC)
+                return self._compose(request, user, NO_SUCH_MEMBER, **typed)
+            now = self._now()
             pm_id = self.board.send_pm(user.name, member.name, title[:PM_TITLE_MAX], form.get("Post", ""), now)
             self._new_conversation(title[:PM_TITLE_MAX], user.name, (member.name,), pm_id)
         with self._state:
             self._last_conversation[user.user_id] = self.clock()
         text = f"Ваше сообщение «{title[:PM_TITLE_MAX]}» отправлено"
-        return self._v3_redirect_screen(request, text, "app=members&module=messaging&section=view&do=inbox")
+        return self._redirect_screen(request, text, "app=members&module=messaging&section=view&do=inbox")
 
-    def _v3_send_reply(self, request: _Request, user: User, q: dict[str, str]) -> _Response:
+    def _send_reply(self, request: Request, user: User, q: dict[str, str]) -> Response:
         if request.form.get("authKey") != self.auth_key(user):
-            return self._v3_error(request, BAD_KEY, "2024", status=403)
-        conversation_id = _number(q.get("topicID")) or 0
+            return self._error(request, BAD_KEY, "2024", status=403)
+        conversation_id = number(q.get("topicID")) or 0
         with self.board.lock:
             held = next((c for c in self._mine(user) if c.conversation_id == conversation_id), None)
         text = request.form.get("msgContent", "")
         if held is None:
-            return self._v3_error(request, NO_CONVERSATION, "10229", status=403)
+            return self._error(request, NO_CONVERSATION, "10229", status=403)
         if len(text.strip()) < 2:
-            return self._v3_error(request, NO_POST, "10230")
-        now = datetime.fromtimestamp(self.clock(), UTC)
+            return self._error(request, NO_POST, "10230")
+        now = self._now()
         msg_id = self.reply_in_conversation(conversation_id, user.name, text, now)
         target = f"app=members&module=messaging&section=view&do=findMessage&topicID={conversation_id}&msgID={msg_id}"
-        return self._v3_redirect(request, target)
-
-
-def _number(value: str | None) -> int | None:
-    return int(value) if value is not None and value.strip().isdigit() else None
+        return self._to(request, target)
