@@ -127,11 +127,18 @@ class PrivateMessage:
     body: str
     time: datetime
     read_by: set[str] = field(default_factory=set)
+    delivered_to: set[str] = field(default_factory=set)  # the recipients it has reached (phpBB: their next visit)
 
     @property
     def read(self) -> bool:
         """Whether every recipient has opened it."""
         return all(name in self.read_by for name in self.recipients)
+
+    @property
+    def delivered(self) -> bool:
+        """Whether it has reached every recipient (phpBB moves it from the sender's outbox to "Sent messages"
+        then; one opened has been delivered)."""
+        return all(name in self.delivered_to or name in self.read_by for name in self.recipients)
 
     def is_read_by(self, user: str) -> bool:
         return user in self.read_by
@@ -517,6 +524,18 @@ class Board:
             post.delete_reason = reason.strip()
             post.version += 1
 
+    def delete_post(self, post_id: int) -> None:
+        """Delete a post for good (a moderator's "delete permanently"); a topic left without posts goes too."""
+        with self.lock:
+            post = self._post(post_id)
+            topic = self._topic(post.topic_id)
+            if post.deleted_by is None and post.approved:
+                self._post_counts[post.author] = max(0, self._post_counts.get(post.author, 0) - 1)
+            topic.posts.remove(post)
+            del self._posts[post_id]
+            if not topic.posts:
+                del self._topics[topic.topic_id]
+
     def restore_post(self, post_id: int) -> None:
         """Undo a soft delete."""
         with self.lock:
@@ -583,8 +602,10 @@ class Board:
         *,
         pm_id: int | None = None,
         read: bool = False,
+        delivered: bool | None = None,
     ) -> int:
-        """A private message from `sender` to one or more members; returns its id."""
+        """A private message from `sender` to one or more members; returns its id. It is `read` by them all,
+        or `delivered` to them all (default: when read)."""
         with self.lock:
             recipients = (to,) if isinstance(to, str) else tuple(to)
             if not recipients:
@@ -598,6 +619,8 @@ class Board:
             )
             if read:
                 message.read_by.update(names)
+            if read if delivered is None else delivered:
+                message.delivered_to.update(names)
             self._pms[mid] = message
             self._next_pm = max(self._next_pm, mid + 1)
             return mid
@@ -608,8 +631,17 @@ class Board:
             name = self._user(user).name
             if read:
                 message.read_by.add(name)
+                message.delivered_to.add(name)
             else:
                 message.read_by.discard(name)
+
+    def deliver_pms(self, user: str) -> None:
+        """Every PM sent to the member reaches it (phpBB places them in its folders when it opens them)."""
+        with self.lock:
+            name = self._user(user).name
+            for message in self._pms.values():
+                if name in message.recipients:
+                    message.delivered_to.add(name)
 
     def pm(self, pm_id: int) -> PrivateMessage:
         with self.lock:
@@ -637,7 +669,7 @@ class Board:
 
 
 def copy_pm(message: PrivateMessage) -> PrivateMessage:
-    return dataclasses.replace(message, read_by=set(message.read_by))
+    return dataclasses.replace(message, read_by=set(message.read_by), delivered_to=set(message.delivered_to))
 
 
 def moderates(user: User | None, forum: Forum) -> bool:

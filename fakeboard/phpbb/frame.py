@@ -76,6 +76,7 @@ class PhpbbFrame(FakeServer):
         self._login_attempts: dict[int, int] = {}  # user id -> failed logins since the last success
         self._confirm_keys: dict[str, str] = {}  # session id -> its confirm box's single-use key
         self._captchas: dict[str, str] = {}  # session id -> the login CAPTCHA shown to it
+        self._last_seen: dict[int, float] = {}  # member id -> when it last asked for a page
         self._html_cache: dict[tuple[Any, ...], str] = {}
 
     # -- what tests look at and control -------------------------------------------------------------
@@ -124,6 +125,9 @@ class PhpbbFrame(FakeServer):
                 session = self._new_session(request, ANONYMOUS, "")
         request.session = session
         request.user = self._member(session.user_id)
+        if request.user is not None:
+            with self._state:
+                self._last_seen[request.user.user_id] = request.time
 
     def _viewer(self, user: User | None, at: float) -> Viewer:
         """How pages are printed for `user` (None: a guest) at the server's time `at`."""
@@ -305,6 +309,7 @@ class PhpbbFrame(FakeServer):
             "notifications": notifications,
             "link_hash": self._link_hash(request),
             "u": u,
+            "guest_sid": guest_sid,
             "crumbs": [],
             "canonical": None,
             "feed_forum": None,
@@ -319,6 +324,29 @@ class PhpbbFrame(FakeServer):
         }
         context.update(values)
         return Response(status, self._template(template, context).encode("utf-8"))
+
+    def _print_page(
+        self, request: Request, template: str, title: str, heading: str, values: dict[str, Any]
+    ) -> Response:
+        """A print view (`view=print`): the board's name and description, `heading` (English keys, `title` and
+        `heading`, are printed in the viewer's language), the view's own part, the time zone line."""
+        viewer = self._v(request)
+        tz_name, tz_label = self._tz_label(viewer)
+        context: dict[str, Any] = {
+            "t": viewer.t,
+            "lang": viewer.lang,
+            "html_lang": pack(viewer.lang)["html_lang"],
+            "sitename": self.board.name,
+            "site_desc": self.board.description,
+            "board_url": request.base_url,
+            "print_title": viewer.t(title),
+            "print_heading": viewer.t(heading),
+            "topic_print": False,
+            "tz_name": tz_name,
+            "tz_label": tz_label,
+            **values,
+        }
+        return Response(200, self._template(template, context).encode("utf-8"))
 
     def _message(
         self,
@@ -364,14 +392,9 @@ class PhpbbFrame(FakeServer):
         guest may not see (`explain` says why, and the form sends the guest back to that page)."""
         t = self._v(request).t
         here = page_link(request, sort=request.path.endswith("mcp.php"))
-        if explain:
-            first, second = redirect or here, None
-            if request.session is not None and (
-                request.new_session or f"{self.cookie_prefix}_sid" not in request.cookies
-            ):
-                first += f"{'&' if '?' in first else '?'}sid={request.session.sid}"
-        else:
-            first, second = here, redirect or "index.php"
+        first, second = (redirect or here, None) if explain else (here, redirect or "index.php")
+        if request.session is not None and (request.new_session or f"{self.cookie_prefix}_sid" not in request.cookies):
+            first += f"{'&' if '?' in first else '?'}sid={request.session.sid}"  # links carry the sid
         captcha_id = None
         if captcha and request.session is not None:
             captcha_id = secrets.token_hex(16)

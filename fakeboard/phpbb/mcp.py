@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import secrets
 from urllib.parse import quote
 
-from fakeboard.phpbb.frame import PhpbbFrame, local_target
+from fakeboard.phpbb.confirm import ConfirmBox
+from fakeboard.phpbb.frame import local_target
 from fakeboard.phpbb.texts import (
     LOGIN_MCP,
     NO_TOPIC,
@@ -17,20 +17,16 @@ from fakeboard.server import Request, Response, number, redirect
 from fakeboard.state import moderates
 
 
-class McpPages(PhpbbFrame):
+class McpPages(ConfirmBox):
     """The quick-mod lock and unlock."""
 
     def _mcp(self, request: Request) -> Response:
-        """mcp.php?quickmod=1&action=lock|unlock: phpBB's confirm_box(). The GET serves `form#confirm`
-        with a single-use 10-character `confirm_key` in its action; the POST acts only when `confirm`
-        equals the viewer's own word for "yes" and the key, `confirm_uid` and `sess` match, else it
-        redirects (302) to the form's `redirect` and does nothing. Locking a locked topic asks and
-        answers the same as locking an open one."""
+        """mcp.php?quickmod=1&action=lock|unlock, asked in a confirm box: the GET serves it; the POST acts on
+        a yes, else it redirects (302) to the form's `redirect` and does nothing. Locking a locked topic asks
+        and answers the same as locking an open one."""
         user = request.user
         if user is None:
             return self._login_wall(request, LOGIN_MCP, kind="mcp")
-        assert request.session is not None
-        t = self._v(request).t
         action = request.form.get("action") or request.query.get("action", "")
         topic_id = number(request.query.get("t")) or number(request.form.get("topic_id_list[0]")) or 0
         with self.board.lock:
@@ -44,21 +40,8 @@ class McpPages(PhpbbFrame):
         if topic is None or forum is None:
             return self._message(request, NO_TOPIC, status=404, kind="mcp")
         back = local_target(request.query.get("redirect") or f"./mcp.php?f={forum.forum_id}&t={topic_id}")
-        form = request.form
-        if request.method == "POST" and "cancel" in form:
-            return redirect(self._absolute(request, back))
-        if request.method == "POST" and "confirm" in form:
-            key = request.query.get("confirm_key", "")
-            with self._state:
-                expected = self._confirm_keys.pop(request.session.sid, None)
-            valid = (
-                form.get("confirm") == t("Yes")
-                and form.get("confirm_uid") == str(user.user_id)
-                and form.get("sess") == request.session.sid
-                and bool(key)
-                and key == expected
-            )
-            if not valid:
+        if request.method == "POST" and "confirm" in request.form:
+            if not self._confirmed(request):
                 return redirect(self._absolute(request, back))
             self.board.lock_topic(topic_id, action == "lock")
             return self._message(
@@ -68,27 +51,11 @@ class McpPages(PhpbbFrame):
                 links=[("Return to the previous page", back)],
                 kind="mcp",
             )
-        key = "".join(secrets.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") for _ in range(10))
-        with self._state:
-            self._confirm_keys[request.session.sid] = key
+        if request.method == "POST" and "cancel" in request.form:
+            return redirect(self._absolute(request, back))
         params = sorted((k, v) for k, v in request.query.items() if k not in ("sid", "confirm_key"))
         query = "&".join(f"{k}={quote(v, safe='')}" for k, v in params)
         title = "Lock topic" if action == "lock" else "Unlock topic"
-        return self._render(
-            request,
-            "confirm_body.html",
-            title=t(title),
-            kind="mcp",
-            section="mcp",
-            confirm_action=f"./mcp.php?{query}&confirm_key={key}",
-            message_title=t(title),
-            message_text=t(f"Are you sure you want to {action} this topic?"),
-            confirm_fields=[
-                ("topic_id_list[0]", str(topic_id)),
-                ("action", action),
-                ("redirect", back),
-                ("confirm_uid", str(user.user_id)),
-                ("sess", request.session.sid),
-                ("sid", request.session.sid),
-            ],
-        )
+        fields = [("topic_id_list[0]", str(topic_id)), ("action", action), ("redirect", back)]
+        question = f"Are you sure you want to {action} this topic?"
+        return self._ask(request, title, question, f"./mcp.php?{query}", fields, kind="mcp", section="mcp")

@@ -27,6 +27,7 @@ from fakeboard.state import PrivateMessage, copy_pm
 
 _ADDRESS = re.compile(r"address_list\[u\]\[(\d+)\]")
 _REMOVE = re.compile(r"remove_u\[(\d+)\]")
+_ALL_FLAGS_ON = (2 << 8) + (2 << 4) + (2 << 2) + (2 << 1)  # 556: each flag's value plus one, at its place
 _FOLDERS = {"inbox": ("Inbox", 0), "outbox": ("Outbox", -2), "sentbox": ("Sent messages", -1)}  # title, id
 
 
@@ -45,8 +46,8 @@ class PmPages(UcpPages):
     def _folder(self, request: Request, folder: str) -> Response:
         """A PM folder, newest first: "inbox", what the member received, its rows naming the sender; or a
         folder of sent PMs, its rows naming the recipients ("To ...") with the date in `dd.info` ("Sent:
-        ..."): phpBB keeps a PM in the sender's "outbox" until it is delivered, then in "sentbox" (here a PM
-        counts as delivered once every recipient read it)."""
+        ..."): phpBB keeps a PM in the sender's "outbox" until it is delivered (each recipient opened its PMs
+        since), then in "sentbox"."""
         assert request.user is not None
         name = request.user.name
         viewer = self._v(request)
@@ -114,6 +115,11 @@ class PmPages(UcpPages):
                 "recipients": [self._userref(r) for r in message.recipients],
                 "pm_html": Markup(self._render_bbcode(request, message.body)),
             }
+        if request.query.get("view") == "print":
+            values["sent_text"] = viewer.date(message.time, absolute=True)
+            return self._print_page(
+                request, "ucp_pm_viewmessage_print.html", "View messages", "Private messages", values
+            )
         return self._ucp_page(
             request,
             "ucp_pm_viewmessage.html",
@@ -228,6 +234,8 @@ class PmPages(UcpPages):
             review=None,
             recipients=refs,
             address_fields=[(f"address_list[u][{uid}]", "to") for uid in recipients],
+            # phpBB's check value of the answered PM's flags (BBCode, smilies, links, signature: all on here)
+            status_switch=_ALL_FLAGS_ON if quoted is not None else 0,
             tokens=self._tokens(request, "ucp_pm_compose"),
         )
 
@@ -248,7 +256,7 @@ class PmPages(UcpPages):
 
 
 def _holds(folder: str, message: PrivateMessage, name: str) -> bool:
-    """Whether the member's folder holds the PM (a sent PM is in the outbox until every recipient read it)."""
+    """Whether the member's folder holds the PM (a sent PM is in the outbox until it reached every recipient)."""
     if folder == "inbox":
         return name in message.recipients
-    return message.sender == name and message.read == (folder == "sentbox")
+    return message.sender == name and message.delivered == (folder == "sentbox")

@@ -10,8 +10,9 @@ from typing import Any
 from markupsafe import Markup
 
 from fakeboard.phpbb.bbcode import QUOTE_DEPTH, quote_depth, quote_text, source_as_html
-from fakeboard.phpbb.frame import PhpbbFrame
+from fakeboard.phpbb.confirm import ConfirmBox
 from fakeboard.phpbb.texts import (
+    DELETE_REFUSED,
     EMPTY_SUBJECT,
     FLOOD_ERROR,
     FORM_INVALID,
@@ -20,6 +21,7 @@ from fakeboard.phpbb.texts import (
     NO_FORUM,
     NO_POST,
     NO_TOPIC,
+    POST_DELETED,
     POST_STORED_MOD,
     TOO_FEW_CHARS,
     TOPIC_LOCKED,
@@ -39,8 +41,8 @@ class Writing:
     post: Post | None = None
 
 
-class PostingPages(PhpbbFrame):
-    """The posting form and its answers."""
+class PostingPages(ConfirmBox):
+    """The posting form and its answers, and a post's deletion."""
 
     def _posting(self, request: Request) -> Response:
         """posting.php: new topic, reply, quote, edit. phpBB looks for the `post` button's name (isset), not
@@ -50,6 +52,8 @@ class PostingPages(PhpbbFrame):
         mode = request.query.get("mode", "")
         if user is None:
             return self._login_wall(request, LOGIN_EXPLAIN.get(mode, LOGIN_POST))
+        if mode == "delete":
+            return self._delete(request, user)
         post: Post | None = None
         topic: Topic | None = None
         with self.board.lock:
@@ -146,6 +150,62 @@ class PostingPages(PhpbbFrame):
             post.post_id, user.name, message, reason=reason or None, time=now, subject=subject or post.subject
         )
         return redirect(self._absolute(request, f"./viewtopic.php?p={post.post_id}#p{post.post_id}"))
+
+    def _delete(self, request: Request, user: User) -> Response:
+        """posting.php?mode=delete&p=N, asked in a confirm box (its moderators may tick "delete permanently"
+        and give a reason): a moderator of the forum deletes any post, a member its own topic's last post
+        while the topic is open. A yes soft-deletes it (or deletes it for good) and answers with a message
+        pointing to the post after it; anything else goes back to the post."""
+        with self.board.lock:
+            post = self.board._posts.get(number(request.query.get("p")) or 0)
+            topic = self.board._topics.get(post.topic_id) if post is not None else None
+            if post is None or topic is None or not self._sees(user, self.board._forums[topic.forum_id])(post):
+                return self._message(request, NO_POST, status=404)
+            forum = self.board._forums[topic.forum_id]
+            moderator = moderates(user, forum)
+            shown = [p for p in topic.posts if p.visible]
+            own_last = post.author == user.name and not topic.locked and bool(shown) and shown[-1] is post
+            after = next((p for p in topic.posts if p.visible and p.time > post.time), None)
+            before = next((p for p in reversed(topic.posts) if p.visible and p.time < post.time), None)
+        if not (moderator or own_last):
+            return self._message(request, DELETE_REFUSED, status=403)
+        back = f"./viewtopic.php?p={post.post_id}#p{post.post_id}"
+        if request.method == "POST" and "confirm" in request.form:
+            if not self._confirmed(request):
+                return redirect(self._absolute(request, back))
+            reason = request.form.get("delete_reason", "").strip()
+            if moderator and request.form.get("delete_permanent"):
+                self.board.delete_post(post.post_id)
+            else:
+                self.board.soft_delete_post(post.post_id, user.name, reason, self._now())
+            near = after or before
+            to_topic = (
+                f"./viewtopic.php?p={near.post_id}#p{near.post_id}" if near else f"./viewforum.php?f={forum.forum_id}"
+            )
+            return self._message(
+                request,
+                POST_DELETED,
+                refresh=(3, to_topic),
+                links=[
+                    ("Return to the topic", to_topic),
+                    ("Return to the forum", f"./viewforum.php?f={forum.forum_id}"),
+                ],
+            )
+        if request.method == "POST" and "cancel" in request.form:
+            return redirect(self._absolute(request, back))
+        fields = [("p", str(post.post_id)), ("f", str(forum.forum_id)), ("mode", "delete")]
+        action = f"./posting.php?mode=delete&p={post.post_id}"
+        return self._ask(
+            request,
+            "Delete post",
+            "Are you sure you want to delete this post?",
+            action,
+            fields,
+            section="posting",
+            delete_box=True,
+            delete_permanent_box=moderator,
+            confirm_class="button1",
+        )
 
     def _queued(self, request: Request, forum: Forum, refresh_to: str) -> Response:
         """The answer to a post that waits for a moderator: 200, a message and a refresh (phpBB's 10 s)."""

@@ -14,7 +14,7 @@ from fakeboard.phpbb.language import count_text, iso
 from fakeboard.phpbb.pagination import pagination, validate_start
 from fakeboard.phpbb.texts import LOGIN_VIEWFORUM, NO_FORUM, NO_POST, NO_TOPIC
 from fakeboard.server import Request, Response, number
-from fakeboard.state import Forum, Post, moderates
+from fakeboard.state import Forum, Post, Topic, moderates
 
 
 class ReadingPages(PhpbbFrame):
@@ -51,6 +51,26 @@ class ReadingPages(PhpbbFrame):
             online_users=online,
             now_text=self._date(request, self._now(), absolute=True),
         )
+
+    def _topic_print(self, request: Request, topic: Topic, shown: list[Post], start: int) -> Response:
+        """viewtopic.php?view=print: the page's posts with their absolute dates (the caller holds the lock)."""
+        viewer = self._v(request)
+        posts = [
+            {
+                "subject": post.subject,
+                "author": post.author,
+                "time_text": viewer.date(post.time, absolute=True),
+                "html": Markup(self._post_html(request, post)),
+            }
+            for post in shown[start : start + self.posts_per_page]
+        ]
+        values = {
+            "topic_print": True,
+            "topic_link": f"{request.base_url}viewtopic.php?t={topic.topic_id}",
+            "pages": pagination(f"./viewtopic.php?t={topic.topic_id}", len(shown), self.posts_per_page, start),
+            "posts": posts,
+        }
+        return self._print_page(request, "viewtopic_print.html", topic.title, topic.title, values)
 
     def _post_summary(self, request: Request, post: Post) -> dict[str, Any]:
         return {
@@ -194,6 +214,8 @@ class ReadingPages(PhpbbFrame):
             else:
                 start = validate_start(number(request.query.get("start")) or 0, per, total)
             topic.views += 1
+            if request.query.get("view") == "print":
+                return self._topic_print(request, topic, shown, start)
             base = f"./viewtopic.php?t={topic.topic_id}"
             topic_url = base + (f"&start={start}" if start else "")
             last_public = next((p for p in reversed(topic.posts) if p.visible), shown[-1])

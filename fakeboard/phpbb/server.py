@@ -17,13 +17,15 @@ posts and PMs; the two-step PM compose form with phpBB's recipient limit and unk
 PMs' folders (outbox, sentbox); the lock confirmation, answering only the viewer's own word for "yes"; the
 UCP preferences (language, time zone, date format); and the faults of every fake board.
 
-Each script is a module of this package (`reading`: index, viewforum, viewtopic; `ucp`; `pm`; `posting`;
-`mcp`) adding its pages to the frame they share (`frame`).
+Each script is a module of this package (`reading`: index, viewforum, viewtopic and their print views;
+`ucp`; `pm`; `posting`; `mcp`; `memberlist`: profiles) adding its pages to the frame they share (`frame`);
+`confirm` is the "are you sure?" box of the moderators' actions.
 """
 
 from __future__ import annotations
 
 from fakeboard.phpbb.mcp import McpPages
+from fakeboard.phpbb.memberlist import MemberPages
 from fakeboard.phpbb.pm import PmPages
 from fakeboard.phpbb.posting import PostingPages
 from fakeboard.phpbb.reading import ReadingPages
@@ -37,7 +39,7 @@ _FOLDER_NAMES = {"inbox": "inbox", "0": "inbox", "": "inbox", "outbox": "outbox"
 _FOLDER_NAMES["-1"] = "sentbox"
 
 
-class BoardServer(ReadingPages, PmPages, PostingPages, McpPages):
+class BoardServer(ReadingPages, PmPages, PostingPages, McpPages, MemberPages):
     """`board` over HTTP on 127.0.0.1, as phpBB 3.3.11 (prosilver) would serve it (see the module). Its
     settings are the frame's (`PhpbbFrame`): `latency`, `posts_per_page`, `flood_interval`, `board_tz`,
     `topics_per_page`, `form_lifetime`, `clock`, `port`. Start and stop it with `with` (or `start()` /
@@ -52,6 +54,7 @@ class BoardServer(ReadingPages, PmPages, PostingPages, McpPages):
             "ucp.php": self._ucp,
             "posting.php": self._posting,
             "mcp.php": self._mcp,
+            "memberlist.php": self._memberlist,
         }.get(script)
         if route is None or request.path.count("/") > 1:
             return not_found()
@@ -71,6 +74,7 @@ class BoardServer(ReadingPages, PmPages, PostingPages, McpPages):
         if module in ("pm", "ucp_pm"):
             if mode == "compose":
                 return self._compose(request)
+            self.board.deliver_pms(request.user.name)  # phpBB places the new PMs in their folders now
             if mode == "view" and number(request.query.get("p")) is not None:
                 return self._view_pm(request)
             folder = request.query.get("folder", request.query.get("f", "inbox"))

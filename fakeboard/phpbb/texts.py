@@ -31,7 +31,10 @@ LOGIN_EXPLAIN = {  # posting.php's login box, by mode
     "reply": "You need to login in order to reply to topics within this forum.",
     "quote": "You need to login in order to quote posts within this forum.",
     "edit": "You need to login in order to edit posts in this forum.",
+    "delete": "You need to login in order to delete posts in this forum.",
 }
+LOGIN_VIEWPROFILE = "The board requires you to be registered and logged in to view this profile."
+NO_USER = "The requested user does not exist."
 LOGIN_UCP = "Please login in order to access the User Control Panel."
 LOGIN_MCP = "To moderate this forum you must be registered and logged in."
 NO_TOPIC = "The requested topic does not exist."
@@ -51,6 +54,8 @@ POST_STORED_MOD = (
     "This message has been submitted successfully, but it will need to be approved by a moderator before it is "
     "publicly viewable. You will be notified when your post has been approved."
 )
+POST_DELETED = "This message has been deleted successfully."
+DELETE_REFUSED = "You can only delete your own posts."
 TOPIC_LOCKED_DONE = "The selected topic has been locked."
 TOPIC_UNLOCKED_DONE = "The selected topic has been unlocked."
 PREFS_UPDATED = "Your preferences have been updated."

@@ -130,7 +130,7 @@ class UcpPages(PhpbbFrame):
         user = request.user
         assert user is not None
         with self.board.lock:
-            outbox = sum(1 for m in self.board._pms.values() if m.sender == user.name and not m.read)
+            outbox = sum(1 for m in self.board._pms.values() if m.sender == user.name and not m.delivered)
             folders = [
                 ("inbox", "Inbox", self._unread(user)),
                 ("outbox", "Outbox", outbox),

@@ -23,7 +23,7 @@ from forumbot.forum.markup import first_class, parse_html, serialize
 from forumbot.posts import TopicPage
 from forumbot.render.phpbb_html import render_bbcode
 
-CAPTURED = Path(__file__).resolve().parents[2] / "fixtures" / "phpbb"
+CAPTURED = Path(__file__).resolve().parents[3] / "fixtures" / "phpbb"
 UA = "Mozilla/5.0 (X11; Linux x86_64) board-tests"
 T0 = 1_795_974_000.0  # just after the captured day was played (2026-11-29 17:40 UTC)
 
