@@ -34,9 +34,15 @@ from fakeboard.server import Request, Response, not_found, number
 
 __all__ = ["BoardServer"]
 
-# a PM folder as `folder=` or `f=` names it -> the folder
-_FOLDER_NAMES = {"inbox": "inbox", "0": "inbox", "": "inbox", "outbox": "outbox", "-2": "outbox", "sentbox": "sentbox"}
-_FOLDER_NAMES["-1"] = "sentbox"
+_FOLDER_NAMES = {  # a PM folder as `folder=` or `f=` names it -> the folder
+    "inbox": "inbox",
+    "0": "inbox",
+    "": "inbox",
+    "outbox": "outbox",
+    "-2": "outbox",
+    "sentbox": "sentbox",
+    "-1": "sentbox",
+}
 
 
 class BoardServer(ReadingPages, PmPages, PostingPages, McpPages, MemberPages):
