@@ -12,7 +12,7 @@ import pytest
 import respx
 
 from fakeboard.clock import FakeClock
-from fakeboard.synthetic import SyntheticTopic
+from fakeboard.phpbb.synthetic import SyntheticTopic
 from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, fetch_topic_incremental, read_topic
 from forumbot.forum.http import HttpSettings

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 import forumbot.cli as cli
-from fakeboard.board import Board, BoardServer
+from fakeboard import Board, BoardServer
 from fakeboard.clock import FakeClock
 from forumbot.forum.registry import open_client
 from forumbot.store import Store

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from game_support import GAME, assert_roles_told_once, by_pm, ok, open_game, play_days, table
 
-from fakeboard.board import Board
+from fakeboard import Board
 from fakeboard.clock import FakeClock
 from fakeboard.ipb2 import Ipb2Server
 from forumbot.store import Store

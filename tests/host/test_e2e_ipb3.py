@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from game_support import BOT, GAME, Order, assert_roles_told_once, by_pm, ok, open_game, play_days, table
 
-from fakeboard.board import Board
+from fakeboard import Board
 from fakeboard.clock import FakeClock
 from fakeboard.ipb3 import Ipb3Server
 from forumbot.store import Store

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from fakeboard.board import Board, BoardServer
+from fakeboard import Board, BoardServer
 from fakeboard.clock import FakeClock
 from forumbot.config import GameConfig
 from forumbot.engine import deal

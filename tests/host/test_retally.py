@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fakeboard.synthetic import SyntheticTopic
+from fakeboard.phpbb.synthetic import SyntheticTopic
 from forumbot.errors import StateError
 from forumbot.forum import cache as cache_module
 from forumbot.forum.cache import CachedPage, PageCache, PageExtract, read_topic, read_topic_extracts

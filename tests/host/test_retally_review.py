@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fakeboard.synthetic import SyntheticTopic
+from fakeboard.phpbb.synthetic import SyntheticTopic
 from forumbot.errors import StateError
 from forumbot.forum.cache import PageCache, read_topic
 from forumbot.host.recount import count_topic

@@ -68,7 +68,7 @@ def test_the_check_reads_the_whole_repository_but_the_captured_pages() -> None:
     read = {p.relative_to(ROOT).as_posix() for p in repository_files() if not is_captured_page(p)}
     for expected in ("Makefile", "pyproject.toml", "README.md", "docs/README.md", "scenarios/README.md",
                      "fixtures/phpbb/viewtopic_page1.json", "fixtures/extract/README.md", "forumbot/engine/day.py",
-                     "fakeboard/board.py", "tests/layout/test_no_outside_references.py"):
+                     "fakeboard/server.py", "tests/layout/test_no_outside_references.py"):
         assert expected in read
     assert "fixtures/phpbb/viewtopic_page1.html" not in read
     assert not any(name.startswith((".git/", ".venv/")) for name in read)

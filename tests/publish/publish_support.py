@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fakeboard.board import Board, BoardServer, PrivateMessage, Topic
+from fakeboard import Board, BoardServer, PrivateMessage, Topic
 from fakeboard.clock import FakeClock as SharedFakeClock
 from forumbot.config import GameConfig
 from forumbot.engine import deal

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from publish_support import BOT, FORUM, PLAYERS, START, Played, played_day
 
-from fakeboard.board import FLOOD_ERROR, FORM_INVALID
+from fakeboard.phpbb import FLOOD_ERROR, FORM_INVALID
 from forumbot.errors import ForumError, NoPermission
 from forumbot.forum import registry
 from forumbot.forum.phpbb.answers import form_error, forum_message

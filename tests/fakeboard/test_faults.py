@@ -1,0 +1,48 @@
+"""The faults a test injects, taken alike by every engine's server: before acting (`fail_next`, `fail_path`) and
+after acting, picked by method, a substring of the path and query, and a field of the form or the query."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakeboard.faults import Failure, Faults
+
+
+def test_the_next_failures_come_before_the_paths_then_the_paths_stay() -> None:
+    faults = Faults()
+    faults.fail_path("start=10", Failure(500))
+    faults.fail_next(1, Failure(503, 7))
+    assert faults.before_acting("/viewtopic.php?t=1&start=10") == Failure(503, 7)
+    assert faults.before_acting("/viewtopic.php?t=1&start=10") == Failure(500)
+    assert faults.before_acting("/viewtopic.php?t=1&start=10") == Failure(500)
+    assert faults.before_acting("/viewtopic.php?t=1") is None
+    faults.fail_path("start=10", None)
+    assert faults.before_acting("/viewtopic.php?t=1&start=10") is None
+
+
+@pytest.mark.parametrize(
+    ("where", "method", "fields", "struck"),
+    [
+        ("POST ucp.php#post", "POST", {"post": "Отправить"}, True),
+        ("POST ucp.php#post", "POST", {"add_to": "Добавить"}, False),  # the recipients' step, not the send
+        ("POST ucp.php#post", "GET", {"post": "x"}, False),
+        ("POST index.php#act=Msg", "POST", {"act": "Msg"}, True),
+        ("POST index.php#act=Msg", "POST", {"act": "Post"}, False),
+        ("GET index.php#do=00", "GET", {"do": "00", "t": "5"}, True),  # a field of the query
+        ("posting.php", "POST", {}, False),  # another script
+    ],
+)
+def test_a_fault_after_acting_strikes_the_request_it_names_once(
+    where: str, method: str, fields: dict[str, str], struck: bool
+) -> None:
+    faults = Faults()
+    faults.fail_after_acting(where, "reset")
+    target = "/ucp.php?i=pm&mode=compose" if "ucp" in where else "/index.php?"
+    assert (faults.after_acting(method, target, fields) == "reset") is struck
+    if struck:
+        assert faults.after_acting(method, target, fields) is None
+
+
+def test_an_unknown_fault_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown fault"):
+        Faults().fail_after_acting("POST posting.php", "timeout")
