@@ -4,12 +4,13 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: help install test lint typecheck pytest demo bench clean chromium
+.PHONY: help install test lint typecheck pytest demo bench clean chromium catalogue
 
 help:
 	@echo "make demo   - set up and run the main job on the bundled demo forum"
 	@echo "make test   - set up and run ruff, mypy and the whole test suite"
 	@echo "make bench  - benchmarks (not part of make test)"
+	@echo "make catalogue - extract the messages into forumbot/locale/*/forumbot.po and compile the .mo"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,10 +23,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check forumbot fakeboard tests bench
+	$(BIN)/ruff check forumbot fakeboard tests bench tools
 
 typecheck: $(STAMP)
-	$(BIN)/mypy forumbot fakeboard tests
+	$(BIN)/mypy forumbot fakeboard tests tools
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest
@@ -59,6 +60,11 @@ demo: $(STAMP)
 	COLUMNS=150 $(DEMO_FB) draft show "$(DEMO_GAME)" --state $(DEMO_STATE)
 	$(DEMO_FB) draft html "$(DEMO_GAME)" out/demo-preview.html --state $(DEMO_STATE)
 	@echo "Preview for the moderators: $(CURDIR)/out/demo-preview.html"
+
+# The message catalogues (forumbot/i18n.py): new strings land untranslated in each .po, to be translated
+# there; the .mo files are compiled from them and committed. `make test` checks that all is in step.
+catalogue: $(STAMP)
+	$(BIN)/python tools/catalogue.py update
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -16,13 +16,32 @@
         ├── HeldForApproval    a post stored but held for a moderator: never post it again
         ├── UnknownRecipient   no member has a PM recipient's name: nothing sent
         └── TooManyRecipients  more PM recipients than the board takes (`limit`): nothing sent
+
+An error is said in the host's language when it is shown, not when it is raised (so the engine, which raises
+some, reads no catalogue): it carries its message as a template marked for the catalogue and the values that
+fill it in, `raise StateError(N_("{game}: unknown game"), game=name)`; `str(error)` translates the template
+(`forumbot.i18n`) and fills it in. A message given without values is translated as it is, if the catalogue
+knows it.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ForumbotError(Exception):
     """Base of every error forumbot raises on purpose."""
+
+    def __init__(self, message: str = "", *args: Any, **values: Any) -> None:
+        super().__init__(message, *args)
+        self.template = message
+        self.values = values
+
+    def __str__(self) -> str:
+        from forumbot.i18n import gettext
+
+        said = gettext(self.template)
+        return said.format(**self.values) if self.values else said
 
 
 class ConfigError(ForumbotError):
@@ -38,10 +57,14 @@ class DealError(RulesError):
 
 
 class ScenarioError(ForumbotError):
-    def __init__(self, path: str, line: int | None, reason: str) -> None:
+    def __init__(self, path: str, line: int | None, reason: str, **values: Any) -> None:
+        """`reason`: a template for the catalogue, filled in with `values` when shown."""
         self.path, self.line, self.reason = path, line, reason
-        where = f"{path}:{line}" if line is not None else path
-        super().__init__(f"{where}: {reason}")
+        self.where = f"{path}:{line}" if line is not None else path
+        super().__init__(reason, **values)
+
+    def __str__(self) -> str:
+        return f"{self.where}: {super().__str__()}"
 
 
 class StateError(ForumbotError):

@@ -4,6 +4,7 @@ Exit codes: 0 ok; 1 a check failed (scenario expectations); 2 bad input (malform
 unknown game, impossible deal) or a forum/network problem — always a one-line message, no traceback.
 
     app.py          the typer apps (root, `scenario`, `draft`) and --version
+    language.py     help texts, typer's own words and usage errors in the host's language (`forumbot.i18n`)
     common.py       consoles, one-line failures, --now and zones, the state file, the forum client
     display.py      tables, the draft, the publish report, the vote count
     progress.py     progress bars on stderr (only on a terminal)
@@ -29,6 +30,7 @@ from forumbot.cli import corrections, day, deadline, game, reading, scenarios, s
 from forumbot.cli.app import app, draft_app, scenario_app
 from forumbot.cli.common import fail, host_errors, print_json
 from forumbot.cli.display import names, plain, print_publish_report, show_draft
+from forumbot.cli.language import TranslatedCommand
 
 __all__ = [
     "app",
@@ -62,6 +64,7 @@ def _one_line_errors(command: Callable[..., Any]) -> Callable[..., Any]:
 
 for _typer_app in (app, draft_app, scenario_app):
     for _command in _typer_app.registered_commands:
+        _command.cls = TranslatedCommand  # help in the host's language
         if _command.callback is not None:
             _command.callback = _one_line_errors(_command.callback)
 

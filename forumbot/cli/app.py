@@ -7,13 +7,22 @@ from typing import Annotated
 
 import typer
 
+from forumbot.cli.language import TranslatedGroup
+
+# Every help text is translated when the command line runs (`language.py`); the commands get their class
+# where `forumbot.cli` gathers them.
 app = typer.Typer(
     help="forumbot: hosts forum Mafia games on phpBB and IPB forums.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=TranslatedGroup,
 )
-scenario_app = typer.Typer(help="Scenario files: the rules engine's acceptance tests.", no_args_is_help=True)
-draft_app = typer.Typer(help="The day's draft: show it, write it as HTML, approve it.", no_args_is_help=True)
+scenario_app = typer.Typer(
+    help="Scenario files: the rules engine's acceptance tests.", no_args_is_help=True, cls=TranslatedGroup
+)
+draft_app = typer.Typer(
+    help="The day's draft: show it, write it as HTML, approve it.", no_args_is_help=True, cls=TranslatedGroup
+)
 app.add_typer(scenario_app, name="scenario")
 app.add_typer(draft_app, name="draft")
 

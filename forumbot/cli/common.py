@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape as escape_markup
 
 from forumbot.errors import ForumbotError
+from forumbot.i18n import N_, _
 
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
@@ -38,7 +39,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JS
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[red]error:[/red] {escape_markup(message)}", markup=True)
+    err.print(f"[red]{escape_markup(_('error:'))}[/red] {escape_markup(message)}", markup=True)
     raise typer.Exit(code)
 
 
@@ -60,7 +61,7 @@ def read_nicks(path: Path) -> list[str]:
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        fail(f"cannot read player list {path}: {exc}")
+        fail(_("cannot read player list {path}: {error}").format(path=path, error=exc))
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
@@ -69,7 +70,7 @@ def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            fail(f"option {pair!r} is not KEY=VALUE")
+            fail(_("option {pair!r} is not KEY=VALUE").format(pair=pair))
         try:
             options[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
@@ -82,7 +83,7 @@ def parse_every(text: str) -> timedelta:
     units = {"s": 1, "m": 60, "h": 3600}
     number, unit = text[:-1], text[-1:].lower()
     if unit not in units or not number.isdigit() or int(number) == 0:
-        fail(f"--every {text!r}: a number followed by s, m or h (e.g. 10m)")
+        fail(_("--every {text!r}: a number followed by s, m or h (e.g. 10m)").format(text=text))
     return timedelta(seconds=int(number) * units[unit])
 
 
@@ -96,7 +97,7 @@ def parse_moment(text: str | None, zone: ZoneInfo, what: str) -> datetime | None
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        fail(f"{what} {text!r} is not an ISO date-time (e.g. 2026-11-29T23:00)")
+        fail(_("{what} {text!r} is not an ISO date-time (e.g. 2026-11-29T23:00)").format(what=what, text=text))
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
 
 
@@ -104,7 +105,7 @@ def load_zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        fail(f"unknown time zone {name!r}")
+        fail(_("unknown time zone {name!r}").format(name=name))
 
 
 def current_time(text: str | None, zone: ZoneInfo | None = None) -> datetime:
@@ -135,8 +136,13 @@ def open_store(path: Path | None, *, create: bool = False) -> Store:
 
     where = state_path(path)
     if not create and not where.is_file():
-        what = "is not a file" if where.exists() else "does not exist"
-        raise_state(f"{where}: the state file {what} (a game's first state file is made by new-game)")
+        if where.exists():
+            raise_state(
+                N_("{path}: the state file is not a file (a game's first state file is made by new-game)"), path=where
+            )
+        raise_state(
+            N_("{path}: the state file does not exist (a game's first state file is made by new-game)"), path=where
+        )
     return Store(where, create=create)
 
 
@@ -147,10 +153,11 @@ def load_game(store: Store, game: str) -> tuple[GameRow, GameConfig]:
     return games.load(store, game, on_change=lambda change: err.print(change, markup=False))
 
 
-def raise_state(message: str) -> NoReturn:
+def raise_state(message: str, **values: Any) -> NoReturn:
+    """A StateError: `message` a template for the catalogue, filled in with `values` when shown."""
     from forumbot.errors import StateError
 
-    raise StateError(message)
+    raise StateError(message, **values)
 
 
 @contextmanager
@@ -177,7 +184,7 @@ def client_opener() -> Callable[[ClientSettings], ForumClient]:
     return opener
 
 
-def checked_topic(topic: str | None, what: str = "topic") -> str | None:
+def checked_topic(topic: str | None, what: str = N_("topic")) -> str | None:
     """A topic as the host gives it: its number, or a topic URL (http or https) that names one
     (`viewtopic.php?t=N`, `index.php?showtopic=N`); anything else is refused here, not at the next read."""
     from urllib.parse import urlsplit
@@ -193,7 +200,11 @@ def checked_topic(topic: str | None, what: str = "topic") -> str | None:
     parts = urlsplit(text)
     if parts.scheme in ("http", "https") and parts.netloc and (topic_number(text) or 0) > 0:
         return text
-    raise ConfigError(f"{what} {topic!r}: not a topic number nor a topic URL (e.g. 1234, or …/viewtopic.php?t=1234)")
+    raise ConfigError(
+        N_("{what} {topic!r}: not a topic number nor a topic URL (e.g. 1234, or …/viewtopic.php?t=1234)"),
+        what=_(what),
+        topic=topic,
+    )
 
 
 def write_private(path: Path, text: str) -> None:

@@ -20,7 +20,8 @@ from forumbot.cli.common import (
     parse_moment,
     print_json,
 )
-from forumbot.cli.display import in_zone_iso, local, plain, table
+from forumbot.cli.display import in_zone_iso, local, plain, table, times_in
+from forumbot.i18n import _
 
 
 @app.command("override")
@@ -52,13 +53,13 @@ def override_command(
         return
     given = [x for x in (count_post, ignore_post, set_vote, clear_vote, set_order, clear_order) if x is not None]
     if len(given) != 1:
-        fail("give exactly one of --count-post, --ignore-post, --set-vote, --clear-vote, --set-order, --clear-order")
+        fail(_("give exactly one of --count-post, --ignore-post, --set-vote, --clear-vote, --set-order, --clear-order"))
     if not by.strip():
-        fail("--by: who decides (a moderator of the game)")
+        fail(_("--by: who decides (a moderator of the game)"))
     if not reason.strip():
-        fail("--reason is empty: say why (it is shown in the audit)")
+        fail(_("--reason is empty: say why (it is shown in the audit)"))
     if at is not None and set_vote is None:
-        fail("--at goes with --set-vote")
+        fail(_("--at goes with --set-vote"))
     _record_override(
         game, state, reason, by, (count_post, ignore_post, set_vote, clear_vote, set_order, clear_order), at
     )
@@ -79,7 +80,7 @@ def _record_override(
         store = open_store(state)
         row, config = load_game(store, game)
         if row.state is None:
-            fail(f"{game}: roles are not dealt yet")
+            fail(_("{game}: roles are not dealt yet").format(game=game))
         games.require_moderator(config, game, by)
         moment = parse_moment(at, config.game.zone, "--at")
         kind, subject, value = games.parse_override(row.state, *given, at=moment)
@@ -89,16 +90,18 @@ def _record_override(
         if post is not None and draft is not None:
             seen = {str(v.post_id) for v in draft.draft.votes if v.post_id is not None}
             if str(post) not in seen:
-                listed = ", ".join(sorted(seen, key=lambda x: (len(x), x))[:12]) or "none"
-                fail(f"post {post} is not in day {row.state.day}'s audit (posts with votes: {listed})")
+                listed = ", ".join(sorted(seen, key=lambda x: (len(x), x))[:12]) or _("none")
+                said = _("post {post} is not in day {day}'s audit (posts with votes: {posts})")
+                fail(said.format(post=post, day=row.state.day, posts=listed))
         store.add_override(row.id, row.state.day, kind, subject, value, reason, by)
-    out.print(f"{game}: {kind} {subject} recorded (run end-day again to apply it)", markup=False)
+    said = _("{game}: {kind} {subject} recorded (run end-day again to apply it)")
+    out.print(said.format(game=game, kind=kind, subject=subject), markup=False)
     if unchecked:
-        err.print(
-            f"note: day {row.state.day} has no draft yet, so post {post} could not be checked: "
-            "end-day will show whether it holds a vote",
-            markup=False,
+        said = _(
+            "note: day {day} has no draft yet, so post {post} could not be checked: "
+            "end-day will show whether it holds a vote"
         )
+        err.print(said.format(day=row.state.day, post=post), markup=False)
 
 
 def _list_overrides(game: str, state: Path | None, as_json: bool) -> None:
@@ -106,18 +109,17 @@ def _list_overrides(game: str, state: Path | None, as_json: bool) -> None:
 
     with host_errors():
         store = open_store(state)
-        _, config = load_game(store, game)
+        _row, config = load_game(store, game)
         rows = games.list_overrides(store, game)
     zone = config.game.zone
     if as_json:
         print_json([{"number": n, **o, "at": in_zone_iso(o["at"], zone)} for n, o in rows])
         return
     if not rows:
-        out.print(f"{game}: no overrides today", markup=False)
+        out.print(_("{game}: no overrides today").format(game=game), markup=False)
         return
-    shown = table(
-        f"{game}: overrides of the day (times {zone.key})", "#", "kind", "subject", "value", "by", "why", "at"
-    )
+    title = _("{game}: overrides of the day ({times})").format(game=game, times=times_in(zone))
+    shown = table(title, "#", _("kind"), _("subject"), _("value"), _("by"), _("why"), _("at"))
     for n, o in rows:
         shown.add_row(
             *plain(str(n), o["kind"], o["subject"], str(o["value"] or ""), o["by"], o["reason"], local(o["at"], zone))
@@ -129,15 +131,13 @@ def _remove_override(game: str, number: int, by: str, state: Path | None) -> Non
     from forumbot.host import games
 
     if not by.strip():
-        fail("--by: who takes it back (a moderator of the game)")
+        fail(_("--by: who takes it back (a moderator of the game)"))
     with host_errors():
         store = open_store(state)
         load_game(store, game)
         removed = games.remove_override(store, game, number, by)
-    out.print(
-        f"{game}: override {number} ({removed['kind']} {removed['subject']}) taken back (run end-day again)",
-        markup=False,
-    )
+    said = _("{game}: override {number} ({kind} {subject}) taken back (run end-day again)")
+    out.print(said.format(game=game, number=number, kind=removed["kind"], subject=removed["subject"]), markup=False)
 
 
 @app.command("power")
@@ -162,15 +162,18 @@ def power_command(
 
     shapes = {"replace": 2, "remove": 1, "appoint-maniac": 1, "best-player": 1, "scheme": (2, 3)}
     if kind not in shapes:
-        fail(f"{kind!r}: not a power ({', '.join(shapes)})")
+        fail(_("{kind!r}: not a power ({powers})").format(kind=kind, powers=", ".join(shapes)))
     wanted = shapes[kind]
     if len(args) not in (wanted if isinstance(wanted, tuple) else (wanted,)):
-        fail(f"{kind} takes {wanted} value(s), got {len(args)}: {' '.join(args)}")
+        counts = (" " + _("or") + " ").join(map(str, wanted)) if isinstance(wanted, tuple) else str(wanted)
+        said = _("{kind} takes {wanted} value(s), got {n}: {values}")
+        fail(said.format(kind=kind, wanted=counts, n=len(args), values=" ".join(args)))
     with host_errors():
         store = open_store(state)
-        _, config = load_game(store, game)
+        _row, config = load_game(store, game)
         games.require_moderator(config, game, by)
         subject = args[0].strip()
         value = args[1].strip() if kind == "replace" else " ".join(args[1:]).strip() if kind == "scheme" else None
         games.record_power(store, game, kind.replace("-", "_"), subject, value, reason=reason, by=by)
-    out.print(f"{game}: {kind} {' '.join(args)} recorded (end-day carries it out)", markup=False)
+    said = _("{game}: {kind} {values} recorded (end-day carries it out)")
+    out.print(said.format(game=game, kind=kind, values=" ".join(args)), markup=False)

@@ -37,9 +37,12 @@ from forumbot.cli.display import (
     say,
     show_draft,
     table,
+    times_in,
+    zone_name,
     zoned_rows,
 )
 from forumbot.cli.progress import page_progress, sending
+from forumbot.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from forumbot.host.watch import PassReport
@@ -68,14 +71,12 @@ def end_day_command(
         day = store.day(row.id, row.state.day) if row.state is not None else None
         if day is not None and moment < day["deadline"]:
             if not (early or "").strip():
-                local = day["deadline"].astimezone(config.game.zone)
-                fail(
-                    f"{game}: day {row.state.day if row.state else '?'} ends at {local:%d.%m.%Y %H:%M} "
-                    f"({config.game.timezone}): or --early REASON"
-                )
+                said = _("{game}: day {day} ends at {when}: or --early REASON")
+                ends = local(day["deadline"], config.game.zone, with_zone=True)
+                fail(said.format(game=game, day=row.state.day if row.state else "?", when=ends))
         before = early and day is not None and moment < day["deadline"]
         told = Early(reason=(early or "").strip(), at=moment.isoformat()) if before else None
-        with game_client(config) as client, page_progress("reading the day") as progress:
+        with game_client(config) as client, page_progress(_("reading the day")) as progress:
             draft = games.end_day(store, game, client, early=told, now=moment, progress=progress)
     if as_json:
         print_json(zoned_summary(draft.summary(), config.game.zone))
@@ -99,7 +100,7 @@ def draft_show_command(
         row, config = load_game(store, game)
         draft = store.draft(row.id, row.state.day) if row.state is not None else None
         if draft is None:
-            fail(f"{game}: no draft for the current day (forumbot end-day {game})")
+            fail(_("{game}: no draft for the current day (forumbot end-day {game})").format(game=game))
     if as_json:
         zone = config.game.zone
         data = zoned_summary(draft.draft.summary(), zone) | {"subject": draft.draft.subject, "post": draft.draft.post}
@@ -135,7 +136,7 @@ def draft_html_command(
         row, config = load_game(store, game)
         draft = store.draft(row.id, row.state.day) if row.state is not None else None
         if row.state is None or draft is None:
-            fail(f"{game}: no draft for the current day (forumbot end-day {game})")
+            fail(_("{game}: no draft for the current day (forumbot end-day {game})").format(game=game))
         day = store.day(row.id, row.state.day)
         page = render_preview_html(
             game,
@@ -147,8 +148,9 @@ def draft_html_command(
     try:
         write_private(out_file, page)
     except OSError as exc:
-        fail(f"cannot write {out_file}: {exc}")
-    out.print(f"{game}: preview of day {draft.draft.day} written to {out_file}", markup=False)
+        fail(_("cannot write {path}: {error}").format(path=out_file, error=exc))
+    said = _("{game}: preview of day {day} written to {path}")
+    out.print(said.format(game=game, day=draft.draft.day, path=out_file), markup=False)
     if to_moderators:
         send_draft(game, state)
 
@@ -164,7 +166,7 @@ def draft_approve_command(
 
     with host_errors():
         games.approve(open_store(state), game, by)
-    out.print(f"{game}: draft approved by {by}", markup=False)
+    out.print(_("{game}: draft approved by {nick}").format(game=game, nick=by), markup=False)
 
 
 @draft_app.command("send")
@@ -178,14 +180,15 @@ def send_draft(game: str, state: Path | None) -> None:
 
     with host_errors():
         store = open_store(state)
-        _, config = load_game(store, game)
+        _row, config = load_game(store, game)
     with host_errors(), game_client(config) as client:
         sent = send_draft_to_moderators(store, game, client)
     who = ", ".join(sent.moderators)
     if sent.already:
-        out.print(f"{game}: this draft of day {sent.day} was sent to {who} already", markup=False)
+        said = _("{game}: this draft of day {day} was sent to {nicks} already")
     else:
-        out.print(f"{game}: the draft of day {sent.day} is sent to {who}", markup=False)
+        said = _("{game}: the draft of day {day} is sent to {nicks}")
+    out.print(said.format(game=game, day=sent.day, nicks=who), markup=False)
 
 
 @app.command("publish")
@@ -236,11 +239,12 @@ def _nothing_to_publish(store: Store, row: GameRow) -> str | None:
     if row.state is None or store.pending(row.id, "publish"):
         return None
     if row.state.winner != "none":
-        return "the game is over and everything is published; nothing to do"
+        return _("the game is over and everything is published; nothing to do")
     day = store.day(row.id, row.state.day)
     if row.state.day == 1 or store.draft(row.id, row.state.day) is not None or day is None or not day["topic"]:
         return None
-    return f"nothing to publish: day {row.state.day} (topic {day['topic']}) has no approved draft yet"
+    said = _("nothing to publish: day {day} (topic {topic}) has no approved draft yet")
+    return said.format(day=row.state.day, topic=day["topic"])
 
 
 @app.command("watch")
@@ -261,7 +265,7 @@ def watch_command(
     interval = parse_every(every)
     with host_errors():
         store = open_store(state)
-        _, config = load_game(store, game)
+        _row, config = load_game(store, game)
     zone = config.game.zone
 
     def moment() -> datetime:
@@ -286,25 +290,29 @@ def watch_command(
             run_pass,
             interval,
             on_report=lambda report: _log_pass(report, moment(), zone),
-            on_error=lambda exc, wait: err.print(f"pass failed ({exc}); trying again in {wait:.0f} s", markup=False),
+            on_error=lambda exc, wait: err.print(
+                _("pass failed ({error}); trying again in {seconds:.0f} s").format(error=exc, seconds=wait),
+                markup=False,
+            ),
         )
 
 
 def _log_pass(report: PassReport, at: datetime, zone: ZoneInfo) -> None:
     did = [
-        f"{len(report.handled)} PMs handled",
-        f"{len(report.sent)} sent",
-        *(["interim count"] if report.interim_count else []),
-        *(["draft made and sent to the moderators"] if report.drafted else []),
-        *(["published"] if report.published else []),
-        *(["the game started"] if report.started else []),
+        ngettext("{n} PM handled", "{n} PMs handled", len(report.handled)).format(n=len(report.handled)),
+        ngettext("{n} sent", "{n} sent", len(report.sent)).format(n=len(report.sent)),
+        *([_("interim count")] if report.interim_count else []),
+        *([_("draft made and sent to the moderators")] if report.drafted else []),
+        *([_("published")] if report.published else []),
+        *([_("the game started")] if report.started else []),
     ]
     busy = report.handled or report.sent or report.interim_count or report.drafted or report.published
     out.print(
-        f"{at.astimezone(zone):%H:%M:%S} {zone.key}: " + (", ".join(did) if busy else "nothing to do"), markup=False
+        f"{at.astimezone(zone):%H:%M:%S} {zone_name(zone, at)}: " + (", ".join(did) if busy else _("nothing to do")),
+        markup=False,
     )
     for problem in report.problems:
-        err.print(f"problem: {problem}", markup=False)
+        err.print(_("problem: {problem}").format(problem=problem), markup=False)
 
 
 @app.command("relays")
@@ -321,13 +329,15 @@ def relays_command(
     if as_json:
         print_json(zoned_rows([r | {"recipients": json.loads(r["recipients"])} for r in found], zone, "at"))
         return
-    shown = table(f"{game}: relayed letters (times {zone.key})", "day", "PM", "from", "kind", "to", "status", "at")
+    title = _("{game}: relayed letters ({times})").format(game=game, times=times_in(zone))
+    columns = (_("day"), _("PM"), _("from"), _("kind"), _("to"), _("status"), _("at"))
+    shown = table(title, *columns)
     for r in found:
         to = names(json.loads(r["recipients"]))
         shown.add_row(
             *plain(str(r["day"]), str(r["pm_id"]), r["sender"], r["kind"], to, r["status"], local(r["at"], zone))
         )
-    out.print(shown if found else f"{game}: no relayed letters")
+    out.print(shown if found else _("{game}: no relayed letters").format(game=game))
 
 
 @app.command("account")
@@ -348,29 +358,35 @@ def account_command(
 
     with host_errors():
         store = open_store(state)
-        _, config = load_game(store, game)
+        _row, config = load_game(store, game)
     with host_errors(), game_client(config) as client:
         if not isinstance(client, AccountPreferences):
-            fail(f"{game}: this board keeps no preferences of the account (phpBB boards do)")
+            fail(_("{game}: this board keeps no preferences of the account (phpBB boards do)").format(game=game))
         prefs = client.preferences()
         _print_preferences(client.account or "", prefs, client.relative_format(prefs.dateformat or ""))
         if date_format is None or date_format == prefs.dateformat:
             return
-        if not yes and not typer.confirm(f"Store the date format {date_format!r} on {client.account}?"):
-            fail("nothing changed", code=1)
+        question = _("Store the date format {format!r} on {account}?").format(
+            format=date_format, account=client.account
+        )
+        if not yes and not typer.confirm(question):
+            fail(_("nothing changed"), code=1)
         poster = poster_for(client)
         if not isinstance(poster, DateFormatting):
-            fail(f"{game}: this board keeps no date format of the account")
+            fail(_("{game}: this board keeps no date format of the account").format(game=game))
         after = poster.set_date_format(date_format)
-    out.print(f"the date format is now {after.dateformat!r}", markup=False)
+    out.print(_("the date format is now {format!r}").format(format=after.dateformat), markup=False)
 
 
 def _print_preferences(account: str, prefs: Any, relative: bool) -> None:
-    out.print(f"{account}: language {prefs.lang}, time zone {prefs.tz}, date format {prefs.dateformat!r}", markup=False)
+    said = _("{account}: language {lang}, time zone {zone}, date format {format!r}")
+    out.print(said.format(account=account, lang=prefs.lang, zone=prefs.tz, format=prefs.dateformat), markup=False)
     if prefs.dateformat and relative:
         out.print(
-            "fresh dates are printed relative ('менее минуты назад'): forumbot asks the board for the exact time "
-            "of a PM near a deadline; a format with seconds (--date-format 'd.m.Y H:i:s') makes every date exact",
+            _(
+                "fresh dates are printed relative ('менее минуты назад'): forumbot asks the board for the exact time "
+                "of a PM near a deadline; a format with seconds (--date-format 'd.m.Y H:i:s') makes every date exact"
+            ),
             markup=False,
         )
 

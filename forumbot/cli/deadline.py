@@ -17,8 +17,9 @@ from forumbot.cli.common import (
     load_game,
     open_store,
 )
-from forumbot.cli.display import say
+from forumbot.cli.display import local, say
 from forumbot.cli.progress import sending
+from forumbot.i18n import _
 
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
@@ -46,7 +47,7 @@ def deadline_command(
     from forumbot.host import deadlines, games
 
     if when is None and next_day_length is None:
-        fail("give WHEN (the new deadline), or --next-day-length HOURS")
+        fail(_("give WHEN (the new deadline), or --next-day-length HOURS"))
     with host_errors():
         store = open_store(state)
         row, config = load_game(store, game)
@@ -55,7 +56,8 @@ def deadline_command(
         moment = current_time(now, zone)
         if next_day_length is not None:
             deadlines.set_next_day_length(store, row, next_day_length, reason=reason, by=by)
-            say(f"{game}: the next day lasts at least {next_day_length:g} h (end-day tells it)")
+            said = _("{game}: the next day lasts at least {hours} h (end-day tells it)")
+            say(said.format(game=game, hours=f"{next_day_length:g}"))
         if when is None:
             return
         day = store.day(row.id, row.state.day) if row.state is not None else None
@@ -63,16 +65,18 @@ def deadline_command(
         moved = deadlines.move_deadline(
             store, row, config, deadlines.parse_when(when, current, zone), moment, reason=reason, by=by
         )
+    said = _("{game}: day {day} now ends {after}, was {before}")
     say(
-        f"{game}: day {moved.day} now ends {deadlines.told(moved.after, zone)}, "
-        f"was {deadlines.told(moved.before, zone)}"
+        said.format(
+            game=game, day=moved.day, after=local(moved.after, zone, True), before=local(moved.before, zone, True)
+        )
     )
     if moved.announcement is None:
-        say("the day has no topic yet: nothing to announce")
+        say(_("the day has no topic yet: nothing to announce"))
     elif send:
         _announce(store, row.id, config, moved.announcement)
     else:
-        say("the announcement waits in the outbox for the next watch pass")
+        say(_("the announcement waits in the outbox for the next watch pass"))
 
 
 def _announce(store: Store, game_id: int, config: GameConfig, marker: str) -> None:
@@ -84,6 +88,6 @@ def _announce(store: Store, game_id: int, config: GameConfig, marker: str) -> No
     if letter is None:
         return
     with host_errors(), game_client(config) as client, sending(poster_for(client)) as poster:
-        done = Outbox(store, game_id, poster).deliver(letter, label="the deadline's announcement")
-    where = f"post {done.remote_id}" if done.remote_id else "the day topic"
-    say(f"announced in the day topic ({done.how}: {where})")
+        done = Outbox(store, game_id, poster).deliver(letter, label=_("the deadline's announcement"))
+    where = _("post {id}").format(id=done.remote_id) if done.remote_id else _("the day topic")
+    say(_("announced in the day topic ({how}: {where})").format(how=done.how, where=where))

@@ -15,7 +15,9 @@ from zoneinfo import ZoneInfo
 from rich.table import Table
 from rich.text import Text
 
+from forumbot.cli import words
 from forumbot.cli.common import err, out
+from forumbot.i18n import _, ngettext, russian
 from forumbot.render.bidi import isolate, isolate_within
 
 if TYPE_CHECKING:
@@ -43,19 +45,37 @@ def table(title: str, *columns: str) -> Table:
     return shown
 
 
+def zone_name(zone: ZoneInfo, at: datetime | None = None) -> str:
+    """The game's zone as the host knows it: its name (Europe/Moscow) in English, as the posts name it in
+    Russian (МСК, else its offset: UTC+5)."""
+    if not russian():
+        return zone.key
+    from forumbot.render.phrases import zone_label
+
+    return zone_label(zone, at)
+
+
 def local(moment: datetime | str | None, zone: ZoneInfo, with_zone: bool = False) -> str:
-    """A moment (or an interval "a/b") as a host reads it: day, month, hour and minute in the game's zone (its
-    name with `with_zone`; a table names the zone once, in its title)."""
+    """A moment (or an interval "a/b") as a host reads it, the same way in every command: day, month, hour and
+    minute in the game's zone; with `with_zone` the year and the zone's name too (a table names the zone once,
+    in its title: `times_in`)."""
     if moment is None or moment == "":
         return ""
     if isinstance(moment, str) and "/" in moment:
-        return " – ".join(local(part, zone) for part in moment.split("/", 1)) + (f" ({zone.key})" if with_zone else "")
+        return " – ".join(local(part, zone) for part in moment.split("/", 1)) + (
+            f" ({zone_name(zone)})" if with_zone else ""
+        )
     when = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
     if when.tzinfo is None:
         return str(moment)
     if not with_zone:  # a table's cell: its title names the zone, and the year is the game's
         return f"{when.astimezone(zone):%d.%m %H:%M}"
-    return f"{when.astimezone(zone):%d.%m.%Y %H:%M} ({zone.key})"
+    return f"{when.astimezone(zone):%d.%m.%Y %H:%M} ({zone_name(zone, when)})"
+
+
+def times_in(zone: ZoneInfo) -> str:
+    """A table title's note of the zone its times are in."""
+    return _("times {zone}").format(zone=zone_name(zone))
 
 
 def in_zone_iso(moment: datetime | str | None, zone: ZoneInfo) -> str | None:
@@ -84,96 +104,132 @@ def show_value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def mismatch(day: int, key: str, expected: Any, actual: Any) -> str:
+    """A scenario's expectation that did not hold."""
+    return _("day {day} {key}: expected {expected}, actual {actual}").format(
+        day=day, key=key, expected=show_value(expected), actual=show_value(actual)
+    )
+
+
 def print_mismatches(result: ScenarioResult) -> None:
-    out.print(f"FAIL {result.scenario.path} ({result.scenario.name})", markup=False)
+    out.print(_("FAIL {path} ({name})").format(path=result.scenario.path, name=result.scenario.name), markup=False)
     for m in result.mismatches:
-        out.print(
-            f"  day {m.day} {m.key}: expected {show_value(m.expected)}, actual {show_value(m.actual)}", markup=False
-        )
+        out.print("  " + mismatch(m.day, m.key, m.expected, m.actual), markup=False)
+
+
+def why_not(reason: str, nearest: str | None) -> str:
+    """A reason, and the nick a typo was nearest to."""
+    return reason + (" (" + _("nearest: {nick}").format(nick=nearest) + ")" if nearest else "")
 
 
 def print_tally(result: Tally, zone: ZoneInfo) -> None:
-    votes = table(f"Голоса (times {zone.key})", "post", "voter", "target", "time", "counted", "why not")
+    columns = (_("post"), _("voter"), _("target"), _("time"), _("counted"), _("why not"))
+    votes = table(_("Votes ({times})").format(times=times_in(zone)), *columns)
     for r in result.records:
-        why = (r.reason or "") + (f" (nearest: {r.nearest})" if r.nearest else "")
-        votes.add_row(*plain(str(r.post_id), r.voter, r.target, local(r.time, zone), "yes" if r.counted else "", why))
+        why = why_not(words.reason(r.reason), r.nearest)
+        votes.add_row(*plain(str(r.post_id), r.voter, r.target, local(r.time, zone), words.yes(r.counted), why))
     out.print(votes)
-    counts = table("Итог", "player", "votes", "voters")
+    counts = table(_("Count"), _("player"), _("votes"), _("voters"))
     for target, who in result.voters.items():
         mark = " ←" if target == result.leader else ""
         counts.add_row(*plain(isolate(target) + mark, str(len(who)), names(who)))
     out.print(counts)
     if result.not_voting:
-        out.print("not voting: " + names(result.not_voting), markup=False)
+        out.print(_("not voting: {nicks}").format(nicks=names(result.not_voting)), markup=False)
 
 
 def show_draft(game: str, draft: DayDraft, approved_by: str | None, zone: ZoneInfo | None = None) -> None:
     """The draft for the host: decisions, the audit tables, the notes; every time in `zone` (the game's)."""
     zone = zone or ZoneInfo("UTC")
-    status = f"approved by {approved_by}" if approved_by else "NOT approved"
-    say(f"{game}, day {draft.day} — draft, {status}")
+    status = _("approved by {nick}").format(nick=approved_by) if approved_by else _("NOT approved")
+    say(_("{game}, day {day} — draft, {status}").format(game=game, day=draft.day, status=status))
     if draft.early is not None:
         out.print(
-            f"made before the deadline (at {local(draft.early.at, zone, with_zone=True)}): {draft.early.reason}",
+            _("made before the deadline (at {when}): {reason}").format(
+                when=local(draft.early.at, zone, with_zone=True), reason=draft.early.reason
+            ),
             markup=False,
         )
     if draft.next_deadline:
-        say(f"the post gives day {draft.day + 1} until {local(draft.next_deadline, zone, True)}")
+        say(
+            _("the post gives day {day} until {when}").format(
+                day=draft.day + 1, when=local(draft.next_deadline, zone, True)
+            )
+        )
     everyone = list(draft.state.nicks())
-    deaths = ", ".join(f"{isolate(n)} ({c})" for n, c in draft.deaths.items()) or "nobody"
-    say(f"deaths: {deaths}; winner: {draft.winner}")
+    deaths = ", ".join(f"{isolate(n)} ({words.cause(c)})" for n, c in draft.deaths.items()) or _("nobody")
+    say(_("deaths: {deaths}; winner: {winner}").format(deaths=deaths, winner=words.winner(draft.winner)))
     if draft.checks:
-        checks = ", ".join(f"{isolate(n)}: {isolate_within(str(r), everyone)}" for n, r in draft.checks.items())
-        say("checks (private): " + checks)
+        checks = ", ".join(f"{isolate(n)}: {isolate_within(_checked(r), everyone)}" for n, r in draft.checks.items())
+        say(_("checks (private): {checks}").format(checks=checks))
     _print_draft_votes(draft, zone)
     _print_draft_orders(draft)
     _print_draft_notes(draft, everyone, zone)
 
 
+def _checked(result: Any) -> str:
+    """A check's result (a role, or several): in the host's words."""
+    results = result if isinstance(result, list) else [result]
+    return ", ".join(words.role(str(r)) for r in results)
+
+
 def _print_draft_votes(draft: DayDraft, zone: ZoneInfo) -> None:
-    votes = table(f"votes (times {zone.key})", "voter", "target", "time", "counted", "why not", "post")
+    columns = (_("voter"), _("target"), _("time"), _("counted"), _("why not"), _("post"))
+    votes = table(_("votes ({times})").format(times=times_in(zone)), *columns)
     for v in draft.votes:
-        why = (v.reason or "") + (f" (nearest: {v.nearest})" if v.nearest else "")
+        why = why_not(words.reason(v.reason, v.get("why")), v.nearest)
         where = str(v.post_id) if v.post_id is not None else short_ref(v.link)
-        votes.add_row(*plain(v.voter, v.target or "", local(v.time, zone), "yes" if v.counted else "", why, where))
+        votes.add_row(*plain(v.voter, v.target or "", local(v.time, zone), words.yes(v.counted), why, where))
     out.print(votes)
 
 
 def _print_draft_orders(draft: DayDraft) -> None:
-    orders = table("orders", "actor", "action", "targets", "valid", "why not", "where")
+    columns = (_("actor"), _("action"), _("targets"), _("valid"), _("why not"), _("where"))
+    orders = table(_("orders"), *columns)
     for o in draft.orders:
-        why = (o.reason or "") + (f" (nearest: {o.nearest})" if o.nearest else "")
-        row = (o.actor, o.action or "", names(o.targets), "yes" if o.valid else "", why, short_ref(o.link))
+        why = why_not(words.reason(o.reason, o.get("why"), order=True), o.nearest)
+        row = (o.actor, words.action(o.action), names(o.targets), words.yes(o.valid), why, short_ref(o.link))
         orders.add_row(*plain(*row))
     for x in draft.void:
-        orders.add_row(*plain(x.actor, x.action, names(x.targets), "", x.reason, short_ref(x.ref)))
+        why = words.reason(x.reason, x.why, order=x.action != "vote")
+        orders.add_row(*plain(x.actor, words.action(x.action), names(x.targets), "", why, short_ref(x.ref)))
     out.print(orders)
 
 
 def _print_draft_notes(draft: DayDraft, everyone: list[str], zone: ZoneInfo) -> None:
-    activity = ", ".join(f"{isolate(n)}: {a.posts} posts, {a.orders} PMs" for n, a in draft.activity.items())
-    say(f"activity: {activity}")
+    activity = ", ".join(
+        f"{isolate(n)}: " + ngettext("{n} post", "{n} posts", a.posts).format(n=a.posts)
+        + ", " + ngettext("{n} PM", "{n} PMs", a.orders).format(n=a.orders)
+        for n, a in draft.activity.items()
+    )  # fmt: skip
+    say(_("activity: {activity}").format(activity=activity))
     for problem in draft.page_problems:
-        say(f"UNREADABLE POST {isolate_within(str(problem), everyone)}")
+        say(_("UNREADABLE POST {problem}").format(problem=isolate_within(str(problem), everyone)))
     for pm in draft.unread_pms:
         sender, subject = isolate(str(pm.get("sender"))), isolate(str(pm.get("subject")))
-        say(f"UNREAD PM {pm.get('pm_id')} from {sender} ({subject}): {pm.get('reason')}")
+        said = _("UNREAD PM {pm} from {sender} ({subject}): {reason}")
+        say(said.format(pm=pm.get("pm_id"), sender=sender, subject=subject, reason=pm.get("reason")))
     for warning in draft.warnings:
-        say(f"WARNING {isolate_within(warning, everyone)}")
+        say(_("WARNING {warning}").format(warning=isolate_within(warning, everyone)))
     for note in [isolate_within(n, everyone) for n in draft.inactivity] + [
         _override_note(o.kind, o.subject, o.value, o.by, o.reason, zone) for o in draft.overrides
     ]:
-        say(f"note: {note}")
+        say(_("note: {note}").format(note=note))
     for e in draft.events:
-        parts = [e.kind, isolate(e.actor or ""), "→", isolate(e.target or ""), e.detail]
-        say("event: " + " ".join(p for p in parts if p))
+        detail = "" if russian() else e.detail  # the engine says an event's detail in English only
+        extra = [words.role(e.role) if e.role else "", words.cause(e.cause)] if russian() else []
+        parts = [words.event(e.kind), isolate(e.actor or ""), "→", isolate(e.target or ""), detail, *extra]
+        say(_("event: {event}").format(event=" ".join(p for p in parts if p)))
 
 
 def _override_note(kind: str, subject: str, value: str | None, by: str, reason: str, zone: ZoneInfo) -> str:
     if kind == "deadline":  # subject: the new deadline, value: the old one
-        moved = f"the deadline moved from {local(value, zone, True)} to {local(subject, zone, True)}"
-        return f"{moved} by {isolate(by)} — {reason}"
-    return f"override by {isolate(by)}: {kind} {isolate(subject)} — {reason}"
+        said = _("the deadline moved from {before} to {after} by {nick} — {reason}")
+        return said.format(
+            before=local(value, zone, True), after=local(subject, zone, True), nick=isolate(by), reason=reason
+        )
+    said = _("override by {nick}: {kind} {subject} — {reason}")
+    return said.format(nick=isolate(by), kind=kind, subject=isolate(subject), reason=reason)
 
 
 def short_ref(link: str | None) -> str:
@@ -188,18 +244,20 @@ def short_ref(link: str | None) -> str:
 
 def print_publish_report(report: PublishReport) -> None:
     for label in report.sent:
-        say(f"sent: {label}")
+        say(_("sent: {what}").format(what=label))
     for label in report.recovered:
-        say(f"found on the forum (sent before an interruption): {label}")
+        say(_("found on the forum (sent before an interruption): {what}").format(what=label))
     if report.skipped:
-        say(f"done by an earlier run: {len(report.skipped)}")
+        say(_("done by an earlier run: {n}").format(n=len(report.skipped)))
     if report.locked:
-        say("the previous day's topic is locked")
+        say(_("the previous day's topic is locked"))
     for note in report.notes:
-        err.print(f"note: {note}", markup=False)
+        err.print(_("note: {note}").format(note=note), markup=False)
     if report.winner != "none":
-        say(f"{report.game}: the game is over — {report.winner}; final topic {report.topic_id}")
+        said = _("{game}: the game is over — {winner}; final topic {topic}")
+        say(said.format(game=report.game, winner=words.winner(report.winner), topic=report.topic_id))
     elif report.new_day is not None:
-        say(f"{report.game}: day {report.new_day} is open in topic {report.topic_id}")
+        said = _("{game}: day {day} is open in topic {topic}")
+        say(said.format(game=report.game, day=report.new_day, topic=report.topic_id))
     elif report.topic_id is not None:
-        say(f"{report.game}: day {report.day} is in topic {report.topic_id}")
+        say(_("{game}: day {day} is in topic {topic}").format(game=report.game, day=report.day, topic=report.topic_id))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from forumbot.cli import words
 from forumbot.cli.app import app
 from forumbot.cli.common import (
     JsonOption,
@@ -28,6 +29,7 @@ from forumbot.cli.common import (
     read_nicks,
 )
 from forumbot.cli.display import in_zone_iso, local, names, plain, say, table
+from forumbot.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
@@ -46,15 +48,17 @@ def new_game_command(
         parsed = load_game_config(config)
         store = open_store(state, create=True)
         games.create_game(store, parsed)
-    out.print(
-        f"game {parsed.game.name!r} created ({parsed.game.variant}, {len(parsed.game.players)} players)", markup=False
+    count = len(parsed.game.players)
+    said = ngettext(
+        "game {name!r} created ({variant}, {n} player)", "game {name!r} created ({variant}, {n} players)", count
     )
+    out.print(said.format(name=parsed.game.name, variant=parsed.game.variant, n=count), markup=False)
     warn(lookalike_warnings(parsed.game.players))
 
 
 def warn(warnings: list[str]) -> None:
     for warning in warnings:
-        err.print(f"warning: {warning}", markup=False)
+        err.print(_("warning: {warning}").format(warning=warning), markup=False)
 
 
 @app.command("signups")
@@ -76,29 +80,35 @@ def signups_command(
     with host_errors():
         store = open_store(state)
         game, topic = _game_and_topic(store, args or [])
-        _, config = load_game(store, game)
+        _row, config = load_game(store, game)
         topic = topic or config.forum.signup_topic
         if not topic:
-            fail(f"{game}: which signup topic? give it, or set [forum] signup_topic in the config")
+            fail(_("{game}: which signup topic? give it, or set [forum] signup_topic in the config").format(game=game))
         with game_client(config) as client:
             posts = [post for page in client.fetch_topic(topic) for post in page.posts]
         exclude = [n for n in (load_settings().username,) if n]
         players = games.record_signups(store, game, posts, exclude)
-    say(f"{len(players)} players signed up: {names(players)}")
+    said = ngettext("{n} player signed up: {nicks}", "{n} players signed up: {nicks}", len(players))
+    say(said.format(n=len(players), nicks=names(players)))
 
 
 def _game_and_topic(store: Store, args: list[str]) -> tuple[str, str | None]:
     """`GAME TOPIC`, `GAME`, or `TOPIC` alone when the state file holds a single game."""
     if len(args) > 2:
-        fail("signups takes at most two arguments: GAME and TOPIC")
+        fail(_("signups takes at most two arguments: GAME and TOPIC"))
     if len(args) == 2:
         return args[0], args[1]
     known = store.game_names()
     if args and args[0] in known:
         return args[0], None
     if len(known) != 1:
-        listed = ", ".join(known) or "none (forumbot new-game CONFIG)"
-        fail(f"name the game: the state file holds {len(known)} games ({listed})")
+        listed = ", ".join(known) or _("none (forumbot new-game CONFIG)")
+        said = ngettext(
+            "name the game: the state file holds {n} game ({listed})",
+            "name the game: the state file holds {n} games ({listed})",
+            len(known),
+        )
+        fail(said.format(n=len(known), listed=listed))
     return known[0], args[0] if args else None
 
 
@@ -121,7 +131,7 @@ def deal_command(
         _deal_stored_game(game, topic, state, now, seed)
         return
     if variant is None or players is None:
-        fail("give a GAME, or --variant and --players")
+        fail(_("give a GAME, or --variant and --players"))
     _deal_list(variant, read_nicks(players), seed, parse_option_pairs(option or []), as_json)
 
 
@@ -142,9 +152,10 @@ def _deal_list(variant: str, nicks: list[str], seed: int | None, options: dict[s
         players = [{"nick": p.nick, "role": p.role, "boss": p.boss} for p in dealt.players]
         print_json({"variant": dealt.variant, "seed": dealt.seed, "players": players})
         return
-    shown = table(f"{variant}, {len(nicks)} players, seed {used_seed}", "nick", "role")
+    title = ngettext("{variant}, {n} player, seed {seed}", "{variant}, {n} players, seed {seed}", len(nicks))
+    shown = table(title.format(variant=variant, n=len(nicks), seed=used_seed), _("nick"), _("role"))
     for p in dealt.players:
-        shown.add_row(*plain(p.nick, p.role + (" (boss)" if p.boss else "")))
+        shown.add_row(*plain(p.nick, words.role(p.role, p.boss)))
     out.print(shown)
 
 
@@ -154,16 +165,23 @@ def _deal_stored_game(game: str, topic: str | None, state: Path | None, now: str
     with host_errors():
         topic = checked_topic(topic, "--topic")
         store = open_store(state)
-        _, config = load_game(store, game)
+        _row, config = load_game(store, game)
         dealt = games.deal_game(store, game, current_time(now, config.game.zone), topic=topic, seed=seed)
     warn(dealt.warnings)
-    say(f"{game}: roles dealt to {len(dealt.state.players)} players (secret: forumbot status {game} --secret)")
-    say(f"commitment for the first day's post: SHA-256 {dealt.commitment}")
-    say(f"day 1 deadline: {local(dealt.deadline, config.game.zone, with_zone=True)}")
+    count = len(dealt.state.players)
+    said = ngettext(
+        "{game}: roles dealt to {n} player (secret: forumbot status {game} --secret)",
+        "{game}: roles dealt to {n} players (secret: forumbot status {game} --secret)",
+        count,
+    )
+    say(said.format(game=game, n=count))
+    say(_("commitment for the first day's post: SHA-256 {digest}").format(digest=dealt.commitment))
+    say(_("day 1 deadline: {when}").format(when=local(dealt.deadline, config.game.zone, with_zone=True)))
     if topic is None:
-        say(f"next: forumbot publish {game}  (day 1's topic with the commitment, and the role PMs)")
+        say(_("next: forumbot publish {game}  (day 1's topic with the commitment, and the role PMs)").format(game=game))
     else:
-        say(f"next: forumbot publish {game}  (the role PMs; day 1 is read from topic {topic})")
+        said = _("next: forumbot publish {game}  (the role PMs; day 1 is read from topic {topic})")
+        say(said.format(game=game, topic=topic))
 
 
 @app.command("day-topic")
@@ -176,14 +194,17 @@ def day_topic_command(
 
     with host_errors():
         store = open_store(state)
-        row, _ = load_game(store, game)
+        row, _config = load_game(store, game)
         if row.state is None:
-            fail(f"{game}: roles are not dealt yet (forumbot deal {game})")
+            fail(_("{game}: roles are not dealt yet (forumbot deal {game})").format(game=game))
         if store.day(row.id, row.state.day) is None:
-            fail(f"{game}: day {row.state.day} is not open")
+            fail(_("{game}: day {day} is not open").format(game=game, day=row.state.day))
         topic = checked_topic(topic) or topic
         store.set_day_topic(row.id, row.state.day, topic)
-    out.print(f"{game}: day {row.state.day} is read from topic {topic}", markup=False)
+    out.print(
+        _("{game}: day {day} is read from topic {topic}").format(game=game, day=row.state.day, topic=topic),
+        markup=False,
+    )
 
 
 @app.command("status")
@@ -247,26 +268,40 @@ def _print_status(game: str, facts: dict[str, Any]) -> None:
 
     zone = ZoneInfo(facts["timezone"])
     if facts["phase"] == "signups":
-        say(f"{game} ({facts['variant']}): signups, {len(facts['players'])} players, roles not dealt")
+        count = len(facts["players"])
+        said = ngettext(
+            "{game} ({variant}): signups, {n} player, roles not dealt",
+            "{game} ({variant}): signups, {n} players, roles not dealt",
+            count,
+        )
+        say(said.format(game=game, variant=facts["variant"], n=count))
         return
-    winner = f", winner: {facts['winner']}" if facts["winner"] != "none" else ""
-    say(f"{game} ({facts['variant']}) — day {facts['day']}{winner}")
+    winner = _(", winner: {winner}").format(winner=words.winner(facts["winner"])) if facts["winner"] != "none" else ""
+    say(_("{game} ({variant}) — day {day}").format(game=game, variant=facts["variant"], day=facts["day"]) + winner)
     if "deadline" in facts:
         left = facts["seconds_left"]
-        when = "passed" if left <= 0 else f"in {left // 3600} h {left % 3600 // 60:02d} min"
-        say(f"topic: {facts['topic'] or '-'}; deadline: {local(facts['deadline'], zone, True)} ({when})")
+        when = (
+            _("passed")
+            if left <= 0
+            else _("in {hours} h {minutes:02d} min").format(hours=left // 3600, minutes=left % 3600 // 60)
+        )
+        said = _("topic: {topic}; deadline: {deadline} ({left})")
+        say(said.format(topic=facts["topic"] or "-", deadline=local(facts["deadline"], zone, True), left=when))
     secret = any("role" in p for p in facts["players"])
-    shown = table("players", "nick", "status", *(["role"] if secret else []))
+    shown = table(_("players"), _("nick"), _("status"), *([_("role")] if secret else []))
     for p in facts["players"]:
-        life = "alive" if p["alive"] else f"dead (day {p['death_day']}, {p['death_cause']})"
-        role = [p["role"] + (" (boss)" if p["boss"] else "")] if secret else []
+        dead = _("dead (day {day}, {cause})").format(day=p["death_day"], cause=words.cause(p["death_cause"]))
+        life = _("alive") if p["alive"] else dead
+        role = [words.role(p["role"], p["boss"])] if secret else []
         shown.add_row(*plain(p["nick"], life, *role))
     out.print(shown)
     if "votes" in facts:
-        listed = ", ".join(f"{isolate(v['voter'])} → {isolate(v['target'] or '')}" for v in facts["votes"]) or "none"
+        listed = ", ".join(f"{isolate(v['voter'])} → {isolate(v['target'] or '')}" for v in facts["votes"]) or _("none")
         since = facts.get("votes_from_draft_of")
-        label = f"votes so far (draft of {local(since, zone, True)})" if since else "votes so far"
-        say(f"{label}: {listed}")
+        if since:
+            say(_("votes so far (draft of {when}): {votes}").format(when=local(since, zone, True), votes=listed))
+        else:
+            say(_("votes so far: {votes}").format(votes=listed))
 
 
 @app.command("reveal")
@@ -287,10 +322,10 @@ def reveal_command(
         )
         return
     out.print(shown.roles, markup=False)
-    out.print(f"salt: {shown.salt}", markup=False)
+    out.print(_("salt: {salt}").format(salt=shown.salt), markup=False)
+    checked = _("(verified)") if shown.verified else _("(MISMATCH)")
     out.print(
-        f"SHA-256(salt + newline + role list) = {shown.commitment}"
-        + (" (verified)" if shown.verified else " (MISMATCH)"),
+        _("SHA-256(salt + newline + role list) = {digest}").format(digest=shown.commitment) + " " + checked,
         markup=False,
     )
 
@@ -308,9 +343,12 @@ def advance_command(
     with host_errors():
         topic = checked_topic(topic, "--topic")
         store = open_store(state)
-        _, config = load_game(store, game)
+        _row, config = load_game(store, game)
         new_state = games.advance(store, game, current_time(now, config.game.zone), topic=topic)
     if new_state.winner != "none":
-        out.print(f"{game}: the game is over — {new_state.winner}", markup=False)
+        out.print(
+            _("{game}: the game is over — {winner}").format(game=game, winner=words.winner(new_state.winner)),
+            markup=False,
+        )
     else:
-        out.print(f"{game}: day {new_state.day} is open", markup=False)
+        out.print(_("{game}: day {day} is open").format(game=game, day=new_state.day), markup=False)

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from forumbot.cli.common import err
+from forumbot.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from forumbot.forum.poster import LockResult, Poster
@@ -88,11 +89,18 @@ class TickingPoster:
     def summary(self) -> str:
         """ "sent now: 1 topic, 12 PMs, 1 lock" (or "nothing sent now")."""
         if not self.counts:
-            return "nothing sent now"
-        return "sent now: " + ", ".join(f"{n} {kind if n == 1 else PLURAL[kind]}" for kind, n in self.counts.items())
+            return _("nothing sent now")
+        sent = ", ".join(COUNTED[kind](n).format(n=n) for kind, n in self.counts.items())
+        return _("sent now: {what}").format(what=sent)
 
 
-PLURAL = {"topic": "topics", "reply": "replies", "lock": "locks", "PM": "PMs"}
+# What a poster sends, counted, in the form the number wants.
+COUNTED: dict[str, Callable[[int], str]] = {
+    "topic": lambda n: ngettext("{n} topic", "{n} topics", n),
+    "reply": lambda n: ngettext("{n} reply", "{n} replies", n),
+    "lock": lambda n: ngettext("{n} lock", "{n} locks", n),
+    "PM": lambda n: ngettext("{n} PM", "{n} PMs", n),
+}
 
 
 @contextmanager
@@ -104,7 +112,7 @@ def sending(poster: Poster) -> Iterator[TickingPoster]:
     from rich.progress import Progress, SpinnerColumn, TextColumn
 
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err, transient=True) as bar:
-        task = bar.add_task("sending", total=None)
+        task = bar.add_task(_("sending"), total=None)
         ticking = TickingPoster(poster)
         ticking.tick = lambda kind: bar.update(task, description=ticking.summary())
         yield ticking

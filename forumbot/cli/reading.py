@@ -11,10 +11,12 @@ from zoneinfo import ZoneInfo
 
 import typer
 
+from forumbot.cli import words
 from forumbot.cli.app import app
 from forumbot.cli.common import client_opener, err, fail, load_zone, out, parse_moment, print_json, read_nicks
-from forumbot.cli.display import local, names, plain, print_tally, table, zoned_rows
+from forumbot.cli.display import local, names, plain, print_tally, table, times_in, zoned_rows
 from forumbot.cli.progress import page_progress
+from forumbot.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from forumbot.forum.cache import TopicRead
@@ -56,9 +58,9 @@ def tally_command(
     from forumbot.host.tally import CountRules, render_tally_bbcode, tally_posts
 
     if (topic is None) == (source is None):
-        fail("give either a topic URL or --from DIR (saved pages)")
+        fail(_("give either a topic URL or --from DIR (saved pages)"))
     if players is None:
-        fail("--players FILE is required (the living players, one nick per line)")
+        fail(_("--players FILE is required (the living players, one nick per line)"))
     zone = load_zone(tz)
     living = read_nicks(players)
     ghosts = read_nicks(dead) if dead is not None else []
@@ -83,18 +85,18 @@ def tally_command(
     except ForumbotError as exc:
         fail(str(exc))
     if not result.complete:
-        err.print("earlier pages came from the cache: this count may miss edits made on them", markup=False)
+        err.print(_("earlier pages came from the cache: this count may miss edits made on them"), markup=False)
     if as_json:
         print_json(result.to_json() | {"problems": problems, "complete": result.complete})
         return
     for problem in problems:
-        err.print(f"unreadable post: {problem}", markup=False)
+        err.print(_("unreadable post: {problem}").format(problem=problem), markup=False)
     print_tally(result, zone)
     if bbcode:
         try:
             post = render_tally_bbcode(result, f"Подсчёт голосов, день {day}", zone=zone)
         except ForumbotError as exc:  # a count from a read that may miss posts is never made ready to post
-            fail(f"no vote-count post: {exc}")
+            fail(_("no vote-count post: {error}").format(error=exc))
         out.print(post, markup=False)
 
 
@@ -113,7 +115,7 @@ def _live_count(topic: str, rules: CountRules, read_at: datetime, incremental: b
     store = Store(settings.state)  # the state file: private from its first byte
     cache = PageCache(store)
     try:
-        with page_progress("pages") as progress:
+        with page_progress(_("pages")) as progress:
             tally, read = count_topic(
                 client, cache, store, topic, rules, incremental=incremental, read_at=read_at, progress=progress
             )
@@ -140,14 +142,17 @@ def _saved_posts(folder: Path, topic_id: int | None, now: datetime | None, zone:
 
     saved = load_saved_folder(folder, now, tz=zone)
     for skipped in saved.skipped:
-        err.print(f"skipped {skipped.name}: {skipped.reason}", markup=False)
+        err.print(_("skipped {file}: {reason}").format(file=skipped.name, reason=skipped.reason), markup=False)
     topics = sorted({p.topic_id for p in saved.topic_pages}, key=lambda t: (t is None, t))
     if topic_id is not None:
         topics = [t for t in topics if t == topic_id]
     if not topics:
-        fail(f"{folder}: no thread pages" + (f" of topic {topic_id}" if topic_id is not None else ""))
+        if topic_id is not None:
+            fail(_("{folder}: no thread pages of topic {topic}").format(folder=folder, topic=topic_id))
+        fail(_("{folder}: no thread pages").format(folder=folder))
     if len(topics) > 1:
-        fail(f"{folder} holds several topics ({', '.join(map(str, topics))}): choose one with --topic")
+        said = _("{folder} holds several topics ({topics}): choose one with --topic")
+        fail(said.format(folder=folder, topics=", ".join(map(str, topics))))
     pages = [p for p in saved.topic_pages if p.topic_id == topics[0]]
     return TopicRead([post for page in pages for post in page.posts], [x for page in pages for x in page.problems])
 
@@ -180,35 +185,36 @@ def orders_command(
         rules_cls = find_variant(variant or DEFAULT_VARIANT)
         saved = load_saved_folder(source, parse_moment(now, zone, "--now"), tz=zone)
         window = saved_window(saved.inbox, saved.messages, begin, end)
-        _, rows = games.audit_pms(window, [*nicks, *ghosts], rules_cls(), dead=ghosts)
+        _pms, rows = games.audit_pms(window, [*nicks, *ghosts], rules_cls(), dead=ghosts)
     except ForumbotError as exc:
         fail(str(exc))
     for skipped in saved.skipped:
-        err.print(f"skipped {skipped.name}: {skipped.reason}", markup=False)
+        err.print(_("skipped {file}: {reason}").format(file=skipped.name, reason=skipped.reason), markup=False)
     uncertain = games.uncertain_warnings(window, end, begin)
     if as_json:
         print_json({"orders": zoned_rows(rows, zone, "time"), "uncertain": uncertain})
         return
-    shown = table(
-        f"{len(window.all_listed())} PMs, {len(rows)} lines (times {zone.key})",
-        *("PM", "sender", "time", "action", "targets", "valid", "reason", "link"),
-    )
+    listed = len(window.all_listed())
+    title = ngettext("{n} PM", "{n} PMs", listed).format(n=listed) + ", "
+    title += ngettext("{n} line", "{n} lines", len(rows)).format(n=len(rows)) + f" ({times_in(zone)})"
+    columns = (_("PM"), _("sender"), _("time"), _("action"), _("targets"), _("valid"), _("reason"), _("link"))
+    shown = table(title, *columns)
     for row in rows:
         shown.add_row(
             *plain(
                 str(row.get("pm_id", "")),
                 str(row.get("actor") or ""),
                 local(row.get("time"), zone),
-                str(row.get("action") or ""),
+                words.action(row.get("action")),
                 names(row.get("targets") or []),
-                "yes" if row.get("valid") else "no",
-                str(row.get("reason") or ""),
+                words.yes_no(bool(row.get("valid"))),
+                words.reason(row.get("reason"), row.get("why"), order=True),
                 str(row.get("link") or ""),
             )
         )
     out.print(shown)
     for warning in uncertain:
-        err.print(f"uncertain: {warning}", markup=False)
+        err.print(_("uncertain: {warning}").format(warning=warning), markup=False)
 
 
 def saved_window(

@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
+from forumbot.cli import words
 from forumbot.cli.app import scenario_app
 from forumbot.cli.common import err, fail, out, print_json
-from forumbot.cli.display import plain, print_mismatches, show_value, table
+from forumbot.cli.display import mismatch, plain, print_mismatches, table
+from forumbot.i18n import _
 from forumbot.render.bidi import isolate
 
 
@@ -23,11 +25,11 @@ def scenario_check(
 
     files = scenario_files(paths)
     if not files:
-        fail(f"no scenario files under {', '.join(map(str, paths))}")
+        fail(_("no scenario files under {paths}").format(paths=", ".join(map(str, paths))))
     passed = failed = malformed = 0
     for path in files:
         if not path.exists():
-            err.print(f"{path}: no such file")
+            err.print(_("{path}: no such file").format(path=path), markup=False)
             malformed += 1
             continue
         try:
@@ -41,7 +43,8 @@ def scenario_check(
         else:
             failed += 1
             print_mismatches(result)
-    out.print(f"scenarios: {passed} passed, {failed} failed, {malformed} malformed")
+    said = _("scenarios: {passed} passed, {failed} failed, {malformed} malformed")
+    out.print(said.format(passed=passed, failed=failed, malformed=malformed))
     if malformed:
         raise typer.Exit(2)
     if failed:
@@ -64,13 +67,16 @@ def scenario_run(
     if as_json:
         print_json(result.to_json())
         return
-    shown = table(f"{result.scenario.name} ({result.scenario.variant})", "day", "deaths", "checks", "winner")
+    title = f"{result.scenario.name} ({result.scenario.variant})"
+    shown = table(title, _("day"), _("deaths"), _("checks"), _("winner"))
     for o in result.outcomes:
-        deaths = ", ".join(f"{isolate(n)}: {c}" for n, c in o.deaths.items()) or "-"
-        checks = ", ".join(f"{isolate(n)}: {c}" for n, c in o.checks.items()) or "-"
-        shown.add_row(*plain(str(o.day), deaths, checks, o.winner))
+        deaths = ", ".join(f"{isolate(n)}: {words.cause(c)}" for n, c in o.deaths.items()) or "-"
+        checks = ", ".join(f"{isolate(n)}: {_checked(c)}" for n, c in o.checks.items()) or "-"
+        shown.add_row(*plain(str(o.day), deaths, checks, words.winner(o.winner)))
     out.print(shown)
     for m in result.mismatches:
-        out.print(
-            f"day {m.day} {m.key}: expected {show_value(m.expected)}, actual {show_value(m.actual)}", markup=False
-        )
+        out.print(mismatch(m.day, m.key, m.expected, m.actual), markup=False)
+
+
+def _checked(result: object) -> str:
+    return ", ".join(words.role(str(r)) for r in result) if isinstance(result, list) else words.role(str(result))

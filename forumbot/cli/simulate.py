@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from forumbot.cli import words
 from forumbot.cli.app import app
 from forumbot.cli.common import fail, out, parse_option_pairs, print_json
 from forumbot.cli.display import table
+from forumbot.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from forumbot.simulate import ChartFormat
@@ -33,7 +35,7 @@ def simulate_command(
 
     fmt = _chart_format(chart)
     if players < 1 or games < 1:
-        fail("--players and --games must be at least 1")
+        fail(_("--players and --games must be at least 1"))
     try:
         result = simulate(variant, players, games, seed, parse_option_pairs(option or []))
     except ForumbotError as exc:
@@ -42,21 +44,30 @@ def simulate_command(
         try:
             chart.write_bytes(render_chart(result, fmt))
         except OSError as exc:
-            fail(f"cannot write {chart}: {exc}")
+            fail(_("cannot write {path}: {error}").format(path=chart, error=exc))
     if as_json:
         print_json(result.to_json())
         return
-    shown = table(f"{variant}, {players} players: {games} games, seed {seed}")
-    for name in ("side", "wins", "win rate", "95% CI"):
-        shown.add_column(name, justify="left" if name == "side" else "right")
+    title = ngettext("{variant}, {n} player", "{variant}, {n} players", players).format(variant=variant, n=players)
+    title += ": " + ngettext("{n} game, seed {seed}", "{n} games, seed {seed}", games).format(n=games, seed=seed)
+    shown = table(title)
+    for number, name in enumerate((_("side"), _("wins"), _("win rate"), _("95% CI"))):
+        shown.add_column(name, justify="left" if number == 0 else "right")
     for share in [*result.sides(), result.draw_share(), result.unfinished_share()]:
         low, high = share.interval
-        shown.add_row(share.label, str(share.count), f"{share.rate:.1%}", f"{low:.1%} – {high:.1%}")
+        shown.add_row(_side(share.label), str(share.count), f"{share.rate:.1%}", f"{low:.1%} – {high:.1%}")
     out.print(shown)
-    mean = f"{result.mean_days:.2f} days" if result.mean_days is not None else "no game finished"
-    out.print(f"mean length: {mean} (cap {result.day_cap} days; unfinished games hit the cap)", markup=False)
+    days = ngettext("{n} day", "{n} days", result.day_cap).format(n=result.day_cap)
+    mean = _("{days:.2f} days").format(days=result.mean_days) if result.mean_days is not None else _("no game finished")
+    said = _("mean length: {mean} (cap {days}; unfinished games hit the cap)")
+    out.print(said.format(mean=mean, days=days), markup=False)
     if chart is not None:
-        out.print(f"chart: {chart}", markup=False)
+        out.print(_("chart: {path}").format(path=chart), markup=False)
+
+
+def _side(label: str) -> str:
+    """A side of the figures: a winner's code, a draw, or the games the cap cut short."""
+    return _("unfinished") if label == "unfinished" else words.winner(label)
 
 
 def _chart_format(chart: Path | None) -> ChartFormat | None:
@@ -66,5 +77,6 @@ def _chart_format(chart: Path | None) -> ChartFormat | None:
         return None
     suffix = chart.suffix.lower().lstrip(".")
     if suffix not in CHART_FORMATS:
-        fail(f"--chart {chart}: give a file ending in {' or '.join('.' + f for f in CHART_FORMATS)}")
+        said = _("--chart {path}: give a file ending in {suffixes}")
+        fail(said.format(path=chart, suffixes=(" " + _("or") + " ").join("." + f for f in CHART_FORMATS)))
     return "svg" if suffix == "svg" else "png"

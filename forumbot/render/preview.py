@@ -27,16 +27,8 @@ from forumbot.draft import DayDraft
 from forumbot.render.bbcode import to_html, unescape
 from forumbot.render.bidi import isolate, isolate_within
 from forumbot.render.nicks import flags
-from forumbot.render.wording import action_word, audit_reason
+from forumbot.render.wording import CAUSES, action_word, audit_reason
 
-CAUSES: dict[str, str] = {
-    "executed": "казнь",
-    "mafia": "мафия",
-    "yakuza": "якудза",
-    "maniac": "маньяк",
-    "sheriff": "шериф",
-    "inactive": "неактивность",
-}
 PALETTE: tuple[str, ...] = (
     "#d62728",
     "#1f77b4",

@@ -1,5 +1,5 @@
 """Every reason forumbot gives, in Russian: why a vote or a PM line was not counted, why the rules voided an
-order. One place, read by the moderators' preview, the players' receipts and the CLI of a Russian game.
+order. One place, read by the moderators' preview, the players' receipts and the CLI in Russian (`cli/words.py`).
 
 Reasons arrive as codes: the extraction's (`quoted`, `unknown_line`, ...), the day window's (`after_deadline`),
 and the rules' (`forumbot.engine.model.Reason`, a code with its values). Older drafts hold the rules' reasons
@@ -99,6 +99,16 @@ ACTIONS: dict[str, str] = {
     "assault": "визит маньяка",
     "special": "особое действие (S)",
     "command": "команда",
+}
+
+# How each player died, as the audit names the cause.
+CAUSES: dict[str, str] = {
+    "executed": "казнь",
+    "mafia": "мафия",
+    "yakuza": "якудза",
+    "maniac": "маньяк",
+    "sheriff": "шериф",
+    "inactive": "неактивность",
 }
 
 UNKNOWN = "приказ недействителен"

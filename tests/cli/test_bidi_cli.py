@@ -52,5 +52,5 @@ def test_the_draft_lines_isolate_it(capsys: pytest.CaptureFixture[str]) -> None:
     assert f"deaths: {isolated} (executed)" in shown
     assert f"note: {isolated}: no post and no order today" in shown
     assert f"event: executed → {isolated}" in shown
-    assert f"activity: {isolated}: 1 posts" in shown
+    assert f"activity: {isolated}: 1 post" in shown
     assert EVIL not in shown.replace(isolated, "")  # never printed bare

@@ -73,7 +73,7 @@ def test_a_moved_deadline_holds_is_audited_and_announced(game: Path) -> None:
         "--now", "2026-11-29T20:00:00+03:00",
     )  # fmt: skip
     said = " ".join(said.split())  # the host's lines fold at 80 columns
-    assert "day 1 now ends 30.11.2026 в 12:00 (Europe/Moscow), was 29.11.2026 в 23:00 (Europe/Moscow)" in said
+    assert "day 1 now ends 30.11.2026 12:00 (Europe/Moscow), was 29.11.2026 23:00 (Europe/Moscow)" in said
     assert "waits in the outbox" in said
     # end-day at the old deadline's half hour is now early
     assert "ends at 30.11.2026 12:00" in refused("end-day", GAME, "--now", AFTER)
@@ -92,7 +92,7 @@ def test_a_deadline_shift_counts_from_the_current_deadline(game: Path) -> None:
     said = " ".join(
         ok("deadline", GAME, "+12h", "--reason", "r", "--by", "Модератор", "--no-send", "--now", DEALT).split()
     )
-    assert "now ends 30.11.2026 в 11:00 (Europe/Moscow)" in said
+    assert "now ends 30.11.2026 11:00 (Europe/Moscow)" in said
 
 
 @pytest.mark.parametrize(
