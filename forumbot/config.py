@@ -61,9 +61,9 @@ class Settings(BaseSettings):
     def require_account(self) -> tuple[str, str]:
         """The login, or a ConfigError naming the missing setting."""
         if not self.username:
-            raise ConfigError("FORUMBOT_USERNAME is not set (in the environment or .env)")
+            raise ConfigError(N_("FORUMBOT_USERNAME is not set (in the environment or .env)"))
         if self.password is None or not self.password.get_secret_value():
-            raise ConfigError("FORUMBOT_PASSWORD is not set (in the environment or .env)")
+            raise ConfigError(N_("FORUMBOT_PASSWORD is not set (in the environment or .env)"))
         return self.username, self.password.get_secret_value()
 
 
@@ -83,7 +83,7 @@ def load_settings(env_file: Path | None = None) -> Settings:
     try:
         settings = Settings(_env_file=env_file if env_file is not None else env_files())
     except ValidationError as exc:
-        raise ConfigError(_first_error(exc, "setting FORUMBOT_")) from None
+        raise ConfigError(_first_error(exc, gettext("setting") + " FORUMBOT_")) from None
     if "state" not in settings.model_fields_set:
         settings = settings.model_copy(update={"state": default_state()})
     return settings
@@ -123,7 +123,8 @@ def web_address(value: str | None) -> str | None:
         return None
     parts = urlsplit(value.strip())
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{value!r} is not a forum's web address: give http://… or https://… with the host")
+        said = gettext("{value!r} is not a forum's web address: give http://… or https://… with the host")
+        raise ValueError(said.format(value=value))
     return value.strip()
 
 
@@ -160,7 +161,7 @@ class ForumConfig(Strict):
             try:
                 ZoneInfo(value)
             except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(f"unknown time zone {value!r}") from None
+                raise ValueError(gettext("unknown time zone {value!r}").format(value=value)) from None
         return value
 
     @model_validator(mode="after")
@@ -221,7 +222,9 @@ class GameSection(Strict):
     @classmethod
     def _known_variant(cls, value: str) -> str:
         if value not in VARIANTS:
-            raise ValueError(f"unknown variant {value!r}; known: {', '.join(VARIANTS)}")
+            raise ValueError(
+                gettext("unknown variant {value!r}; known: {known}").format(value=value, known=", ".join(VARIANTS))
+            )
         return value
 
     @field_validator("timezone")
@@ -230,7 +233,7 @@ class GameSection(Strict):
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown time zone {value!r}") from None
+            raise ValueError(gettext("unknown time zone {value!r}").format(value=value)) from None
         return value
 
     @field_validator("players", "moderators")
@@ -373,11 +376,18 @@ def config_changes(stored: GameConfig, edited: GameConfig, *, dealt: bool) -> li
             (when for field, when in FROZEN_FIELDS.items() if key == field or key.startswith(field + ".")), None
         )
         if frozen == "" or (frozen == "deal" and dealt):
-            moment = "once the roles are dealt" if frozen else "after new-game"
-            raise ConfigError(
-                f"{edited.source}: {key} cannot change {moment} (stored {before.get(key)!r}, "
-                f"the file says {after.get(key)!r}): put it back"
+            said = (
+                N_(
+                    "{path}: {key} cannot change once the roles are dealt (stored {stored!r}, "
+                    "the file says {given!r}): put it back"
+                )
+                if frozen
+                else N_(
+                    "{path}: {key} cannot change after new-game (stored {stored!r}, "
+                    "the file says {given!r}): put it back"
+                )
             )
+            raise ConfigError(said, path=edited.source, key=key, stored=before.get(key), given=after.get(key))
     return [f"{key}: {before.get(key)!r} -> {after.get(key)!r}" for key in changed]
 
 
@@ -397,17 +407,17 @@ def load_game_config(path: Path, *, stored: bool = False) -> GameConfig:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
+        raise ConfigError(N_("{path}: no such config file"), path=path) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+        raise ConfigError(N_("{path}: cannot read: {error}"), path=path, error=exc) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        raise ConfigError(N_("{path}: not valid TOML: {error}"), path=path, error=exc) from None
     if "source" in raw:
-        raise ConfigError(f"{path}: source: set by forumbot (the config's own file), not written in it")
+        raise ConfigError(N_("{path}: source: set by forumbot (the config's own file), not written in it"), path=path)
     try:
         config = GameConfig.model_validate(raw | {"source": str(path.resolve())}, context=STORED if stored else None)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: {_first_error(exc)}") from None
+        raise ConfigError(N_("{path}: {problem}"), path=path, problem=_first_error(exc)) from None
     resolved = _resolve_paths(config, path.resolve().parent)
     for key, template in resolved.templates.model_dump().items():
         if template is not None and not Path(template).is_file():
@@ -430,10 +440,42 @@ def _resolve_paths(config: GameConfig, base: Path) -> GameConfig:
     return config.model_copy(update={"forum": forum, "templates": TemplatesConfig(**templates)})
 
 
+# pydantic's words for the problems a host's config most often has, in the host's language; the rest as
+# pydantic says them. Each is filled in with the error's context (`ge`, `expected`...).
+PYDANTIC_WORDS: dict[str, str] = {
+    "missing": N_("missing"),
+    "extra_forbidden": N_("not a known setting"),
+    "int_parsing": N_("should be a whole number"),
+    "int_type": N_("should be a whole number"),
+    "float_parsing": N_("should be a number"),
+    "float_type": N_("should be a number"),
+    "bool_parsing": N_("should be true or false"),
+    "bool_type": N_("should be true or false"),
+    "string_type": N_("should be text"),
+    "list_type": N_("should be a list"),
+    "dict_type": N_("should be a table"),
+    "model_type": N_("should be a table"),
+    "greater_than_equal": N_("should be at least {ge}"),
+    "greater_than": N_("should be more than {gt}"),
+    "less_than_equal": N_("should be at most {le}"),
+    "less_than": N_("should be less than {lt}"),
+    "literal_error": N_("should be {expected}"),
+    "time_parsing": N_("should be a time of day (23:00)"),
+    "time_type": N_("should be a time of day (23:00)"),
+}
+
+
 def _first_error(exc: ValidationError, prefix: str = "") -> str:
     first = exc.errors()[0]
     where = ".".join(str(x) for x in first["loc"])
-    message = str(first["msg"]).removeprefix("Value error, ")
+    words = PYDANTIC_WORDS.get(first["type"])
+    context = first.get("ctx") or {}
+    try:
+        message = gettext(words).format(**context) if words else str(first["msg"]).removeprefix("Value error, ")
+    except (KeyError, IndexError):
+        message = str(first["msg"])
     count = len(exc.errors())
-    more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
+    more = ""
+    if count > 1:
+        more = " " + ngettext("(and {n} more problem)", "(and {n} more problems)", count - 1).format(n=count - 1)
     return f"{prefix}{where}: {message}{more}" if where else f"{message}{more}"

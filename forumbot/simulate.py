@@ -312,8 +312,7 @@ def render_chart(result: Simulation, fmt: ChartFormat) -> bytes:
     ax.set_ylabel("% of games (error bars: 95% CI)")
     mean = f"{result.mean_days:.1f}" if result.mean_days is not None else "-"
     ax.set_title(
-        f"{result.variant}, {result.players} players: {result.games} games, seed {result.seed}, "
-        f"mean {mean} days",
+        f"{result.variant}, {result.players} players: {result.games} games, seed {result.seed}, mean {mean} days",
         fontsize=10,
     )
     fig.tight_layout()

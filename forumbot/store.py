@@ -24,6 +24,7 @@ from typing import Any, Literal
 from forumbot.draft import DayDraft, StoredDraft
 from forumbot.engine.model import GameState
 from forumbot.errors import StateError
+from forumbot.i18n import N_
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: games, days, drafts, overrides, publications, page cache
@@ -341,7 +342,7 @@ def write_override(
 
 def write_setting(db: sqlite3.Connection, game_id: int, nick: str, key: str, value: object) -> None:
     if key not in ("gender", "afterlife", "leaving"):
-        raise StateError(f"unknown player setting {key!r}")
+        raise StateError(N_("unknown player setting {key!r}"), key=key)
     db.execute("INSERT OR IGNORE INTO player_settings (game_id, nick) VALUES (?, ?)", (game_id, nick))
     db.execute(f"UPDATE player_settings SET {key} = ? WHERE game_id = ? AND nick = ?", (value, game_id, nick))
 
@@ -459,7 +460,9 @@ class Store:
         try:
             self._create_private(self.path)
         except OSError as exc:
-            raise StateError(f"{self.path}: cannot create the state file: {exc.strerror or exc}") from None
+            raise StateError(
+                N_("{path}: cannot create the state file: {error}"), path=self.path, error=exc.strerror or exc
+            ) from None
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             try:
@@ -534,7 +537,7 @@ class Store:
     def _migrate(self) -> None:
         version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         if version > len(MIGRATIONS):
-            raise StateError(f"{self.path}: made by a newer forumbot (schema {version})")
+            raise StateError(N_("{path}: made by a newer forumbot (schema {version})"), path=self.path, version=version)
         for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
             with self.transaction() as db:
                 for statement in script.split(";"):
@@ -550,7 +553,7 @@ class Store:
     def create_game(self, name: str, variant: str, config: dict[str, Any], players: list[str]) -> int:
         with self.transaction() as db:
             if db.execute("SELECT 1 FROM games WHERE name = ?", (name,)).fetchone():
-                raise StateError(f"a game named {name!r} already exists in {self.path}")
+                raise StateError(N_("a game named {name!r} already exists in {path}"), name=name, path=self.path)
             cur = db.execute(
                 "INSERT INTO games (name, variant, config_json, created_at) VALUES (?, ?, ?, ?)",
                 (name, variant, json.dumps(config, ensure_ascii=False, default=str), now_utc()),
@@ -567,8 +570,18 @@ class Store:
         ).fetchone()
         if row is None:
             known = self.game_names()
-            hint = f"; games here: {', '.join(known)}" if known else "; no games yet (forumbot new-game CONFIG)"
-            raise StateError(f"unknown game {name!r} in {self.path}{hint}")
+            if known:
+                raise StateError(
+                    N_("unknown game {name!r} in {path}; games here: {games}"),
+                    name=name,
+                    path=self.path,
+                    games=", ".join(known),
+                )
+            raise StateError(
+                N_("unknown game {name!r} in {path}; no games yet (forumbot new-game CONFIG)"),
+                name=name,
+                path=self.path,
+            )
         state = GameState.model_validate_json(row[4]) if row[4] else None
         return GameRow(row[0], row[1], row[2], json.loads(row[3]), state, row[5], row[6], row[7], row[8])
 
@@ -586,7 +599,7 @@ class Store:
     def save_deal(self, game_id: int, state: GameState, salt: str, commitment: str) -> None:
         with self.transaction() as db:
             if db.execute("SELECT state_json FROM games WHERE id = ?", (game_id,)).fetchone()[0]:
-                raise StateError("roles are already dealt for this game")
+                raise StateError(N_("roles are already dealt for this game"))
             db.execute(
                 "UPDATE games SET state_json = ?, dealt_json = ?, seed = ?, salt = ?, commitment = ? WHERE id = ?",
                 (state.model_dump_json(), state.model_dump_json(), state.seed, salt, commitment, game_id),
@@ -647,7 +660,7 @@ class Store:
                 (by, now_utc(), game_id, day),
             )
             if cur.rowcount == 0:
-                raise StateError(f"day {day} has no draft to approve (run end-day first)")
+                raise StateError(N_("day {day} has no draft to approve (run end-day first)"), day=day)
 
     def advance(
         self,

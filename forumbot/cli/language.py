@@ -33,6 +33,11 @@ TYPER_WORDS: dict[str, str] = {
     "RICH_HELP": N_("Try [blue]'{command_path} {help_option}'[/] for help."),
 }
 HELP_OPTION = N_("Show this message and exit.")
+# The help of typer's own options (shell completion), translated with the rest of the root's options.
+COMPLETION_HELP = (
+    N_("Install completion for the current shell."),
+    N_("Show completion for the current shell, to copy it or customize the installation."),
+)
 USAGE = N_("Usage: ")
 
 
@@ -90,6 +95,7 @@ class TranslatedGroup(_Translated, TyperGroup):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         word_typer()
+        translate_params(self.params)  # typer adds its completion options after making the group
         return super().main(*args, **kwargs)
 
     def resolve_command(self, ctx: Context, args: list[str]) -> Any:

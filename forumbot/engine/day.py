@@ -156,9 +156,7 @@ def check_vote(state: GameState, vote: Vote, replacements: Sequence[Replacement]
     return rules._vote_problem(ctx, vote)
 
 
-def apply_replacements(
-    state: GameState, replacements: tuple[Replacement, ...]
-) -> tuple[GameState, list[Event]]:
+def apply_replacements(state: GameState, replacements: tuple[Replacement, ...]) -> tuple[GameState, list[Event]]:
     """The state with the day's replacements made, in order, and their `replaced` events (actor: the new
     nick, target: the earlier one). Refuses (RulesError naming `replace`) an earlier nick that does not
     play now or whose player is dead, and a new nick that plays or played in this game."""
@@ -246,9 +244,7 @@ def _best_player(ctx: DayContext, winner: Winner) -> None:
     ctx.event("best_player", target=nick, detail="hosts the next game")
 
 
-def _start_day(
-    rules: Ruleset, state: GameState, day_input: DayInput, events: Sequence[Event] = ()
-) -> DayContext:
+def _start_day(rules: Ruleset, state: GameState, day_input: DayInput, events: Sequence[Event] = ()) -> DayContext:
     """The working context of day `state.day`, after the variant's start-of-day bookkeeping; `events`: the
     day's replacements, which come first."""
     ctx = DayContext(

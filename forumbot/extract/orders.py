@@ -104,9 +104,7 @@ _FORMAT_TAG = re.compile(
     r"(?:=[^\]]*)?\]|<(?P<html_close>/)?(?P<html>b|strong|i|em|u|s|strike|span|font|small|big)\b[^>]*>|(?P<stars>\*\*)",
     re.IGNORECASE,
 )
-_QUOTE_BLOCK = re.compile(
-    r"\[quote(?:[= ][^\]]*)?\](?:(?!\[quote[\]= ]).)*?\[/quote\]", re.IGNORECASE | re.DOTALL
-)
+_QUOTE_BLOCK = re.compile(r"\[quote(?:[= ][^\]]*)?\](?:(?!\[quote[\]= ]).)*?\[/quote\]", re.IGNORECASE | re.DOTALL)
 _QUOTE_PAIRS = (("«", "»"), ('"', '"'), ("“", "”"), ("„", "“"), ("'", "'"))
 
 
@@ -408,9 +406,7 @@ def _body_text(pm: PrivateMessage) -> str:
     return pm.body_text if pm.body_text.strip() else text_from_html(pm.body_html)
 
 
-def _resolve(
-    line: OrderLine, roster: Roster, mode: MatchMode
-) -> tuple[tuple[str, ...], list[tuple[str, str | None]]]:
+def _resolve(line: OrderLine, roster: Roster, mode: MatchMode) -> tuple[tuple[str, ...], list[tuple[str, str | None]]]:
     """The line's target nicks, or () and the unknown parts with their nearest players."""
     for written in line.exact:  # the nick as written first: it may look like formatting itself
         if written in roster:
@@ -447,15 +443,11 @@ def orders_from_pm(
     orders: list[Order] = []
     for line in parsed.lines:
         if sender not in roster:  # only a player's own account can give his orders
-            problems.append(
-                OrderProblem(sender, line.line_no, line.raw, "not_player", line.target_text, ref=ref)
-            )
+            problems.append(OrderProblem(sender, line.line_no, line.raw, "not_player", line.target_text, ref=ref))
             continue
         targets, unknown = _resolve(line, roster, mode)
         for text, nearest in unknown:
-            problems.append(
-                OrderProblem(sender, line.line_no, line.raw, "unknown_target", text, nearest, ref)
-            )
+            problems.append(OrderProblem(sender, line.line_no, line.raw, "unknown_target", text, nearest, ref))
         if targets:
             orders.append(Order(actor=sender, action=line.action, targets=targets, time=pm.time, ref=ref))
     problems.sort(key=lambda p: p.line_no)

@@ -449,9 +449,7 @@ class ForumHttp:
                 self.clock.sleep(delay if delay is not None else self._backoff(attempt))
         raise ForumUnavailable(f"{url}: giving up after {attempt} attempt(s); last error: {last_error}")
 
-    def _exchange(
-        self, method: str, url: str, body: bytes | None, headers: Mapping[str, str] | None
-    ) -> httpx.Response:
+    def _exchange(self, method: str, url: str, body: bytes | None, headers: Mapping[str, str] | None) -> httpx.Response:
         """One request and its whole answer, within `settings.deadline` seconds from first byte sent to
         last byte read: a board that trickles its answer is as unavailable as one that never answers."""
         started = time.monotonic()

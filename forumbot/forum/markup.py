@@ -62,8 +62,6 @@ def sniff_charset(data: bytes) -> str | None:
     return m.group(1).decode("ascii").lower() if m else None
 
 
-
-
 def decode_bytes(data: bytes) -> str:
     """Bytes to text: the declared charset, else UTF-8, else windows-1251 (old Russian boards); see
     `decode_page` for a page whose bytes are not in the charset it declares."""
@@ -132,9 +130,7 @@ def _parser(encoding: str | None) -> etree.HTMLParser:
     return parser
 
 
-REPLACED = (
-    "the page holds characters its charset could not decode (shown as \ufffd): a vote in them may be lost"
-)
+REPLACED = "the page holds characters its charset could not decode (shown as \ufffd): a vote in them may be lost"
 
 
 def parse_html(page: Page) -> Element:

@@ -22,6 +22,7 @@ from forumbot.engine.day import ruleset_for
 from forumbot.errors import StateError
 from forumbot.forum.registry import topic_number
 from forumbot.host.outbox import markers_for, with_marker
+from forumbot.i18n import N_
 from forumbot.render.bbcode import escape
 from forumbot.store import GameRow, Letter, Store
 
@@ -108,7 +109,7 @@ def move_deadline(
     past or before the day's start, a day whose draft is approved or being published, an empty reason."""
     day_no, day = _open_day(store, row)
     if not reason.strip() or not by.strip():
-        raise StateError("moving a deadline needs --reason and --by (both go into the audit)")
+        raise StateError(N_("moving a deadline needs --reason and --by (both go into the audit)"))
     if when <= now or when <= day["starts_at"]:
         shown = told(when, config.game.zone)
         raise StateError(f"{row.name}: {shown} has passed or is before day {day_no} began; give a later moment")
@@ -117,7 +118,9 @@ def move_deadline(
         raise StateError(f"WHEN: {shown} is more than two weeks away; a deadline moves at most two weeks ahead")
     draft = store.draft(row.id, day_no)
     if draft is not None and draft.approved_by:
-        raise StateError(f"{row.name}: day {day_no}'s draft is approved already; the day is over")
+        raise StateError(
+            N_("{game}: day {day}'s draft is approved already; the day is over"), game=row.name, day=day_no
+        )
     news = [_announcement(store, row, config, day_no, day["topic"], when, reason)] if day["topic"] else []
     audit = (MOVED, when.isoformat(), day["deadline"].isoformat(), reason.strip(), by.strip())
     store.move_deadline(row.id, day_no, when, audit, news)
@@ -130,18 +133,18 @@ def set_next_day_length(store: Store, row: GameRow, hours: float, *, reason: str
     if not 1 <= hours <= MAX_AHEAD / timedelta(hours=1):
         raise StateError(f"--next-day-length {hours:g}: between 1 and 336 hours")
     if not reason.strip() or not by.strip():
-        raise StateError("setting the next day's length needs --reason and --by (both go into the audit)")
+        raise StateError(N_("setting the next day's length needs --reason and --by (both go into the audit)"))
     store.add_override(row.id, day_no, NEXT_LENGTH, f"{hours:g}", None, reason.strip(), by.strip())
 
 
 def _open_day(store: Store, row: GameRow) -> tuple[int, dict[str, Any]]:
     if row.state is None:
-        raise StateError(f"{row.name}: roles are not dealt yet (forumbot deal {row.name})")
+        raise StateError(N_("{game}: roles are not dealt yet (forumbot deal {game})"), game=row.name)
     if row.state.winner != "none":
-        raise StateError(f"{row.name}: the game is over")
+        raise StateError(N_("{game}: the game is over"), game=row.name)
     day = store.day(row.id, row.state.day)
     if day is None or day["status"] == "done":
-        raise StateError(f"{row.name}: day {row.state.day} is not open")
+        raise StateError(N_("{game}: day {day} is not open"), game=row.name, day=row.state.day)
     return row.state.day, day
 
 

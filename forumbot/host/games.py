@@ -55,6 +55,7 @@ from forumbot.forum.client import ForumClient, Progress
 from forumbot.host import deadlines
 from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
 from forumbot.host.tally import vote_json
+from forumbot.i18n import N_, gettext, ngettext
 from forumbot.posts import Post, PrivateMessage
 from forumbot.render.day import render_day, render_day_title
 from forumbot.render.messages import Message, render_reveal
@@ -141,7 +142,7 @@ def signups_from_posts(posts: Iterable[Post], exclude: Iterable[str] = ()) -> li
 def record_signups(store: Store, name: str, posts: Iterable[Post], exclude: Iterable[str] = ()) -> list[str]:
     row = store.game(name)
     if row.state is not None:
-        raise StateError(f"{name}: roles are dealt already; the player list can no longer change")
+        raise StateError(N_("{game}: roles are dealt already; the player list can no longer change"), game=name)
     players = signups_from_posts(posts, exclude)
     store.set_players(row.id, players)
     return players
@@ -166,7 +167,7 @@ def commitment_line(commitment: str) -> str:
 def reveal_message(config: GameConfig, row: GameRow, outcome: DayOutcome) -> Message:
     """The end of the game: every role, and the salt that opens the commitment."""
     if not row.salt or not row.commitment:
-        raise StateError(f"{row.name}: no salt and commitment stored: the roles cannot be revealed")
+        raise StateError(N_("{game}: no salt and commitment stored: the roles cannot be revealed"), game=row.name)
     dealt = GameState.model_validate_json(row.dealt_json) if row.dealt_json else None
     return render_reveal(config, outcome.state, row.salt, row.commitment, dealt)
 
@@ -243,9 +244,16 @@ def end_day(
     made = store.published_on(row.id, state.day, RESULT_PURPOSES)
     if made:
         raise StateError(
-            f"{name}: day {state.day} is being published already ({len(made)} publication(s) made or begun, "
-            f"the first: {made[0].kind} {made[0].remote_id or made[0].marker}); a new draft would contradict "
-            f"what the forum shows: finish it with forumbot publish {name}"
+            N_(
+                "{game}: day {day} is being published already ({n} publication(s) made or begun, "
+                "the first: {kind} {which}); a new draft would contradict "
+                "what the forum shows: finish it with forumbot publish {game}"
+            ),
+            game=name,
+            day=state.day,
+            n=len(made),
+            kind=made[0].kind,
+            which=made[0].remote_id or made[0].marker,
         )
     rules = ruleset_for(state)
     start, deadline = day["starts_at"], day["deadline"]
@@ -307,11 +315,19 @@ def uncertain_warnings(window: DayPms, deadline: datetime, start: datetime) -> l
     """What the host must decide: PMs the forum dates only to an interval that straddles the day's edge."""
     warnings = []
     for timed in window.uncertain:
-        edge = "the deadline" if timed.interval is None or timed.interval[1] > deadline else "the day's start"
-        warnings.append(
-            f"PM {timed.pm.pm_id} from {timed.pm.sender}: sent {timed.when()}, the forum does not say on which "
-            f"side of {edge}; not counted (override it if it was in time)"
+        at_deadline = timed.interval is None or timed.interval[1] > deadline
+        said = (
+            gettext(
+                "PM {pm} from {sender}: sent {when}, the forum does not say on which side of the deadline; "
+                "not counted (override it if it was in time)"
+            )
+            if at_deadline
+            else gettext(
+                "PM {pm} from {sender}: sent {when}, the forum does not say on which side of the day's start; "
+                "not counted (override it if it was in time)"
+            )
         )
+        warnings.append(said.format(pm=timed.pm.pm_id, sender=timed.pm.sender, when=timed.when()))
     return warnings
 
 
@@ -335,17 +351,19 @@ def _open_day(store: Store, row: GameRow, state: GameState) -> dict[str, Any]:
     """The current day's record; it must be open and have its topic."""
     day = store.day(row.id, state.day)
     if day is None:
-        raise StateError(f"{row.name}: day {state.day} is not open")
+        raise StateError(N_("{game}: day {day} is not open"), game=row.name, day=state.day)
     if not day["topic"]:
-        raise StateError(f"{row.name}: day {state.day} has no topic yet (forumbot day-topic {row.name} TOPIC)")
+        raise StateError(
+            N_("{game}: day {day} has no topic yet (forumbot day-topic {game} TOPIC)"), game=row.name, day=state.day
+        )
     return day
 
 
 def _dealt_state(row: GameRow) -> GameState:
     if row.state is None:
-        raise StateError(f"{row.name}: roles are not dealt yet (forumbot deal {row.name})")
+        raise StateError(N_("{game}: roles are not dealt yet (forumbot deal {game})"), game=row.name)
     if row.state.winner != "none":
-        raise StateError(f"{row.name}: the game is over ({row.state.winner} won)")
+        raise StateError(N_("{game}: the game is over ({winner} won)"), game=row.name, winner=row.state.winner)
     return row.state
 
 
@@ -583,7 +601,8 @@ def _apply_overrides(
     for o in overrides:
         kind, subject, value = o["kind"], o["subject"], o["value"]
         if kind in ("ignore_post", "count_post") and not any(str(e.get("post_id")) == subject for e in vote_audit):
-            warnings.append(f"override by {o['by']}: {kind} {subject}: no vote of the day is in post {subject}")
+            said = gettext("override by {nick}: {kind} {subject}: no vote of the day is in post {subject}")
+            warnings.append(said.format(nick=o["by"], kind=kind, subject=subject))
         if kind == "ignore_post":
             votes = [v for v in votes if not _from_post(v, subject)]
             for entry in vote_audit:
@@ -667,12 +686,25 @@ def remove_override(store: Store, name: str, number: int, by: str) -> dict[str, 
     require_moderator(config, name, by)
     rows = store.numbered_overrides(row.id, state.day)
     if not 1 <= number <= len(rows):
-        raise StateError(f"{name}: day {state.day} has {len(rows)} override(s); there is no number {number}")
+        raise StateError(
+            N_("{game}: day {day} has {n} override(s); there is no number {number}"),
+            game=name,
+            day=state.day,
+            n=len(rows),
+            number=number,
+        )
     override_id, override = rows[number - 1]
     if override["kind"] in deadlines.DEADLINE_KINDS:
-        raise StateError(f"{name}: override {number} is a {override['kind']}: set it again instead (it is announced)")
+        raise StateError(
+            N_("{game}: override {number} is a {kind}: set it again instead (it is announced)"),
+            game=name,
+            number=number,
+            kind=override["kind"],
+        )
     if store.published_on(row.id, state.day, RESULT_PURPOSES):
-        raise StateError(f"{name}: day {state.day} is being published already; its overrides are settled")
+        raise StateError(
+            N_("{game}: day {day} is being published already; its overrides are settled"), game=name, day=state.day
+        )
     store.remove_override(row.id, override_id)
     return override
 
@@ -695,7 +727,9 @@ def parse_override(
         nick = nick.strip()
         if nick not in nicks:
             nearest = Roster(nicks).nearest(nick)
-            raise StateError(f"{nick!r} is not a player" + (f" (did you mean {nearest!r}?)" if nearest else ""))
+            if nearest:
+                raise StateError(N_("{nick!r} is not a player (did you mean {nearest!r}?)"), nick=nick, nearest=nearest)
+            raise StateError(N_("{nick!r} is not a player"), nick=nick)
         return nick
 
     if count_post is not None:
@@ -705,7 +739,7 @@ def parse_override(
     if set_vote is not None:
         voter, sep, target = set_vote.partition("=")
         if not sep:
-            raise StateError("--set-vote wants VOTER=TARGET")
+            raise StateError(N_("--set-vote wants VOTER=TARGET"))
         targets = [player(t) for t in target.split(",")]
         if at is not None:
             return "set_vote", player(voter), json.dumps({"targets": targets, "at": at.isoformat()}, ensure_ascii=False)
@@ -716,15 +750,19 @@ def parse_override(
         actor, sep, rest = set_order.partition("=")
         action, sep2, target = rest.partition(":")
         if not sep or not sep2 or action.strip() not in ACTIONS:
-            raise StateError(f"--set-order wants ACTOR=ACTION:TARGET with ACTION one of {', '.join(ACTIONS)}")
+            raise StateError(
+                N_("--set-order wants ACTOR=ACTION:TARGET with ACTION one of {actions}"), actions=", ".join(ACTIONS)
+            )
         targets = [player(t) for t in target.split(",")]
         return "set_order", player(actor), json.dumps([action.strip(), targets], ensure_ascii=False)
     if clear_order is not None:
         actor, sep, action = clear_order.partition("=")
         if not sep or action.strip() not in ACTIONS:
-            raise StateError(f"--clear-order wants ACTOR=ACTION with ACTION one of {', '.join(ACTIONS)}")
+            raise StateError(
+                N_("--clear-order wants ACTOR=ACTION with ACTION one of {actions}"), actions=", ".join(ACTIONS)
+            )
         return "clear_order", player(actor), action.strip()
-    raise StateError("no override given")
+    raise StateError(N_("no override given"))
 
 
 POWERS = ("replace", "remove", "appoint_maniac", "scheme", "best_player")
@@ -760,13 +798,11 @@ def host_powers(overrides: Sequence[dict[str, Any]]) -> DayInput:
     )
 
 
-def record_power(
-    store: Store, name: str, kind: str, subject: str, value: str | None, *, reason: str, by: str
-) -> None:
+def record_power(store: Store, name: str, kind: str, subject: str, value: str | None, *, reason: str, by: str) -> None:
     """Record one of the host's powers for the current day (who and why, in the audit); end-day replays
     it. The engine's checks run at once, so a power the rules refuse is refused now, naming why."""
     if kind not in POWERS:
-        raise StateError(f"{kind!r}: not a power of the host ({', '.join(POWERS)})")
+        raise StateError(N_("{kind!r}: not a power of the host ({powers})"), kind=kind, powers=", ".join(POWERS))
     if not reason.strip() or not by.strip():
         raise StateError("a power of the host needs --reason and --by")
     row, config = load(store, name)
@@ -906,7 +942,16 @@ def inactivity_notes(
     for nick, a in activity.items():
         if a["posts"] == 0 and a["orders"] == 0:
             streak = outcome.state.silent_streak.get(nick, 0)
-            notes.append(f"{nick}: no post and no order today" + (f" ({streak} days running)" if streak > 1 else ""))
+            said = (
+                ngettext(
+                    "{nick}: no post and no order today ({n} day running)",
+                    "{nick}: no post and no order today ({n} days running)",
+                    streak,
+                )
+                if streak > 1
+                else gettext("{nick}: no post and no order today")
+            )
+            notes.append(said.format(nick=nick, n=streak))
     notes += rules.inactivity_notes(outcome.day, activity, outcome.counted_votes)
     return notes
 
@@ -926,9 +971,11 @@ def reveal(store: Store, name: str, *, force: bool = False) -> Reveal:
     """The role list as dealt and the salt, so players can check the commitment of day 1's post."""
     row = store.game(name)
     if row.state is None or row.salt is None or row.commitment is None:
-        raise StateError(f"{name}: roles are not dealt yet")
+        raise StateError(N_("{game}: roles are not dealt yet"), game=name)
     if row.state.winner == "none" and not force:
-        raise StateError(f"{name}: the game is still on; the roles are revealed at its end (--force to override)")
+        raise StateError(
+            N_("{game}: the game is still on; the roles are revealed at its end (--force to override)"), game=name
+        )
     dealt = GameState.model_validate_json(row.dealt_json) if row.dealt_json else row.state
     return Reveal(role_list_text(dealt), row.salt, row.commitment)
 
@@ -940,7 +987,12 @@ def require_moderator(config: GameConfig, name: str, by: str) -> None:
     """The config's moderators decide (approvals, overrides, the host's powers); with none listed, anyone."""
     moderators = config.game.moderators
     if moderators and by not in moderators:
-        raise StateError(f"--by {by!r}: not a moderator of {name} ({', '.join(moderators)})")
+        raise StateError(
+            N_("--by {nick!r}: not a moderator of {game} ({moderators})"),
+            nick=by,
+            game=name,
+            moderators=", ".join(moderators),
+        )
 
 
 def approve(store: Store, name: str, by: str) -> None:
@@ -956,9 +1008,13 @@ def advance(store: Store, name: str, now: datetime, *, topic: str | None = None)
     state = _dealt_state(row)
     draft = store.draft(row.id, state.day)
     if draft is None:
-        raise StateError(f"{name}: day {state.day} has no draft (forumbot end-day {name})")
+        raise StateError(N_("{game}: day {day} has no draft (forumbot end-day {game})"), game=name, day=state.day)
     if not draft.approved_by:
-        raise StateError(f"{name}: the draft of day {state.day} is not approved (forumbot draft approve {name})")
+        raise StateError(
+            N_("{game}: the draft of day {day} is not approved (forumbot draft approve {game})"),
+            game=name,
+            day=state.day,
+        )
     new_state = draft.draft.state
     data = draft.draft.to_json()
     result = {k: data[k] for k in ("day", "deaths", "checks", "winner", "executed", "tally")}

@@ -44,6 +44,7 @@ from forumbot.forum.registry import poster_for
 from forumbot.host import games
 from forumbot.host.approval import draft_code, draft_subject, draft_version
 from forumbot.host.outbox import MARKER_PREFIX, Delivery, Outbox, marker_line, markers_for, with_marker
+from forumbot.i18n import N_
 from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day_title
 from forumbot.render.messages import (
@@ -218,11 +219,15 @@ def _publish(
     run = _Runner(Outbox(store, row.id, poster, checkpoint), report)
     if draft is None:
         if state.day != 1:
-            raise StateError(f"{name}: day {state.day} has no draft to publish (forumbot end-day {name})")
+            raise StateError(
+                N_("{game}: day {day} has no draft to publish (forumbot end-day {game})"), game=name, day=state.day
+            )
         return _opening(store, row, config, state, client, marks, run, roles, report)
     if not draft.approved_by:
         raise StateError(
-            f"{name}: the draft of day {state.day} is not approved by a moderator (forumbot draft approve {name})"
+            N_("{game}: the draft of day {day} is not approved by a moderator (forumbot draft approve {game})"),
+            game=name,
+            day=state.day,
         )
     outcome = draft.draft.outcome()
     forum_id = _forum_id(config)
@@ -240,7 +245,7 @@ def _publish(
     remote = run.each(steps)[steps.index(topic_step)]
     report.topic_id = int(remote) if remote is not None and remote.isdigit() else None
     if report.topic_id is None:
-        raise StateError(f"{name}: the new topic's id is unknown; the outbox holds no id for it")
+        raise StateError(N_("{game}: the new topic's id is unknown; the outbox holds no id for it"), game=name)
     old_topic = today["topic"] if today is not None else None
     if old_topic:
         _lock(run, marks, poster, config, state.day, client.topic_id(old_topic), report)
@@ -279,7 +284,7 @@ def _opening(
     body = opening_text(config, state, commitment, day["deadline"] if day is not None else None)
     remote = run(_topic_step(marks, _forum_id(config), 1, "opening", subject, body))
     if remote is None or not remote.isdigit():
-        raise StateError(f"{config.game.name}: the day-1 topic's id is unknown")
+        raise StateError(N_("{game}: the day-1 topic's id is unknown"), game=config.game.name)
     store.set_day_topic(row.id, 1, remote)
     report.topic_id = int(remote)
     return report
@@ -381,10 +386,10 @@ def draft_steps(store: Store, name: str) -> list[_Step]:
     state = _running(row)
     draft = store.draft(row.id, state.day)
     if draft is None:
-        raise StateError(f"{name}: no draft for day {state.day} (forumbot end-day {name})")
+        raise StateError(N_("{game}: no draft for day {day} (forumbot end-day {game})"), game=name, day=state.day)
     moderators = tuple(config.game.moderators)
     if not moderators:
-        raise ConfigError(f"{name}: the config names no moderators ([game] moderators = [...])")
+        raise ConfigError(N_("{game}: the config names no moderators ([game] moderators = [...])"), game=name)
     day = draft.draft
     version = draft_version(draft)
     message = Message(
@@ -438,9 +443,7 @@ def _send_draft(
     )
 
 
-def draft_text(
-    config: GameConfig, day: int, bbcode: str, approved_by: str | None, subject: str | None = None
-) -> str:
+def draft_text(config: GameConfig, day: int, bbcode: str, approved_by: str | None, subject: str | None = None) -> str:
     """The moderators' PM: the new topic exactly as it will be posted (its subject and body)."""
     game = escape(config.game.name)
     status = f"одобрен: {escape(approved_by)}" if approved_by else "[b]ещё не одобрен[/b]"
@@ -544,13 +547,19 @@ def reports_note(store: Store, row: GameRow, config: GameConfig, outcome: DayOut
 
 def _running(row: GameRow) -> GameState:
     if row.state is None:
-        raise StateError(f"{row.name}: roles are not dealt yet (forumbot deal {row.name})")
+        raise StateError(N_("{game}: roles are not dealt yet (forumbot deal {game})"), game=row.name)
     if row.state.winner != "none":
-        raise StateError(f"{row.name}: the game is over ({row.state.winner} won); nothing left to publish")
+        raise StateError(
+            N_("{game}: the game is over ({winner} won); nothing left to publish"),
+            game=row.name,
+            winner=row.state.winner,
+        )
     return row.state
 
 
 def _forum_id(config: GameConfig) -> int:
     if config.forum.forum_id is None:
-        raise ConfigError(f"{config.game.name}: set [forum] forum_id, the forum where the day topics are posted")
+        raise ConfigError(
+            N_("{game}: set [forum] forum_id, the forum where the day topics are posted"), game=config.game.name
+        )
     return config.forum.forum_id

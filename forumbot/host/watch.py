@@ -79,6 +79,8 @@ ABOUT = {
 def about(game: str, what: str) -> str:
     """An answer's subject: the game, and what the answer is about."""
     return f"{game}: {ABOUT[what]}"
+
+
 BACKOFF_START = 30.0  # seconds before the first retry of a pass the forum failed; it doubles up to --every
 PERMANENT_ERRORS = (LoginFailed, ConfigError, StateError)
 

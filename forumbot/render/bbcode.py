@@ -27,6 +27,7 @@ WORD_JOINER = "\u2060"
 class Safe(str):
     """Text already made inert (phrases with escaped nicks): printed as is."""
 
+
 _MAGIC = re.compile(r"(?i)(?<=[a-z0-9])(://)|\b(www)(\.)|(@)(?=[\w-])")
 
 
@@ -60,6 +61,7 @@ def color(value: str, text: str) -> str:
 
 
 # --- BBCode -> HTML (the preview) -----------------------------------------------------------------
+
 
 def to_html(source: str) -> str:
     """A post's BBCode as phpBB 3.3 shows it to a Russian reader (one renderer, `phpbb_html`, for the

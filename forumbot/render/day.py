@@ -267,7 +267,7 @@ def _misses(rules: Ruleset, events: Iterable[Event], phrase: Phrasebook) -> list
 
 
 def _commissar_line(rules: Ruleset, outcome: DayOutcome) -> str | None:
-    """"Комиссар проверял мафию / НЕ мафию", never naming the target (where the variant tells it: salon)."""
+    """ "Комиссар проверял мафию / НЕ мафию", never naming the target (where the variant tells it: salon)."""
     if not rules.publishes_check_kind:
         return None
     for result in outcome.checks.values():
@@ -362,5 +362,3 @@ def render_day_post(
 def render_day_title(config: GameConfig, before: GameState, outcome: DayOutcome) -> str:
     """The new day's topic subject, plain text."""
     return render_day(config, before, outcome).subject
-
-

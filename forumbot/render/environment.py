@@ -140,8 +140,6 @@ def template_location(exc: BaseException) -> str | None:
     return found
 
 
-
-
 def variant_template(common: str, variant: str) -> str:
     """The variant's own template of a kind (`day.bbcode.j2` -> `day/<variant>.bbcode.j2`), or the common one."""
     stem, _, suffix = common.partition(".")

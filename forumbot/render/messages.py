@@ -36,7 +36,6 @@ ROLE_CHANGE_TEMPLATE = "messages/role_change.bbcode.j2"
 REVEAL_TEMPLATE = "messages/reveal.bbcode.j2"
 
 
-
 @dataclass(frozen=True)
 class Message:
     """A private message (`to` a player), or a public post when `to` is None."""
@@ -70,8 +69,6 @@ def _base_context(config: GameConfig, state: GameState) -> dict[str, Any]:
 
 
 # --- roles at the deal ------------------------------------------------------------------------------
-
-
 
 
 def role_context(config: GameConfig, state: GameState, nick: str) -> dict[str, Any]:
@@ -138,8 +135,7 @@ def check_lines(before: GameState, outcome: DayOutcome, checker: str) -> list[Ch
     targets += [None] * (len(results) - len(targets))
     rules = ruleset_for(before)
     return [
-        CheckLine(target, result, _check_text(rules, result))
-        for target, result in zip(targets, results, strict=False)
+        CheckLine(target, result, _check_text(rules, result)) for target, result in zip(targets, results, strict=False)
     ]
 
 

@@ -270,5 +270,3 @@ def plural(n: int, one: str, few: str, many: str) -> str:
 def number(value: float) -> str:
     """A number as a Russian reader writes it: 2,5 and 3."""
     return f"{value:g}".replace(".", ",")
-
-

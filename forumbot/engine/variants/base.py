@@ -583,9 +583,7 @@ class Ruleset:
             return action
         return None
 
-    def check_order(
-        self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]
-    ) -> Reason | None:
+    def check_order(self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]) -> Reason | None:
         """A variant's extra reason to void an order (None = valid). Base: none."""
         return None
 
@@ -619,9 +617,7 @@ class Ruleset:
             return Reason(code="dead")
         return self._targets_problem(ctx, vote.voter, "vote", vote.targets)
 
-    def _targets_problem(
-        self, ctx: DayContext, actor: str, action: Action, targets: tuple[str, ...]
-    ) -> Reason | None:
+    def _targets_problem(self, ctx: DayContext, actor: str, action: Action, targets: tuple[str, ...]) -> Reason | None:
         limit = self.max_targets(ctx.day, action, len(ctx.players))
         if not targets:
             return Reason(code="names_nobody")
@@ -654,9 +650,7 @@ class Ruleset:
                 else:
                     counted[(order.actor, action)] = n + 1
             if reason is not None or action is None:
-                ctx.void.append(
-                    _void("order", order.actor, order.action, order.targets, reason, order.ref)
-                )
+                ctx.void.append(_void("order", order.actor, order.action, order.targets, reason, order.ref))
                 continue
             ctx.orders[(order.actor, action)] = ValidOrder(order.actor, action, order.targets, index)
 

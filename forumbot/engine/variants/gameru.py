@@ -122,9 +122,7 @@ class Gameru(Ruleset):
     def order_limit(self, action: Action) -> int | None:
         return self.options.order_changes + 1
 
-    def check_order(
-        self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]
-    ) -> Reason | None:
+    def check_order(self, ctx: DayContext, player: Player, action: Action, targets: tuple[str, ...]) -> Reason | None:
         if player.role == "mafia" and not player.boss:
             return Reason(code="boss_orders")
         return None
@@ -286,8 +284,7 @@ class Gameru(Ruleset):
                 roles = copies("mafia", mafia) + ["sheriff"] + copies("maniac", 1 if count >= 15 else 0)
                 return roles + copies("civilian", count - len(roles))
         raise DealError(
-            f"gameru-3.3 has no scheme for {count} players: possible counts are 9 to 23 "
-            "(or give an explicit role list)"
+            f"gameru-3.3 has no scheme for {count} players: possible counts are 9 to 23 (or give an explicit role list)"
         )
 
 

@@ -92,16 +92,14 @@ class Kozanostra(Ruleset):
     check_reveals_role = True  # the commissar learns the target's role
     options: KozanostraOptions
 
-
-    def inactivity_notes(
-        self, day: int, activity: Mapping[str, Mapping[str, int]], voted: Iterable[str]
-    ) -> list[str]:
+    def inactivity_notes(self, day: int, activity: Mapping[str, Mapping[str, int]], voted: Iterable[str]) -> list[str]:
         notes = super().inactivity_notes(day, activity, voted)
         if day == self.options.autokill_turn:
             sleepers = [n for n, a in activity.items() if a["posts"] == 0 and a["orders"] == 0]
             if sleepers:
                 notes.append(f"no sign of life between turns 0 and 1 (autokill): {', '.join(sleepers)}")
         return notes
+
     def best_player_refusal(self) -> str | None:
         # seed 000: in a `kozanostra` game «По окончании игры ведущий определяет лучшего игрока и передает ему
         # статус ведущего на следующую игру»; the other game types have no such custom.
@@ -186,9 +184,7 @@ class Kozanostra(Ruleset):
         saved = self._saved(ctx, free)
         for target, cause, shooter in shots:
             if target in saved:
-                ctx.event(
-                    "saved", actor=saved[target], target=target, cause=cause, detail=f"shot by {shooter}"
-                )
+                ctx.event("saved", actor=saved[target], target=target, cause=cause, detail=f"shot by {shooter}")
             else:
                 ctx.kill(target, cause, by=shooter)
 
@@ -276,8 +272,7 @@ class Kozanostra(Ruleset):
         smallest = fixed + 1  # and at least one civilian
         if not smallest <= count <= MAX_PLAYERS:
             raise DealError(
-                f"kozanostra ({o.game_type}) with these roles needs {smallest} to {MAX_PLAYERS} players, "
-                f"not {count}"
+                f"kozanostra ({o.game_type}) with these roles needs {smallest} to {MAX_PLAYERS} players, not {count}"
             )
         mafia = min(max(1, count // share), count - fixed)
         roles = copies("mafia", mafia) + ["commissar"] + extra

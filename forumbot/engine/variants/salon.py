@@ -57,9 +57,7 @@ class Salon(Ruleset):
         "maniac": frozenset({"assault"}),
         "hetaera": frozenset({"sleep"}),
     }
-    self_target_ok: ClassVar[frozenset[tuple[Role, Action]]] = frozenset(
-        {("doctor", "heal"), ("commissar", "check")}
-    )
+    self_target_ok: ClassVar[frozenset[tuple[Role, Action]]] = frozenset({("doctor", "heal"), ("commissar", "check")})
     no_repeat: ClassVar[frozenset[Action]] = frozenset({"assault", "sleep", "kill", "heal", "check"})
     has_boss = True
     # Seed 003's day post: the town shoots, the silent kill themselves (and who visited them is told),
@@ -80,16 +78,14 @@ class Salon(Ruleset):
     def saved_from_silence(self, events: Sequence[Event]) -> list[str]:
         return [e.target for e in events if e.kind == "saved" and e.cause is None and e.target]
 
-
-    def inactivity_notes(
-        self, day: int, activity: Mapping[str, Mapping[str, int]], voted: Iterable[str]
-    ) -> list[str]:
+    def inactivity_notes(self, day: int, activity: Mapping[str, Mapping[str, int]], voted: Iterable[str]) -> list[str]:
         notes = super().inactivity_notes(day, activity, voted)
         counted = set(voted)
         no_vote = [n for n in activity if n not in counted]
         if no_vote:
             notes.append(f"sent no valid vote by PM (dies this night): {', '.join(no_vote)}")
         return notes
+
     def resolve_phases(self, ctx: DayContext) -> None:
         non_voters = [n for n in _in_list_order(ctx, ctx.alive_at_start) if n not in ctx.votes]
         assaulted = self._maniac(ctx)
@@ -137,22 +133,16 @@ class Salon(Ruleset):
                 continue
             target = order.targets[0]
             if p.nick in slept_with:
-                ctx.event(
-                    "missed", actor=p.nick, target=target, role="doctor", detail="blocked by the hetaera"
-                )
+                ctx.event("missed", actor=p.nick, target=target, role="doctor", detail="blocked by the hetaera")
             elif p.nick == assaulted and target != p.nick:
-                ctx.event(
-                    "missed", actor=p.nick, target=target, role="doctor", detail="assaulted by the maniac"
-                )
+                ctx.event("missed", actor=p.nick, target=target, role="doctor", detail="assaulted by the maniac")
             else:
                 # Recorded even when nobody needed it: the host names every visitor of a suicide (the salon rules).
                 ctx.event("healed", actor=p.nick, target=target, role="doctor")
                 return target
         return None
 
-    def _mafia(
-        self, ctx: DayContext, blocked: set[str], heal: str | None, non_voters: list[str]
-    ) -> str | None:
+    def _mafia(self, ctx: DayContext, blocked: set[str], heal: str | None, non_voters: list[str]) -> str | None:
         """The mafia kill; returns who the mafia killed (None: miss or saved)."""
         target, why = self._mafia_target(ctx, blocked, non_voters)
         if target is None:
@@ -160,16 +150,12 @@ class Salon(Ruleset):
             return None
         if target == heal:
             ctx.event("saved", target=target, cause="mafia", detail="healed by the doctor")
-            ctx.event(
-                "missed", actor="mafia", role="mafia", target=target, detail="the doctor healed the target"
-            )
+            ctx.event("missed", actor="mafia", role="mafia", target=target, detail="the doctor healed the target")
             return None
         ctx.kill(target, "mafia", by="mafia")
         return target
 
-    def _mafia_target(
-        self, ctx: DayContext, blocked: set[str], non_voters: list[str]
-    ) -> tuple[str | None, str]:
+    def _mafia_target(self, ctx: DayContext, blocked: set[str], non_voters: list[str]) -> tuple[str | None, str]:
         mafia = ctx.started_alive(["mafia"])
         named = {p.nick: o.targets[0] for p in mafia if (o := ctx.order(p.nick, "kill")) is not None}
         boss = ctx.boss()
@@ -250,9 +236,7 @@ class Salon(Ruleset):
 
     def scheme(self, count: int) -> list[Role]:
         if count < 4:
-            raise DealError(
-                f"salon needs at least 4 players (mafia, commissar, doctor, a civilian), not {count}"
-            )
+            raise DealError(f"salon needs at least 4 players (mafia, commissar, doctor, a civilian), not {count}")
         mafia = math.ceil(count * 0.25)
         roles = copies("mafia", mafia)
         # The specials while the numbers allow: at least one plain civilian stays.
@@ -268,7 +252,5 @@ def _in_list_order(ctx: DayContext, nicks: frozenset[str]) -> list[str]:
 
 def _visitors(ctx: DayContext, nick: str) -> str:
     """The salon rules: when a player kills himself, the host announces who visited him that night."""
-    who = [
-        e.role or e.actor or "" for e in ctx.events if e.target == nick and e.kind in ("attacked", "blocked")
-    ]
+    who = [e.role or e.actor or "" for e in ctx.events if e.target == nick and e.kind in ("attacked", "blocked")]
     return f"; visited by {', '.join(who)}" if who else ""
