@@ -21,18 +21,37 @@ An error is said in the host's language when it is shown, not when it is raised 
 some, reads no catalogue): it carries its message as a template marked for the catalogue and the values that
 fill it in, `raise StateError(N_("{game}: unknown game"), game=name)`; `str(error)` translates the template
 (`forumbot.i18n`) and fills it in. A message given without values is translated as it is, if the catalogue
-knows it.
+knows it. `N_` is here too, for the engine, which imports nothing else of forumbot.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from forumbot.i18n import N_
+
+__all__ = [
+    "N_",
+    "ConfigError",
+    "DealError",
+    "ForumError",
+    "ForumUnavailable",
+    "ForumbotError",
+    "LoginFailed",
+    "MaybeSent",
+    "NoPermission",
+    "NotLoggedIn",
+    "ParseError",
+    "RulesError",
+    "ScenarioError",
+    "StateError",
+]
+
 
 class ForumbotError(Exception):
     """Base of every error forumbot raises on purpose."""
 
-    def __init__(self, message: str = "", *args: Any, **values: Any) -> None:
+    def __init__(self, message: str = "", /, *args: Any, **values: Any) -> None:
         super().__init__(message, *args)
         self.template = message
         self.values = values

@@ -1,11 +1,12 @@
-"""What every test shares: the fake clock, and a guard against real waiting and the outside network.
+"""What every test shares: the fake clock, a guard against real waiting and the outside network, and English.
 
 Tests wait on `fakeboard.clock.FakeClock` and talk only to boards served on 127.0.0.1 (or to respx). The guard
 makes a slip visible: a `time.sleep` longer than `MAX_REAL_SLEEP` or a connection (or a name lookup) to a host
 other than this machine fails the test, with a message saying what was asked. The call raises where it is made
 and is also recorded, so a call swallowed in a server's thread still fails the test at teardown.
 
-A test that really must wait says so with ``@pytest.mark.real_sleep(reason="...")``.
+A test that really must wait says so with ``@pytest.mark.real_sleep(reason="...")``. Every test runs in English
+(the source language) unless it asks for Russian.
 """
 
 from __future__ import annotations
@@ -124,3 +125,12 @@ def no_real_sleep_nor_outside_network(
     yield
     if guard.violations and not request.node.stash.get(CALL_FAILED, False):
         pytest.fail("\n".join(guard.violations), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def english_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs in the source language, whatever the machine's locale; a test of the Russian output
+    sets FORUMBOT_LANG or LANG itself (`forumbot.i18n` reads them at each call)."""
+    for variable in ("FORUMBOT_LANG", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")

@@ -217,8 +217,9 @@ def _print_draft_notes(draft: DayDraft, everyone: list[str], zone: ZoneInfo) -> 
         say(_("note: {note}").format(note=note))
     for e in draft.events:
         detail = "" if russian() else e.detail  # the engine says an event's detail in English only
-        extra = [words.role(e.role) if e.role else "", words.cause(e.cause)] if russian() else []
-        parts = [words.event(e.kind), isolate(e.actor or ""), "→", isolate(e.target or ""), detail, *extra]
+        extra = ", ".join(x for x in (words.role(e.role or ""), words.cause(e.cause)) if x) if russian() else ""
+        parts = [words.event(e.kind), isolate(e.actor or ""), "→", isolate(e.target or ""), detail]
+        parts += [f"({extra})"] if extra else []
         say(_("event: {event}").format(event=" ".join(p for p in parts if p)))
 
 

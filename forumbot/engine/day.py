@@ -47,7 +47,7 @@ from forumbot.engine.model import (
 )
 from forumbot.engine.variants import find_variant
 from forumbot.engine.variants.base import DayContext, Ruleset, rng_seed
-from forumbot.errors import RulesError
+from forumbot.errors import N_, RulesError
 
 
 def ruleset_for(state: GameState) -> Ruleset:
@@ -169,19 +169,25 @@ def apply_replacements(state: GameState, replacements: tuple[Replacement, ...]) 
     streaks = dict(state.silent_streak)
     events: list[Event] = []
     for r in replacements:
-        where = f"day {state.day}: replace"
+        where = {"day": state.day, "old": r.old, "new": r.new}
         if r.old not in slot:
             if r.old in used:
-                raise RulesError(f"{where}: {r.old} was already replaced by {used[r.old]}")
-            raise RulesError(f"{where}: {r.old} is not a player")
+                raise RulesError(
+                    N_("day {day}: replace: {old} was already replaced by {now}"), **where, now=used[r.old]
+                )
+            raise RulesError(N_("day {day}: replace: {old} is not a player"), **where)
         if r.new in slot:
-            raise RulesError(f"{where}: {r.new} already plays in this game")
+            raise RulesError(N_("day {day}: replace: {new} already plays in this game"), **where)
         if r.new in used:
-            raise RulesError(f"{where}: {r.new} played in this game before (replaced by {used[r.new]})")
+            raise RulesError(
+                N_("day {day}: replace: {new} played in this game before (replaced by {now})"), **where, now=used[r.new]
+            )
         i = slot.pop(r.old)
         p = players[i]
         if not p.alive:
-            raise RulesError(f"{where}: {r.old} is dead: only a living player's slot is taken over")
+            raise RulesError(
+                N_("day {day}: replace: {old} is dead: only a living player's slot is taken over"), **where
+            )
         players[i] = evolve(p, nick=r.new, replaced=(*p.replaced, r.old))
         slot[r.new] = i
         for old in (*p.replaced, r.old):
@@ -208,15 +214,17 @@ def _renamed_targets(
 def _check_removals(state: GameState, day_input: DayInput) -> None:
     """Only a living player is removed, named by the nick he plays under now."""
     for removal in day_input.removals:
-        where = f"day {state.day}: remove"
+        where = {"day": state.day, "nick": removal.nick}
         p = state.player(removal.nick)
         if p is None:
             now = next((q.nick for q in state.players if removal.nick in q.replaced), None)
             if now is not None:
-                raise RulesError(f"{where}: {removal.nick} was replaced by {now}: name the player {now}")
-            raise RulesError(f"{where}: {removal.nick} is not a player")
+                raise RulesError(
+                    N_("day {day}: remove: {nick} was replaced by {now}: name the player {now}"), **where, now=now
+                )
+            raise RulesError(N_("day {day}: remove: {nick} is not a player"), **where)
         if not p.alive:
-            raise RulesError(f"{where}: {removal.nick} is already dead")
+            raise RulesError(N_("day {day}: remove: {nick} is already dead"), **where)
 
 
 def _check_best_player(state: GameState, day_input: DayInput) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from forumbot.engine.model import GameState, Player
 from forumbot.engine.variants import find_variant
-from forumbot.errors import DealError
+from forumbot.errors import N_, DealError
 
 
 def deal(variant: str, nicks: Sequence[str], seed: int, options: dict[str, Any] | None = None) -> GameState:
@@ -16,9 +16,9 @@ def deal(variant: str, nicks: Sequence[str], seed: int, options: dict[str, Any] 
     has one (gameru-3.3, salon; kozanostra's mafia has none)."""
     if len(set(nicks)) != len(nicks):
         dupes = sorted({n for n in nicks if list(nicks).count(n) > 1})
-        raise DealError(f"the player list names {', '.join(dupes)} more than once")
+        raise DealError(N_("the player list names {nicks} more than once"), nicks=", ".join(dupes))
     if any(not n.strip() for n in nicks):
-        raise DealError("the player list has an empty nick")
+        raise DealError(N_("the player list has an empty nick"))
     rules_cls = find_variant(variant)
     rules = rules_cls(rules_cls.parse_options(options))
     roles = rules.deal_roles(len(nicks))

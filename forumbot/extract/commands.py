@@ -4,6 +4,7 @@
     O GENDER MALE|FEMALE|...   how the templates speak of me (убит / убита)
     O AFTERLIFE ON|OFF         whether I still get the bot's messages once dead
     Q                          leave the game at the next resolution (cancelled by any later message)
+    помощь / help              send me the commands (the players' guide in short)
     #mail <nick> [---]         forward the rest of this PM to <nick>; with "---" without my name
     #mafia / #jakudza          forward the rest of this PM to every living member of that clan
     #wall                      forward the rest of this PM to every living player
@@ -37,6 +38,7 @@ RelayKind = Literal["mail", "mafia", "yakuza", "wall"]
 _MAIL = re.compile(r"#mail\s+(?P<nick>.+?)(?:\s+(?P<anon>-{3,}))?\s*$", re.IGNORECASE)
 _CLAN = {"#mafia": "mafia", "#jakudza": "yakuza", "#yakuza": "yakuza", "#wall": "wall"}
 _SETTING = re.compile(r"O\s+(?P<key>\S+)\s+(?P<value>\S+)\s*$", re.IGNORECASE)
+HELP_WORDS = ("ПОМОЩЬ", "HELP")  # a line of its own, any case
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class PlayerCommands:
     quit: bool = False
     settings: tuple[Setting, ...] = ()
     problems: tuple[str, ...] = ()  # command-like lines that could not be understood
+    help: bool = False  # the player asks for the commands
 
 
 def parse_commands(body_text: str) -> PlayerCommands:
@@ -72,7 +75,7 @@ def parse_commands(body_text: str) -> PlayerCommands:
     relay = _relay(lines[first], "\n".join(lines[first + 1 :]).strip())
     if relay is not None:
         return PlayerCommands(relay=relay)
-    report = quit_game = False
+    report = quit_game = asks_help = False
     settings: list[Setting] = []
     problems: list[str] = []
     for line in within_limit(lines)[0]:  # a letter is relayed whole; commands are read as orders are
@@ -81,13 +84,15 @@ def parse_commands(body_text: str) -> PlayerCommands:
             report = True
         elif upper == "Q":
             quit_game = True
+        elif upper in HELP_WORDS:
+            asks_help = True
         elif upper.startswith("O ") or upper == "O":
             found = _setting(line)
             if isinstance(found, Setting):
                 settings.append(found)
             else:
                 problems.append(found)
-    return PlayerCommands(None, report, quit_game, tuple(settings), tuple(problems))
+    return PlayerCommands(None, report, quit_game, tuple(settings), tuple(problems), asks_help)
 
 
 def _relay(first_line: str, body: str) -> Relay | None:
@@ -117,9 +122,9 @@ def _setting(line: str) -> Setting | str:
 
 
 def is_command_line(line: str) -> bool:
-    """Whether a line is one of the commands above (Z, Q, O ...), not an order."""
+    """Whether a line is one of the commands above (Z, Q, O ..., помощь), not an order."""
     upper = line.strip().upper()
-    return upper in ("Z", "Q", "O") or upper.startswith("O ")
+    return upper in ("Z", "Q", "O", *HELP_WORDS) or upper.startswith("O ")
 
 
 def is_magic_word(body_text: str, word: str) -> bool:

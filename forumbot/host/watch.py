@@ -43,6 +43,7 @@ from forumbot.host.publish import draft_letters, past_outcomes
 from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.posts import PrivateMessage
 from forumbot.render.bbcode import escape
+from forumbot.render.guide import players_help
 from forumbot.render.messages import render_role_message, render_role_messages
 from forumbot.render.report import render_report, told_so_far
 from forumbot.render.wording import rule_reason
@@ -73,6 +74,7 @@ ABOUT = {
     "signup": "запись в игру",
     "relay": "пересылка письма",
     "draft": "черновик итогов дня",
+    "help": "команды бота",
 }
 
 
@@ -288,7 +290,7 @@ def _messages(
             refusal = TURN_MADE
         lines = _order_receipts(store, row.id, config, state, pm, everyone, refusal, changes)
         lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
-        if not lines and not commands.problems:  # nothing in it the bot could read: say so, quoting its start
+        if not lines and not commands.problems and not commands.help:  # nothing read: say so, quoting its start
             lines = [_nothing_found(pm.body_text)]
         if lines and config.watch.receipts:
             outgoing.insert(0, _reply(marks, pm.pm_id, sender, "\n".join(lines), about(config.game.name, "receipt")))
@@ -424,6 +426,9 @@ def _commands(
     for setting in commands.settings:
         changes.append(partial(write_setting, game_id=row.id, nick=sender, key=setting.key, value=setting.value))
         lines.append(f"Принято: O {setting.key.upper()} {setting.value.upper()}")
+    if commands.help:
+        guide = players_help(vote_channels(state), relays=config.watch.relays)
+        outgoing.append(_reply(marks, ("help", pm_id), sender, guide, about(config.game.name, "help")))
     if commands.report:
         outgoing.append(
             _reply(

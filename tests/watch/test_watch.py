@@ -255,6 +255,24 @@ def test_settings_report_and_quit(game: Game) -> None:
     assert draft is not None and draft.draft.to_json()["deaths"].get(nick) == "inactive"
 
 
+def test_a_player_who_asks_for_help_gets_the_short_guide(game: Game) -> None:
+    """«помощь» (or "help", any case) is answered with the players' guide in short, as true of this game
+    (votes in the thread, no relays), and nothing else: no receipt saying no order was found."""
+    from forumbot.render.guide import players_help
+
+    game.pm("Alice", "Помощь", 10)
+    game.pm("Bob Smith", "HELP", 11)
+    game.run(15)
+    guide = players_help({"thread"}, relays=False)
+    assert game.messenger.to("Alice") == [game.messenger.to("Alice")[0]] and guide in game.messenger.to("Alice")[0]
+    assert len(game.messenger.to("Bob Smith")) == 1 and guide in game.messenger.to("Bob Smith")[0]
+    assert "красным жирным" in guide and "Голосую — Ник" not in guide and "#mail" not in guide
+    subjects = [subject for recipients, subject, _ in game.messenger.pms if "Alice" in recipients]
+    assert subjects == ["Мафия: команды бота"]
+    game.run(20)
+    assert len(game.messenger.to("Alice")) == 1  # answered once
+
+
 def test_relays_are_off_unless_the_game_allows_them(game: Game) -> None:
     game.pm("Alice", "#mail Bob Smith ---\nпривет", 10)
     game.run(15)

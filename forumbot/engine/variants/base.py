@@ -59,7 +59,7 @@ from forumbot.engine.model import (
     Winner,
     evolve,
 )
-from forumbot.errors import DealError, RulesError
+from forumbot.errors import N_, DealError, RulesError
 
 
 class VariantOptions(BaseModel):
@@ -277,7 +277,9 @@ class Ruleset:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"]) or "options"
             message = str(first["msg"]).removeprefix("Value error, ")
-            raise RulesError(f"{cls.name} option {where}: {message}") from None
+            raise RulesError(
+                N_("{variant} option {where}: {message}"), variant=cls.name, where=where, message=message
+            ) from None
         if key is not None:
             if len(_PARSED_OPTIONS) >= _PARSED_OPTIONS_MAX:
                 _PARSED_OPTIONS.clear()
@@ -512,7 +514,12 @@ class Ruleset:
     def check_action(self, action: str) -> None:
         if action not in self.actions:
             known = ", ".join(sorted(self.actions))
-            raise RulesError(f"action {action!r} does not exist in {self.name}; known: {known}")
+            raise RulesError(
+                N_("action {action!r} does not exist in {variant}; known: {known}"),
+                action=action,
+                variant=self.name,
+                known=known,
+            )
 
     # --- hooks ---------------------------------------------------------------------------------
     def begin_day(self, ctx: DayContext) -> None:
@@ -701,12 +708,16 @@ class Ruleset:
     # --- dealing -------------------------------------------------------------------------------
     def scheme(self, count: int) -> list[Role]:
         """The roles for this many players (any order); raises DealError naming the possible counts."""
-        raise DealError(f"{self.name} has no dealing scheme")
+        raise DealError(N_("{variant} has no dealing scheme"), variant=self.name)
 
     def deal_roles(self, count: int) -> list[Role]:
         if self.options.roles is not None:
             if len(self.options.roles) != count:
-                raise DealError(f"the role list has {len(self.options.roles)} roles for {count} players")
+                raise DealError(
+                    N_("the role list has {roles} roles for {count} players"),
+                    roles=len(self.options.roles),
+                    count=count,
+                )
             return list(self.options.roles)
         return self.scheme(count)
 

@@ -54,7 +54,7 @@ from forumbot.engine.model import (
     evolve,
 )
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions, order_targets
-from forumbot.errors import DealError, RulesError
+from forumbot.errors import N_, DealError, RulesError
 
 # seed 001: a dead maniac is followed by a new one only "если продолжительность партии затягивается свыше 5 дней".
 MANIAC_AFTER_DAYS = 5
@@ -284,7 +284,11 @@ class Gameru(Ruleset):
                 roles = copies("mafia", mafia) + ["sheriff"] + copies("maniac", 1 if count >= 15 else 0)
                 return roles + copies("civilian", count - len(roles))
         raise DealError(
-            f"gameru-3.3 has no scheme for {count} players: possible counts are 9 to 23 (or give an explicit role list)"
+            N_(
+                "gameru-3.3 has no scheme for {count} players: possible counts are 9 to 23 "
+                "(or give an explicit role list)"
+            ),
+            count=count,
         )
 
 

@@ -44,7 +44,7 @@ from pydantic import Field
 
 from forumbot.engine.model import Action, Cause, CheckResult, Player, Role, Winner, copies
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions
-from forumbot.errors import DealError
+from forumbot.errors import N_, DealError
 
 CLANS: dict[Cause, frozenset[Role]] = {
     "mafia": frozenset({"mafia"}),
@@ -272,7 +272,11 @@ class Kozanostra(Ruleset):
         smallest = fixed + 1  # and at least one civilian
         if not smallest <= count <= MAX_PLAYERS:
             raise DealError(
-                f"kozanostra ({o.game_type}) with these roles needs {smallest} to {MAX_PLAYERS} players, not {count}"
+                N_("kozanostra ({kind}) with these roles needs {smallest} to {largest} players, not {count}"),
+                kind=o.game_type,
+                smallest=smallest,
+                largest=MAX_PLAYERS,
+                count=count,
             )
         mafia = min(max(1, count // share), count - fixed)
         roles = copies("mafia", mafia) + ["commissar"] + extra

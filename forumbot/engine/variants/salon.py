@@ -33,7 +33,7 @@ from pydantic import Field
 
 from forumbot.engine.model import Action, Event, Player, Role, Winner, copies
 from forumbot.engine.variants.base import DayContext, Ruleset, VariantOptions, plain_check
-from forumbot.errors import DealError
+from forumbot.errors import N_, DealError
 
 SPECIALS: tuple[Role, ...] = ("commissar", "doctor", "maniac", "hetaera")
 
@@ -236,7 +236,9 @@ class Salon(Ruleset):
 
     def scheme(self, count: int) -> list[Role]:
         if count < 4:
-            raise DealError(f"salon needs at least 4 players (mafia, commissar, doctor, a civilian), not {count}")
+            raise DealError(
+                N_("salon needs at least 4 players (mafia, commissar, doctor, a civilian), not {count}"), count=count
+            )
         mafia = math.ceil(count * 0.25)
         roles = copies("mafia", mafia)
         # The specials while the numbers allow: at least one plain civilian stays.
