@@ -309,7 +309,8 @@ def _known_extracts(
     kept = _kept_extracts(cache, before, forum, key, extract, range(1, skip + 1))
     if skip and (known is None or len(kept) != skip or chain("", (digest for digest, _ in kept)) != known.digest):
         raise StateError(
-            f"the pages 1-{skip} of the topic changed after this count was made (a later read): count it again"
+            N_("the pages 1-{skip} of the topic changed after this count was made (a later read): count it again"),
+            skip=skip,
         )
     return [data for _, data in kept]
 

@@ -258,7 +258,9 @@ class HttpForumClient:
     def topic_id(self, topic: str | int) -> int:
         found = topic_number(topic, self.urls.topic_params)
         if found is None:
-            raise ConfigError(f"{topic!r}: not a topic id or a {self.dialect} topic URL")
+            raise ConfigError(
+                N_("{topic!r}: not a topic id or a {dialect} topic URL"), topic=topic, dialect=self.dialect
+            )
         return found
 
     def fetch_topic(
@@ -294,11 +296,21 @@ class HttpForumClient:
         while next_page <= count:
             if count > first.page_count + MAX_GROWTH:
                 raise ParseError(
-                    f"{first.url}: the topic's pages keep claiming more pages ({first.page_count} at first, "
-                    f"{count} now); stopped reading"
+                    N_(
+                        "{url}: the topic's pages keep claiming more pages ({page_count} at first, {count} now); "
+                        "stopped reading"
+                    ),
+                    url=first.url,
+                    page_count=first.page_count,
+                    count=count,
                 )
             if size is None:
-                raise ParseError(f"{first.url}: page {first.page} of {count}, but no link to the next page")
+                raise ParseError(
+                    N_("{url}: page {page} of {count}, but no link to the next page"),
+                    url=first.url,
+                    page=first.page,
+                    count=count,
+                )
             wanted, grown = range(next_page, count + 1), count
             for page in self._topic_pages(tid, wanted, size, on_body):
                 grown = max(grown, page.page_count)  # posts may spill onto new pages while we read
@@ -354,7 +366,7 @@ class HttpForumClient:
 
     def _credentials_or_fail(self) -> tuple[str, str]:
         if self._credentials is None:
-            raise LoginFailed(f"{self.forum}: no username and password configured")
+            raise LoginFailed(N_("{forum}: no username and password configured"), forum=self.forum)
         return self._credentials
 
     def _now(self) -> datetime:
@@ -442,7 +454,7 @@ def zone_named(name: str | tzinfo) -> tzinfo:
     try:
         return ZoneInfo(name)
     except (KeyError, ValueError) as exc:
-        raise ConfigError(f"{name!r}: not a time zone name") from exc
+        raise ConfigError(N_("{name!r}: not a time zone name"), name=name) from exc
 
 
 __all__ = [

@@ -33,12 +33,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urlencode, urljoin, urlsplit
 
 import httpx
 
-from forumbot.errors import ConfigError, ForumUnavailable, MaybeSent, NoPermission, NotLoggedIn, ParseError
+from forumbot.errors import N_, ConfigError, ForumUnavailable, MaybeSent, NoPermission, NotLoggedIn, ParseError
 from forumbot.forum.markup import codec_name, decode_page, sniff_charset
 
 T = TypeVar("T")
@@ -122,8 +122,8 @@ class RefusedPage(NoPermission):
     what the forum said, for a caller that reads the board's own reason (IPB 3 sends its flood control
     and its other errors with 401 or 403)."""
 
-    def __init__(self, message: str, page: Page) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, page: Page, **values: Any) -> None:
+        super().__init__(message, **values)
         self.page = page
 
 
@@ -284,7 +284,7 @@ class ForumHttp:
     def login(self) -> None:
         """Log in now (the dialect's form dance); raises `LoginFailed` with the forum's message."""
         if self._authenticate is None:
-            raise NotLoggedIn(f"{self.base_url}: no credentials configured, cannot log in")
+            raise NotLoggedIn(N_("{base_url}: no credentials configured, cannot log in"), base_url=self.base_url)
         with self._login_lock:
             self._authenticate(self)
             self._logged_in = True
@@ -343,7 +343,7 @@ class ForumHttp:
             self._relogin(generation)
             page = self._accept(url, self._send(method, url, body, headers, idempotent), content=content)
             if page is None:
-                raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
+                raise NotLoggedIn(N_("{url}: the forum served its login page instead of the content"), url=url)
         return page
 
     def _accept(self, url: str, response: httpx.Response, *, content: bool) -> Page | None:
@@ -353,10 +353,10 @@ class ForumHttp:
         page = Page(str(response.url), response.status_code, response.content, text, charset)
         if content and self._rules.is_login_wall(text):
             if self._authenticate is None:
-                raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
+                raise NotLoggedIn(N_("{url}: the forum served its login page instead of the content"), url=url)
             return None
         if content and self._rules.is_no_permission(text):
-            raise RefusedPage(f"{url}: the forum says this account may not see this page", page)
+            raise RefusedPage(N_("{url}: the forum says this account may not see this page"), page, url=url)
         return _check_status(url, page)
 
     def get_each(self, urls: Iterable[str]) -> Iterator[Callable[[], Page]]:
@@ -395,7 +395,7 @@ class ForumHttp:
             self._relogin(generation)
             page = self._accept(url, self._send("GET", url, None, None, True), content=True)
             if page is None:
-                raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
+                raise NotLoggedIn(N_("{url}: the forum served its login page instead of the content"), url=url)
         return _not_empty(url, page)
 
     def _send(
@@ -425,11 +425,15 @@ class ForumHttp:
             except httpx.TransportError as exc:  # timeouts, resets, a body too slow: it may have arrived
                 last_error = f"{type(exc).__name__}: {exc or 'timed out'}"
                 if not idempotent:
-                    raise MaybeSent(f"{url}: {last_error}; the board may have acted on it") from exc
+                    raise MaybeSent(
+                        N_("{url}: {last_error}; the board may have acted on it"), url=url, last_error=last_error
+                    ) from exc
             except httpx.InvalidURL as exc:
-                raise ConfigError(f"{url}: not a usable URL ({exc})") from exc
+                raise ConfigError(N_("{url}: not a usable URL ({error})"), url=url, error=exc) from exc
             except httpx.HTTPError as exc:  # too many redirects, broken encoding: retrying will not help
-                raise ForumUnavailable(f"{url}: {type(exc).__name__}: {exc}") from exc
+                raise ForumUnavailable(
+                    N_("{url}: {kind}: {error}"), url=url, kind=type(exc).__name__, error=exc
+                ) from exc
             else:
                 status = response.status_code
                 if status != 429 and status < 500:
@@ -440,14 +444,21 @@ class ForumHttp:
                     return self._send("GET", str(response.url), None, None, True)
                 last_error = f"HTTP {status} {response.reason_phrase}".rstrip()
                 if not idempotent:
-                    raise MaybeSent(f"{url}: {last_error}; the board may have acted on it")
+                    raise MaybeSent(
+                        N_("{url}: {last_error}; the board may have acted on it"), url=url, last_error=last_error
+                    )
                 delay = retry_after_seconds(response.headers.get("Retry-After"), self.clock.time())
                 if delay is not None and delay > self.settings.max_retry_after:
                     last_error += f" (asks to retry after {delay:.0f} s)"
                     break
             if attempt < attempts:
                 self.clock.sleep(delay if delay is not None else self._backoff(attempt))
-        raise ForumUnavailable(f"{url}: giving up after {attempt} attempt(s); last error: {last_error}")
+        raise ForumUnavailable(
+            N_("{url}: giving up after {attempt} attempt(s); last error: {last_error}"),
+            url=url,
+            attempt=attempt,
+            last_error=last_error,
+        )
 
     def _exchange(self, method: str, url: str, body: bytes | None, headers: Mapping[str, str] | None) -> httpx.Response:
         """One request and its whole answer, within `settings.deadline` seconds from first byte sent to
@@ -513,7 +524,7 @@ def normalise_base_url(base_url: str) -> str:
     """The board root with a trailing slash, so that `urljoin` keeps the folder (`/forum/`)."""
     parts = urlsplit(base_url.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"{base_url!r}: the forum address must be an http(s) URL")
+        raise ConfigError(N_("{base_url!r}: the forum address must be an http(s) URL"), base_url=base_url)
     path = parts.path
     if path.endswith((".php", ".html")):  # someone pasted a page address: keep its folder
         path = path.rsplit("/", 1)[0] + "/"
@@ -532,9 +543,11 @@ def _not_empty(url: str, page: Page) -> Page:
 def _check_status(url: str, page: Page) -> Page:
     """An error status the dialect did not already explain, as an error of our tree."""
     if page.status in (401, 403):
-        raise RefusedPage(f"{url}: HTTP {page.status}, the account may not see this page", page)
+        raise RefusedPage(
+            N_("{url}: HTTP {status}, the account may not see this page"), page, url=url, status=page.status
+        )
     if page.status in (404, 410):
-        raise ParseError(f"{url}: HTTP {page.status}, no such page on the forum (wrong id?)")
+        raise ParseError(N_("{url}: HTTP {status}, no such page on the forum (wrong id?)"), url=url, status=page.status)
     if page.status >= 400:
-        raise ForumUnavailable(f"{url}: HTTP {page.status}")
+        raise ForumUnavailable(N_("{url}: HTTP {status}"), url=url, status=page.status)
     return page

@@ -87,7 +87,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
                 return int(found)
         m = re.search(r'ipb_input_f\s*=\s*"(\d+)"', page.text)
         if m is None:
-            raise ForumError(f"{page.url}: the topic page names no forum to reply in")
+            raise ForumError(N_("{url}: the topic page names no forum to reply in"), url=page.url)
         return int(m.group(1))
 
     def _post(self, form_url: str, values: dict[str, str], id_param: str, seen: Callable[[], int | None] | None) -> int:
@@ -105,7 +105,9 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             found = self._unmade(outcome, seen)
             if found is not None:
                 return found
-        raise ForumError(f"{form_url}: the forum took none of {self.max_flood_waits + 1} attempts")
+        raise ForumError(
+            N_("{form_url}: the forum took none of {value} attempts"), form_url=form_url, value=self.max_flood_waits + 1
+        )
 
     def _unmade(self, outcome: Outcome, seen: Callable[[], int | None] | None) -> int | None:
         """An answer that names nothing made: flood control (wait what it asks) or a silent drop (a
@@ -126,7 +128,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         (IPB 2 never shows the new PM's id), else None."""
         names = [name for name in recipients if name.strip()]
         if len(names) != 1:
-            raise TooManyRecipients(f"IPB 2 PMs go to one recipient each, not {len(names)}; PM not sent", 1)
+            raise TooManyRecipients(N_("IPB 2 PMs go to one recipient each, not {n}; PM not sent"), 1, n=len(names))
         subject = subject[:PM_SUBJECT_MAX]
         values = {"entered_name": names[0], "msg_title": subject, "Post": message, "add_sent": "1"}
         compose = self.http.url("index.php?act=Msg&CODE=04")
@@ -147,7 +149,9 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             found = self._unmade(outcome, seen)
             if found is not None:
                 return found
-        raise ForumError(f"{compose}: the forum took none of {self.max_flood_waits + 1} attempts")
+        raise ForumError(
+            N_("{compose}: the forum took none of {value} attempts"), compose=compose, value=self.max_flood_waits + 1
+        )
 
     # -- closing a topic --------------------------------------------------------------------------
 
@@ -176,7 +180,9 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
 
     def set_date_format(self, dateformat: str) -> Preferences:
         """IPB 2 has no per-member date format (the board's `clock_long` applies to everyone)."""
-        raise ConfigError(f"{self.client.forum}: IPB 2 prints every date in the board's own format; nothing to set")
+        raise ConfigError(
+            N_("{forum}: IPB 2 prints every date in the board's own format; nothing to set"), forum=self.client.forum
+        )
 
     # -- finding what was written -----------------------------------------------------------------
 
@@ -257,10 +263,14 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             try:
                 found = seen() if seen is not None else None
             except ForumbotError as lookup:
-                raise MaybeSent(f"{exc}; looking for its marker failed ({lookup}): nothing was sent again") from exc
+                raise MaybeSent(
+                    N_("{error}; looking for its marker failed ({lookup}): nothing was sent again"),
+                    error=exc,
+                    lookup=lookup,
+                ) from exc
             if found is not None:
                 return found
-            raise MaybeSent(f"{exc}: nothing was sent again") from exc
+            raise MaybeSent(N_("{error}: nothing was sent again"), error=exc) from exc
         finally:
             self._last_submit = self.http.clock.time()
 

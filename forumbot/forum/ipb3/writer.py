@@ -97,7 +97,7 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         page = self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
         forum_id = pages.forum_of(page.text)
         if forum_id is None:
-            raise ForumError(f"{page.url}: the topic page names no forum to reply in")
+            raise ForumError(N_("{url}: the topic page names no forum to reply in"), url=page.url)
         form_url = self.http.url(
             f"index.php?app=forums&module=post&section=post&do=reply_post&f={forum_id}&t={topic_id}"
         )
@@ -136,7 +136,9 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
             if found is not None:
                 return found
             self.http.clock.sleep(MIN_GAP)  # an answer that named nothing: maybe the double-post guard's
-        raise ForumError(f"{form_url}: the forum took none of {self.max_flood_waits + 1} attempts")
+        raise ForumError(
+            N_("{form_url}: the forum took none of {value} attempts"), form_url=form_url, value=self.max_flood_waits + 1
+        )
 
     # -- private messages ---------------------------------------------------------------------------
 
@@ -147,7 +149,9 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         marker finds it in the folder (IPB 3 never shows the new conversation's id), else None."""
         names = [name for name in recipients if name.strip()]
         if len(names) != 1:
-            raise TooManyRecipients(f"IPB 3 conversations go to one recipient each, not {len(names)}; not sent", 1)
+            raise TooManyRecipients(
+                N_("IPB 3 conversations go to one recipient each, not {n}; not sent"), 1, n=len(names)
+            )
         subject = subject[:PM_SUBJECT_MAX]
         values = {"entered_name": names[0], "msg_title": subject, "Post": message}
         compose = self.http.url(COMPOSE)
@@ -175,7 +179,9 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
             found = self._look(seen)
             if found is not None:
                 return found
-        raise ForumError(f"{compose}: the forum took none of {self.max_flood_waits + 1} attempts")
+        raise ForumError(
+            N_("{compose}: the forum took none of {value} attempts"), compose=compose, value=self.max_flood_waits + 1
+        )
 
     # -- closing a topic --------------------------------------------------------------------------
 
@@ -199,7 +205,9 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
 
     def set_date_format(self, dateformat: str) -> Preferences:
         """IPB 3 prints dates in the board's own formats (only the member's offset is his)."""
-        raise ConfigError(f"{self.client.forum}: IPB 3 prints every date in the board's own format; nothing to set")
+        raise ConfigError(
+            N_("{forum}: IPB 3 prints every date in the board's own format; nothing to set"), forum=self.client.forum
+        )
 
     # -- finding what was written -----------------------------------------------------------------
 
@@ -307,10 +315,14 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
             try:
                 found = seen() if seen is not None else None
             except ForumbotError as lookup:
-                raise MaybeSent(f"{exc}; looking for its marker failed ({lookup}): nothing was sent again") from exc
+                raise MaybeSent(
+                    N_("{error}; looking for its marker failed ({lookup}): nothing was sent again"),
+                    error=exc,
+                    lookup=lookup,
+                ) from exc
             if found is not None:
                 return found
-            raise MaybeSent(f"{exc}: nothing was sent again") from exc
+            raise MaybeSent(N_("{error}: nothing was sent again"), error=exc) from exc
         finally:
             if post:
                 self._last_submit = self.http.clock.time()

@@ -195,7 +195,11 @@ class PhpbbPoster:
                 # with the new topic_cur_post_id; submitting that form as it is posts the reply.
                 reviews += 1
                 if reviews > MAX_REVIEWS:
-                    raise ForumError(f"{form_url}: others keep posting; the reply was shown for review {reviews} times")
+                    raise ForumError(
+                        N_("{form_url}: others keep posting; the reply was shown for review {reviews} times"),
+                        form_url=form_url,
+                        reviews=reviews,
+                    )
                 page = answer
 
     # -- private messages -------------------------------------------------------------------------
@@ -284,14 +288,26 @@ class PhpbbPoster:
         trouble = recipients_trouble(error)
         if trouble == "too_many_recipients":
             raise TooManyRecipients(
-                f"{compose}: {error} The board takes {len(kept)} recipients in one PM, not {len(names)}; PM not sent",
+                N_("{compose}: {error} The board takes {n} recipients in one PM, not {n2}; PM not sent"),
                 len(kept),
+                compose=compose,
+                error=error,
+                n=len(kept),
+                n2=len(names),
             )
         if trouble == "unknown_recipient":
             # phpBB names no one: when some names exist it drops the unknown ones without a word
             unknown = (self._unknown(compose, missing) if len(names) > 1 else missing) or missing or names
-            raise UnknownRecipient(f"no member of the forum is called {', '.join(map(repr, unknown))}: PM not sent")
-        raise ForumError(f"{compose}: the forum took {len(kept)} of the PM's recipients {', '.join(names)}: {error}")
+            raise UnknownRecipient(
+                N_("no member of the forum is called {names}: PM not sent"), names=", ".join(map(repr, unknown))
+            )
+        raise ForumError(
+            N_("{compose}: the forum took {n} of the PM's recipients {names}: {error}"),
+            compose=compose,
+            n=len(kept),
+            names=", ".join(names),
+            error=error,
+        )
 
     def _unknown(self, compose: str, names: list[str]) -> list[str]:
         """Which of `names` the forum does not know (one "add" per name: phpBB does not say which)."""
@@ -351,7 +367,9 @@ class PhpbbPoster:
         fetched = self.http.clock.time()
         form = find_form(parse_html(page.text), "ucp")
         if form is None:
-            raise ForumError(f"{url}: no preferences form: {forum_message(page.text) or 'unexpected page'}")
+            raise ForumError(
+                N_("{url}: no preferences form: {value}"), url=url, value=forum_message(page.text) or "unexpected page"
+            )
         fields = browser_fields(form, press="submit")
         options = {value for name, value in fields if name == "dateoptions"}
         preset = any(o.get("value") == dateformat for o in form.iter("option"))
@@ -365,7 +383,12 @@ class PhpbbPoster:
             raise ForumError(f"{url}: the board kept the old date format: {error}")
         after = pages.parse_preferences(self.http.get(url).text)
         if after.dateformat != dateformat:
-            raise ForumError(f"{url}: the board kept the date format {after.dateformat!r}, not {dateformat!r}")
+            raise ForumError(
+                N_("{url}: the board kept the date format {dateformat!r}, not {dateformat2!r}"),
+                url=url,
+                dateformat=after.dateformat,
+                dateformat2=dateformat,
+            )
         return after
 
     # -- finding what was written -----------------------------------------------------------------
@@ -468,17 +491,26 @@ class PhpbbPoster:
             try:
                 found = seen() if seen is not None else None
             except ForumbotError as lookup:  # the search failed too: the original doubt stands
-                raise MaybeSent(f"{exc}; looking for its marker failed ({lookup}): nothing was sent again") from exc
+                raise MaybeSent(
+                    N_("{error}; looking for its marker failed ({lookup}): nothing was sent again"),
+                    error=exc,
+                    lookup=lookup,
+                ) from exc
             if found is not None:
                 return found
             hint = "; its marker is not on the board yet" if seen is not None else ""
-            raise MaybeSent(f"{exc}{hint}: nothing was sent again") from exc
+            raise MaybeSent(N_("{error}{hint}: nothing was sent again"), error=exc, hint=hint) from exc
 
     def _after_flood(self, floods: int, url: str, seen: Callable[[], int | None] | None) -> int | None:
         """After "too soon": what an earlier attempt may have posted after all, else wait and return None."""
         self._flooded = True
         if floods > self.max_flood_waits:
-            raise ForumError(f"{url}: flood control refused {floods} attempts {self.flood_interval:g} s apart")
+            raise ForumError(
+                N_("{url}: flood control refused {floods} attempts {flood_interval:g} s apart"),
+                url=url,
+                floods=floods,
+                flood_interval=self.flood_interval,
+            )
         if seen is not None:
             found = seen()
             if found is not None:

@@ -99,7 +99,7 @@ def load_saved_folder(
     each file's modification time)."""
     folder = Path(path).expanduser()
     if not folder.is_dir():
-        raise ParseError(f"{folder}: not a folder of saved pages")
+        raise ParseError(N_("{folder}: not a folder of saved pages"), folder=folder)
     zone = tz or (now.tzinfo if now is not None and now.tzinfo is not None else UTC)
     found = _Collector(str(folder), dialects)
     for file in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES):
