@@ -1,10 +1,10 @@
 """The command line in the host's language (`forumbot.i18n`): help texts, typer's own words, usage errors.
 
 The help texts are written in the code in English (typer `help=` strings and the commands' docstrings; the
-catalogue's extractor takes both) and translated when typer builds the click commands, that is when the
-command line runs, in the language of that moment. typer words a few parts of the help and of a usage error
-itself, in English only: the panel titles and marks are its module's constants, set here for each run; its
-usage errors (missing argument, no such option...) are said again from what they carry.
+catalogue's extractor takes both) and translated when the command line runs, in the language of that moment.
+typer words a few parts of the help and of a usage error itself, in English only: the panel titles and marks
+are its module's constants, set here for each run; its usage errors (missing argument, no such option...) are
+said again from what they carry.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from typer import rich_utils
-from typer._click import Context, Parameter
+from typer._click import Command, Context
 from typer._click.exceptions import BadOptionUsage, BadParameter, MissingParameter, NoSuchOption, UsageError
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
@@ -47,23 +47,27 @@ def word_typer() -> None:
         setattr(rich_utils, name, _(english))
 
 
-def translate_params(params: list[Parameter]) -> None:
-    for param in params:
-        if getattr(param, "help", None):
-            param.help = _(param.help)  # type: ignore[attr-defined]
+def translate(command: Command) -> None:
+    """A command's help, its parameters' and its subcommands', in the host's language of this run (the English
+    kept, so a command made once and run again in another language is said in that one)."""
+    for item in [command, *command.params]:
+        for field in ("help", "short_help"):
+            english = _source(item, field)
+            if english:
+                setattr(item, field, _(english))
+    for sub in getattr(command, "commands", {}).values():
+        translate(sub)
+
+
+def _source(item: object, field: str) -> str | None:
+    kept: dict[str, str | None] = item.__dict__.setdefault("_english", {})
+    if field not in kept:
+        kept[field] = getattr(item, field, None)
+    return kept[field]
 
 
 class _Translated:
-    """What the command and the group share: help in the host's language, usage errors said in it too."""
-
-    help: str | None
-    short_help: str | None
-    params: list[Parameter]
-
-    def _translate(self) -> None:
-        self.help = _(self.help) if self.help else self.help
-        self.short_help = _(self.short_help) if self.short_help else self.short_help
-        translate_params(self.params)
+    """What the command and the group share: typer's own words and usage errors in the host's language."""
 
     def get_help_option(self, ctx: Context) -> Any:
         option = super().get_help_option(ctx)  # type: ignore[misc]
@@ -83,19 +87,14 @@ class _Translated:
 
 
 class TranslatedCommand(_Translated, TyperCommand):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._translate()
+    pass
 
 
 class TranslatedGroup(_Translated, TyperGroup):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._translate()
-
     def main(self, *args: Any, **kwargs: Any) -> Any:
+        """The root's run: the language is the environment's now (a test's runner sets it just before)."""
         word_typer()
-        translate_params(self.params)  # typer adds its completion options after making the group
+        translate(self)
         return super().main(*args, **kwargs)
 
     def resolve_command(self, ctx: Context, args: list[str]) -> Any:

@@ -17,6 +17,7 @@ from functools import partial
 from typing import Literal
 
 from forumbot.draft import StoredDraft
+from forumbot.i18n import gettext
 from forumbot.posts import PrivateMessage
 from forumbot.store import Change, write_approval, write_override
 
@@ -82,12 +83,17 @@ def decide(game_id: int, day: int, stored: StoredDraft | None, moderator: str, v
             f"Ваш ответ относится не к текущему черновику дня {day} (в письме назван: {named}; текущий: {code}). "
             "Ответьте на письмо с текущим черновиком."
         )
-        return Decision([], answer, f"day {day}: {moderator}'s {verdict.kind} names draft {named}, not {code}")
+        said = (
+            gettext("day {day}: {nick}'s approval names draft {named}, not {code}")
+            if verdict.kind == "approve"
+            else gettext("day {day}: {nick}'s rejection names draft {named}, not {code}")
+        )
+        return Decision([], answer, said.format(day=day, nick=moderator, named=named, code=code))
     if verdict.kind == "approve":
         if stored.approved_by:
             return Decision([], f"Черновик {code} уже одобрен: {stored.approved_by}.", "")
         change = partial(write_approval, game_id=game_id, day=day, created_at=stored.created_at, by=moderator)
-        note = f"day {day}: draft {code} approved by {moderator}"
+        note = gettext("day {day}: draft {code} approved by {nick}").format(day=day, code=code, nick=moderator)
         return Decision([change], f"Черновик {code} одобрен. Спасибо!", note)
     reason = verdict.comment or "без комментария"
     change = partial(
@@ -96,5 +102,7 @@ def decide(game_id: int, day: int, stored: StoredDraft | None, moderator: str, v
     return Decision(
         [change],
         f"Черновик {code} отклонён; ведущий увидит ваш комментарий.",
-        f"day {day}: draft {code} rejected by {moderator}: {reason}",
+        gettext("day {day}: draft {code} rejected by {nick}: {reason}").format(
+            day=day, code=code, nick=moderator, reason=reason
+        ),
     )

@@ -44,7 +44,7 @@ from forumbot.forum.registry import poster_for
 from forumbot.host import games
 from forumbot.host.approval import draft_code, draft_subject, draft_version
 from forumbot.host.outbox import MARKER_PREFIX, Delivery, Outbox, marker_line, markers_for, with_marker
-from forumbot.i18n import N_
+from forumbot.i18n import N_, gettext
 from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day_title
 from forumbot.render.messages import (
@@ -143,14 +143,27 @@ class _Marks:
         return _Step(made, label, legacy_marker(self.commitment, kind, day, key))
 
 
+# What each PM is, as the host reads it in publish's report (the draft's kind carries its version).
+PM_KINDS = {
+    "role": N_("role"),
+    "role-change": N_("role change"),
+    "check": N_("check"),
+    "reveal": N_("reveal"),
+    "report": N_("morning report"),
+    "best-player": N_("best player"),
+    "draft": N_("draft"),
+}
+
+
 def _pm_step(marks: _Marks, day: int, kind: str, key: str, message: Message, to: Sequence[str]) -> _Step:
     letter = Letter("", "pm", list(to), message.subject, message.body)
-    return marks.step(kind, day, key, letter, f"PM {kind} → {key}")
+    what = gettext(PM_KINDS.get(kind.split("-", 1)[0] if kind.startswith("draft-") else kind, kind))
+    return marks.step(kind, day, key, letter, gettext("PM {kind} → {nick}").format(kind=what, nick=key))
 
 
 def _topic_step(marks: _Marks, forum_id: int, day: int, kind: str, subject: str, body: str) -> _Step:
     letter = Letter("", "topic", [str(forum_id)], subject, body)
-    return marks.step(kind, day, None, letter, f"topic «{subject}»")
+    return marks.step(kind, day, None, letter, gettext("topic «{subject}»").format(subject=subject))
 
 
 class _Runner:
@@ -162,7 +175,8 @@ class _Runner:
     def __call__(self, step: _Step, upcoming: Sequence[_Step] = ()) -> str | None:
         done = self.deliver(step, upcoming)
         if done.how == "refused":
-            self.report.notes.append(f"{step.label}: the forum refused it ({done.error}); it is set aside")
+            said = gettext("{what}: the forum refused it ({error}); it is set aside")
+            self.report.notes.append(said.format(what=step.label, error=done.error))
         return done.remote_id
 
     def each(self, steps: Sequence[_Step]) -> list[str | None]:
@@ -358,21 +372,24 @@ def _lock(
     publishing goes on: the PMs and the advance matter more than the lock, which a moderator can make."""
     forum = str(config.forum.forum_id) if config.forum.forum_id is not None else ""
     letter = Letter("", "lock", [str(topic_id), forum], "", "")
-    step = marks.step("lock", day, str(topic_id), letter, f"lock of topic {topic_id}")
+    step = marks.step("lock", day, str(topic_id), letter, gettext("lock of topic {topic}").format(topic=topic_id))
     try:
         done = run.deliver(step)
     except ForumError as exc:
-        report.notes.append(f"topic {topic_id} of day {day} was not locked now ({exc}); lock it by hand")
+        said = gettext("topic {topic} of day {day} was not locked now ({error}); lock it by hand")
+        report.notes.append(said.format(topic=topic_id, day=day, error=exc))
         report.locked = False
         return
     report.locked = done.remote_id in ("locked", "already locked")
     if done.remote_id == "already locked":
-        report.notes.append(f"topic {topic_id} of day {day} was locked already")
+        report.notes.append(gettext("topic {topic} of day {day} was locked already").format(topic=topic_id, day=day))
     elif not report.locked:
-        report.notes.append(
-            f"topic {topic_id} of day {day} was not locked ({done.error or 'the board refused'}); the account "
-            f"{poster.username!r} must be a moderator of the forum to lock it: lock it by hand"
+        said = gettext(
+            "topic {topic} of day {day} was not locked ({error}); the account {account!r} must be a moderator "
+            "of the forum to lock it: lock it by hand"
         )
+        error = done.error or gettext("the board refused")
+        report.notes.append(said.format(topic=topic_id, day=day, error=error, account=poster.username))
 
 
 # --- the draft to the moderators ---------------------------------------------------------------------

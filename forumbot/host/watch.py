@@ -41,6 +41,7 @@ from forumbot.host.daywindow import place, shown_time
 from forumbot.host.outbox import Outbox, Poster, markers_for, strip_markers, with_marker
 from forumbot.host.publish import draft_letters, past_outcomes
 from forumbot.host.tally import render_tally_bbcode, tally_posts
+from forumbot.i18n import gettext
 from forumbot.posts import PrivateMessage
 from forumbot.render.bbcode import escape
 from forumbot.render.guide import players_help
@@ -172,10 +173,11 @@ def _unfinished_publication(
     try:
         publish()
     except ForumError as exc:
-        report.problems.append(f"an unfinished publication is still due, the next pass tries again: {exc}")
+        said = gettext("an unfinished publication is still due, the next pass tries again: {error}")
+        report.problems.append(said.format(error=exc))
         return
     report.published = True
-    report.problems.append("an unfinished publication was completed")
+    report.problems.append(gettext("an unfinished publication was completed"))
 
 
 def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport) -> list[PrivateMessage]:
@@ -185,7 +187,8 @@ def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport
     found: list[PrivateMessage] = []
     for summary, pm in zip(fresh, client.fetch_pms(fresh), strict=True):
         if isinstance(pm, (ParseError, ForumError)):
-            report.problems.append(f"PM {summary.pm_id} from {summary.sender}: {pm}")
+            said = gettext("PM {pm} from {sender}: {problem}")
+            report.problems.append(said.format(pm=summary.pm_id, sender=summary.sender, problem=pm))
             continue
         if isinstance(pm, Exception):
             raise pm
@@ -247,7 +250,8 @@ def _signups(
             try:
                 publish()  # the opening: day 1's topic with the commitment, and the role PMs, each once
             except ForumError as exc:
-                report.problems.append(f"the opening is not published yet, the next pass tries again: {exc}")
+                said = gettext("the opening is not published yet, the next pass tries again: {error}")
+                report.problems.append(said.format(error=exc))
             return
         roles = render_role_messages(config, dealt.state)
         store.queue(row.id, [_reply(marks, ("role", row.id), m.to or "", m.body, m.subject) for m in roles])
@@ -646,9 +650,8 @@ def _deadline(
         games.end_day(store, row.name, client)
         report.drafted = True
         if early:
-            report.problems.append(
-                f"day {state.day}: the draft made before the deadline is replaced by one made after it"
-            )
+            said = gettext("day {day}: the draft made before the deadline is replaced by one made after it")
+            report.problems.append(said.format(day=state.day))
         if config.game.moderators:
             store.queue(row.id, draft_letters(store, row.name))  # the same PMs as `forumbot draft send`
     elif draft.approved_by and config.watch.auto_publish and publish is not None:
@@ -666,10 +669,13 @@ def _flush(store: Store, game_id: int, messenger: Messenger, report: PassReport)
         try:
             done = outbox.deliver(letter, upcoming=pending[n + 1 :])  # the next PMs' forms addressed meanwhile
         except ForumError as exc:
-            report.problems.append(f"not sent yet ({letter.marker}): {exc}")
+            report.problems.append(gettext("not sent yet ({marker}): {error}").format(marker=letter.marker, error=exc))
             break
         if done.how == "refused":
-            report.problems.append(f"set aside ({letter.marker}, to {', '.join(letter.recipients)}): {done.error}")
+            said = gettext("set aside ({marker}, to {nicks}): {error}")
+            report.problems.append(
+                said.format(marker=letter.marker, nicks=", ".join(letter.recipients), error=done.error)
+            )
             report.refused.append(letter.marker)
         elif done.how in ("sent", "recovered"):
             report.sent.append(letter.marker)
