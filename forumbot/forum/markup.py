@@ -16,7 +16,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from forumbot.errors import ParseError
+from forumbot.errors import N_, ParseError
 
 _Item = TypeVar("_Item")
 _Parsed = TypeVar("_Parsed")
@@ -365,7 +365,11 @@ def browser_fields(form: Element, *, press: str | None = None) -> list[tuple[str
             elif kind not in ("file", "reset", "button"):
                 fields.append((name, el.get("value") or ""))
     if press is not None and not pressed:
-        raise ParseError(f"the form {form.get('id') or form.get('action') or ''} has no button {press!r}")
+        raise ParseError(
+            N_("the form {value} has no button {press!r}"),
+            value=form.get("id") or form.get("action") or "",
+            press=press,
+        )
     return fields
 
 

@@ -222,7 +222,11 @@ class Outbox:
         except (ParseError, ForumError) as exc:
             if isinstance(exc, MaybeSent):
                 raise
-            raise ForumError(f"looking for {letter.marker} on the forum before sending it again: {exc}") from exc
+            raise ForumError(
+                N_("looking for {marker} on the forum before sending it again: {error}"),
+                marker=letter.marker,
+                error=exc,
+            ) from exc
         return str(found) if found is not None else None
 
 

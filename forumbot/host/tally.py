@@ -21,7 +21,7 @@ from typing import Any, overload
 
 from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
 from forumbot.engine.variants.base import Ruleset
-from forumbot.errors import ConfigError, ForumbotError, StateError
+from forumbot.errors import N_, ConfigError, ForumbotError, StateError
 from forumbot.extract import Roster, ScanState, VoteRecord, VoteScan, find_fragments
 from forumbot.extract.votes import Fragment
 from forumbot.forum.cache import ExtractRead, PageExtract, PagePrefix
@@ -139,8 +139,12 @@ def _decoded(text: str, number: int) -> _PageVotes:
         return _PageVotes([int(post_id) for post_id in page["ids"]], newest, posts, fragments)
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise StateError(
-            f"the votes kept in the state file for page {number} of the topic do not read ({exc}): "
-            "count it again with a full read (without --incremental)"
+            N_(
+                "the votes kept in the state file for page {number} of the topic do not read ({error}): "
+                "count it again with a full read (without --incremental)"
+            ),
+            number=number,
+            error=exc,
         ) from None
 
 
@@ -484,5 +488,9 @@ def render_tally_bbcode(
     body = render_template(load_template(template, VOTE_COUNT_TEMPLATE), count_context(tally, title, zone), where).body
     votes = [f.text for f in find_fragments(to_html(body)) if f.red and f.bold and f.text.strip()]
     if votes:  # a player who copies the count would cast these as votes
-        raise ConfigError(f"{where}: the vote count writes {', '.join(map(repr, votes))} in red bold, as a vote")
+        raise ConfigError(
+            N_("{where}: the vote count writes {names} in red bold, as a vote"),
+            where=where,
+            names=", ".join(map(repr, votes)),
+        )
     return tidy(body)

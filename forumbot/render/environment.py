@@ -21,7 +21,7 @@ from typing import Any
 import jinja2
 from jinja2.exceptions import SecurityError
 
-from forumbot.errors import ConfigError
+from forumbot.errors import N_, ConfigError
 from forumbot.render.bbcode import Safe, escape
 from forumbot.render.phrases import agree, number, plural, role_name, zone_label
 from forumbot.render.sandbox import BoundedSandbox, TemplateTooBig, bounded_run
@@ -80,15 +80,20 @@ def load_template(path: Path | None, name: str) -> jinja2.Template:
     try:
         if path is not None:
             if not path.is_file():
-                raise ConfigError(f"{path}: no such template file")
+                raise ConfigError(N_("{path}: no such template file"), path=path)
             host = jinja2.FileSystemLoader(str(path.parent))
             env = environment(jinja2.ChoiceLoader([host, _package_loader()]), sandboxed=True)
             return env.get_template(path.name)
         return environment(_package_loader()).get_template(name)
     except jinja2.TemplateSyntaxError as exc:
-        raise ConfigError(f"{exc.filename or path or name}:{exc.lineno}: template error: {exc.message}") from None
+        raise ConfigError(
+            N_("{value}:{lineno}: template error: {text}"),
+            value=exc.filename or path or name,
+            lineno=exc.lineno,
+            text=exc.message,
+        ) from None
     except jinja2.TemplateNotFound as exc:
-        raise ConfigError(f"{path or name}: template not found: {exc.name}") from None
+        raise ConfigError(N_("{value}: template not found: {name}"), value=path or name, name=exc.name) from None
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,12 @@ def render_template(
         except Exception:
             env.handle_exception()  # re-raised with the template's file and line in the traceback
     except jinja2.TemplateSyntaxError as exc:  # an extended or included template, compiled late
-        raise ConfigError(f"{exc.filename or where}:{exc.lineno}: template error: {exc.message}") from None
+        raise ConfigError(
+            N_("{value}:{lineno}: template error: {text}"),
+            value=exc.filename or where,
+            lineno=exc.lineno,
+            text=exc.message,
+        ) from None
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"{template_location(exc) or where}: template not found: {exc.name}") from None
     except TemplateTooBig as exc:
@@ -123,7 +133,12 @@ def render_template(
     except MemoryError:  # past every bound: still one line, naming the template
         raise ConfigError(f"{where}: template error: it needs more memory than there is") from None
     except Exception as exc:  # a template may fail in any way a Python expression can
-        raise ConfigError(f"{template_location(exc) or where}: template error: {type(exc).__name__}: {exc}") from None
+        raise ConfigError(
+            N_("{value}: template error: {kind}: {error}"),
+            value=template_location(exc) or where,
+            kind=type(exc).__name__,
+            error=exc,
+        ) from None
     return Rendered(str(body), {k: str(v) for k, v in found.items()})
 
 

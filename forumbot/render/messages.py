@@ -25,7 +25,7 @@ from forumbot.engine import deal, ruleset_for
 from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.engine.model import CheckResult, DayOutcome, Event, GameState
 from forumbot.engine.variants import Ruleset
-from forumbot.errors import StateError
+from forumbot.errors import N_, StateError
 from forumbot.render.bbcode import escape, unescape
 from forumbot.render.environment import load_template, render_template, tidy, variant_template
 from forumbot.render.phrases import WINNER_TEXT, role_name
@@ -74,7 +74,7 @@ def _base_context(config: GameConfig, state: GameState) -> dict[str, Any]:
 def role_context(config: GameConfig, state: GameState, nick: str) -> dict[str, Any]:
     player = state.player(nick)
     if player is None:
-        raise StateError(f"{nick!r} is not a player of {config.game.name}")
+        raise StateError(N_("{nick!r} is not a player of {name}"), nick=nick, name=config.game.name)
     rules = ruleset_for(state)
     clan = rules.clan_of(player.role)
     team = [p for p in state.players if clan is not None and rules.clan_of(p.role) == clan and p.alive]
@@ -218,7 +218,9 @@ def render_reveal(
     commitment (the state does not belong to that deal)."""
     dealt = dealt if dealt is not None else dealt_state(state)
     if commitment_of(dealt, salt) != commitment:
-        raise StateError(f"{config.game.name}: the dealt roles and the salt do not give the published commitment")
+        raise StateError(
+            N_("{name}: the dealt roles and the salt do not give the published commitment"), name=config.game.name
+        )
     role_list = role_list_text(dealt)
     rules = ruleset_for(state)
     context = _base_context(config, state) | {

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 
-from forumbot.errors import ParseError
+from forumbot.errors import N_, ParseError
 from forumbot.forum.dates import is_relative, parse_forum_date, parse_ipb_interval
 from forumbot.forum.dialect import PageKind
 from forumbot.forum.markup import (
@@ -72,8 +72,11 @@ def decode_undeclared(data: bytes, url: str | None = None) -> str:
     if scores[best] < _RUNNING_TEXT:
         where = url or "the page"
         raise ParseError(
-            f"{where}: declares no charset and reads as neither UTF-8, windows-1251 nor KOI8-R; "
-            "save it again with its charset"
+            N_(
+                "{where}: declares no charset and reads as neither UTF-8, windows-1251 nor KOI8-R; save "
+                "it again with its charset"
+            ),
+            where=where,
         )
     return readings[best]
 
@@ -231,8 +234,10 @@ def when(text: str, tz: tzinfo, now: datetime | None, what: str) -> datetime:
     moment = parse_forum_date(text, tz, now)
     if moment is None:
         if is_relative(text):
-            raise PostError(f"{what}: relative date {text!r} needs the page's 'now' (footer) or now=")
-        raise PostError(f"{what}: unrecognised date {text!r}")
+            raise PostError(
+                N_("{what}: relative date {text!r} needs the page's 'now' (footer) or now="), what=what, text=text
+            )
+        raise PostError(N_("{what}: unrecognised date {text!r}"), what=what, text=text)
     return moment
 
 

@@ -24,6 +24,7 @@ import math
 import re
 from datetime import datetime, tzinfo
 
+from forumbot.errors import N_
 from forumbot.forum.dates import parse_forum_date
 from forumbot.forum.dialect import PageKind
 from forumbot.forum.invision.pages import (
@@ -164,7 +165,7 @@ def topic_page(
         bodies, lambda body: _post(body, topic_id, url, page, tz, clock, on_body), page_label(root, url)
     )
     if not posts:
-        raise PostError(f"no readable post: {'; '.join(problems)}")
+        raise PostError(N_("no readable post: {names}"), names="; ".join(problems))
     return TopicPage(
         dialect=NAME,
         topic_id=topic_id,
@@ -251,7 +252,7 @@ def _post(
     post_id = int(body.get("id")[5:])
     table = next(body.iterancestors("table"), None)
     if table is None:
-        raise PostError(f"post {post_id}: its body is not inside a post table")
+        raise PostError(N_("post {post_id}: its body is not inside a post table"), post_id=post_id)
     parts = _parts(table)
     author, author_id = _member(parts)
     link = parts.get("permalink")

@@ -257,7 +257,7 @@ def topic_page(root: Element, url: str | None, on_body: BodyReader | None = None
         blocks, lambda block: _post(block, topic_id, url, pager.page, on_body), page_label(root, url)
     )
     if not parsed:
-        raise PostError(f"no readable post: {'; '.join(problems)}")
+        raise PostError(N_("no readable post: {names}"), names="; ".join(problems))
     posts = list(parsed)
     if topic_id is None:
         topic_id = first_topic_id([p.permalink for p in posts] + [url])
@@ -294,7 +294,7 @@ def _post(block: Element, topic_id: int | None, base: str | None, page: int, on_
     stamp = first_class(shown, "abbr", "published")
     body = _body(shown)
     if stamp is None or body is None or not stamp.get("title"):
-        raise PostError(f"post {post_id}: no abbr.published or no div.post.entry-content")
+        raise PostError(N_("post {post_id}: no abbr.published or no div.post.entry-content"), post_id=post_id)
     author, author_id = author_of(block)
     link = first_class(block, "span", "post_id")
     anchor = link.find(".//a") if link is not None else None

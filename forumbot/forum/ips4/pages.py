@@ -89,7 +89,7 @@ def topic_page(root: Element, url: str | None, on_body: BodyReader | None = None
     topic_id = _topic_id(root, url)
     posts, problems = parse_each(articles, lambda a: _post(a, topic_id, url, page, on_body), page_label(root, url))
     if not posts:
-        raise PostError(f"no readable post: {'; '.join(problems)}")
+        raise PostError(N_("no readable post: {names}"), names="; ".join(problems))
     return TopicPage(
         dialect=NAME,
         topic_id=topic_id,
@@ -155,7 +155,7 @@ def _post(article: Element, topic_id: int | None, base: str | None, page: int, o
     body = next((div for div in article.iter("div") if div.get("data-role") == "commentContent"), None)
     moment = _time(article, stamp)
     if body is None or moment is None:
-        raise PostError(f"post {post_id}: no div[data-role=commentContent] or no time[datetime]")
+        raise PostError(N_("post {post_id}: no div[data-role=commentContent] or no time[datetime]"), post_id=post_id)
     author, author_id = _author(article, stamp)
     link = _permalink(article)
     return Post(

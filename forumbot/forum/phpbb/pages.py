@@ -26,7 +26,7 @@ import functools
 import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
-from forumbot.errors import ParseError
+from forumbot.errors import N_, ParseError
 from forumbot.forum.dates import MONTHS, parse_forum_date, parse_forum_interval
 from forumbot.forum.dialect import PageKind
 from forumbot.forum.markup import (
@@ -196,7 +196,7 @@ def parse_topic_page(
     damage = page_problems(root, url)
     if not divs:
         if damage:
-            raise ParseError(f"{'; '.join(damage)}; no post could be read")
+            raise ParseError(N_("{names}; no post could be read"), names="; ".join(damage))
         raise _not_a(root, url, "topic page")
     base = url or _canonical(root)
     page, page_count, next_href = _pagination(pager)
@@ -205,7 +205,7 @@ def parse_topic_page(
     where = url or _titled(root) or page_label(root, url)
     posts, problems = parse_each(divs, lambda div: _post(div, topic_id, link_base, page, tz, now, on_body), where)
     if not posts:
-        raise ParseError(f"{where}: no readable post: {'; '.join(damage + problems)}")
+        raise ParseError(N_("{where}: no readable post: {names}"), where=where, names="; ".join(damage + problems))
     return TopicPage(
         dialect=NAME,
         topic_id=topic_id,
@@ -372,7 +372,7 @@ def _post(
     parts, visibility = _post_parts(div)
     author_p, content = parts.get("author"), parts.get("content")
     if author_p is None or content is None:
-        raise ParseError(f"post {post_id}: no author line (p.author) or no body (div.content)")
+        raise ParseError(N_("post {post_id}: no author line (p.author) or no body (div.content)"), post_id=post_id)
     user = _username(author_p)
     if user is None:
         user = _username(parts.get("postprofile"))
@@ -419,7 +419,7 @@ def _post_time(author_p: Element, post_id: int, tz: tzinfo, now: datetime | None
     text = text_of(author_p).rpartition("»")[2]
     span = parse_forum_interval(text, tz, now)
     if span is None:
-        raise ParseError(f"post {post_id}: no post time (no <time>, text {text!r})")
+        raise ParseError(N_("post {post_id}: no post time (no <time>, text {text!r})"), post_id=post_id, text=text)
     return span[0]
 
 
@@ -655,7 +655,7 @@ def parse_login_form(html: Page) -> dict[str, str]:
     root = parse_html(html)
     form = next((f for f in root.iter("form") if f.get("id") == "login"), None)
     if form is None:
-        raise ParseError(f"{page_label(root, None)}: no phpBB login form (form#login)")
+        raise ParseError(N_("{page_label}: no phpBB login form (form#login)"), page_label=page_label(root, None))
     return form_fields(form, text_fields=False)
 
 
