@@ -78,12 +78,17 @@ class DealError(RulesError):
 class ScenarioError(ForumbotError):
     def __init__(self, path: str, line: int | None, reason: str, **values: Any) -> None:
         """`reason`: a template for the catalogue, filled in with `values` when shown."""
-        self.path, self.line, self.reason = path, line, reason
+        self.path, self.line = path, line
         self.where = f"{path}:{line}" if line is not None else path
         super().__init__(reason, **values)
 
+    @property
+    def reason(self) -> str:
+        """What is wrong, in the host's language (without the file and the line)."""
+        return super().__str__()
+
     def __str__(self) -> str:
-        return f"{self.where}: {super().__str__()}"
+        return f"{self.where}: {self.reason}"
 
 
 class StateError(ForumbotError):

@@ -38,7 +38,7 @@ from forumbot.engine.model import (
 )
 from forumbot.engine.variants import VARIANTS, Ruleset, find_variant
 from forumbot.engine.variants.base import told_by_checks, told_by_slot
-from forumbot.errors import RulesError, ScenarioError
+from forumbot.errors import N_, RulesError, ScenarioError
 from forumbot.extract.names import skeleton
 
 T = TypeVar("T")
@@ -118,20 +118,27 @@ class _Reader:
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def fail(self, node: yaml.Node | None, reason: str) -> ScenarioError:
+    def fail(self, node: yaml.Node | None, reason: str, **values: Any) -> ScenarioError:
+        """`reason`: a template for the catalogue (`N_`), filled in with `values` when shown."""
         line = node.start_mark.line + 1 if node is not None else None
-        return ScenarioError(self.path, line, reason)
+        return ScenarioError(self.path, line, reason, **values)
 
     def mapping(self, node: yaml.Node, what: str, allowed: set[str] | None = None) -> dict[str, yaml.Node]:
         if not isinstance(node, yaml.MappingNode):
-            raise self.fail(node, f"{what} must be a mapping")
+            raise self.fail(node, N_("{what} must be a mapping"), what=what)
         result: dict[str, yaml.Node] = {}
         for key_node, value_node in node.value:
             key = self.scalar(key_node, f"a key of {what}")
             if allowed is not None and key not in allowed:
-                raise self.fail(key_node, f"unknown key {key!r} in {what}; known: {', '.join(sorted(allowed))}")
+                raise self.fail(
+                    key_node,
+                    N_("unknown key {key!r} in {what}; known: {names}"),
+                    key=key,
+                    what=what,
+                    names=", ".join(sorted(allowed)),
+                )
             if key in result:
-                raise self.fail(key_node, f"key {key!r} given twice in {what}")
+                raise self.fail(key_node, N_("key {key!r} given twice in {what}"), key=key, what=what)
             result[key] = value_node
         return result
 
@@ -139,12 +146,12 @@ class _Reader:
         if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null") and node.tag.endswith("null"):
             return []
         if not isinstance(node, yaml.SequenceNode):
-            raise self.fail(node, f"{what} must be a list")
+            raise self.fail(node, N_("{what} must be a list"), what=what)
         return list(node.value)
 
     def scalar(self, node: yaml.Node, what: str) -> str:
         if not isinstance(node, yaml.ScalarNode):
-            raise self.fail(node, f"{what} must be a single value")
+            raise self.fail(node, N_("{what} must be a single value"), what=what)
         return str(node.value)
 
     def plain(self, node: yaml.Node) -> Any:
@@ -156,7 +163,7 @@ def load_scenario(path: str | Path) -> Scenario:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(str(path), None, f"cannot read: {exc}") from exc
+        raise ScenarioError(str(path), None, N_("cannot read: {error}"), error=exc) from exc
     return parse_scenario(text, str(path))
 
 
@@ -166,16 +173,21 @@ def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
         root = yaml.compose(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise ScenarioError(path, mark.line + 1 if mark else None, f"not valid YAML: {exc}") from exc
+        raise ScenarioError(path, mark.line + 1 if mark else None, N_("not valid YAML: {error}"), error=exc) from exc
     if root is None:
-        raise ScenarioError(path, 1, "the file is empty")
+        raise ScenarioError(path, 1, N_("the file is empty"))
     top = r.mapping(root, "the scenario", TOP_KEYS)
     for key in ("name", "variant", "players", "days"):
         if key not in top:
-            raise r.fail(root, f"missing key {key!r}")
+            raise r.fail(root, N_("missing key {key!r}"), key=key)
     variant = r.scalar(top["variant"], "variant")
     if variant not in VARIANTS:
-        raise r.fail(top["variant"], f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+        raise r.fail(
+            top["variant"],
+            N_("unknown variant {variant!r}; known: {names}"),
+            variant=variant,
+            names=", ".join(VARIANTS),
+        )
     rules_cls = find_variant(variant)
     options = _options(r, top.get("options"), rules_cls)
     seed = _seed(r, top.get("seed"))
@@ -184,7 +196,7 @@ def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
     nicks = {p.nick for p in players}  # grows with each day's replacements: every nick seen in the game
     day_nodes = r.sequence(top["days"], "days")
     if not day_nodes:
-        raise r.fail(top["days"], "days must list at least one day")
+        raise r.fail(top["days"], N_("days must list at least one day"))
     days = tuple(_day(r, node, n, nicks, rules) for n, node in enumerate(day_nodes, start=1))
     return Scenario(path, r.scalar(top["name"], "name"), variant, options, seed, players, days)
 
@@ -210,7 +222,7 @@ def _seed(r: _Reader, node: yaml.Node | None) -> int:
         return 0
     value = r.plain(node)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise r.fail(node, "seed must be an integer")
+        raise r.fail(node, N_("seed must be an integer"))
     return value
 
 
@@ -222,24 +234,32 @@ def _players(r: _Reader, node: yaml.Node, rules: Ruleset) -> tuple[Player, ...]:
     for item in r.sequence(node, "players"):
         entry = r.mapping(item, "a player (nick: role)")
         if len(entry) != 1:
-            raise r.fail(item, "each player is one 'nick: role' pair")
+            raise r.fail(item, N_("each player is one 'nick: role' pair"))
         ((nick, role_node),) = entry.items()
         words = r.scalar(role_node, f"the role of {nick}").split()
         boss = words[1:] == ["boss"]
         if not words or (len(words) > 1 and not boss):
-            raise r.fail(role_node, f"bad role {' '.join(words)!r} for {nick}: a role id, or 'mafia boss'")
+            raise r.fail(
+                role_node,
+                N_("bad role {names!r} for {nick}: a role id, or 'mafia boss'"),
+                names=" ".join(words),
+                nick=nick,
+            )
         role = words[0]
         if role not in ROLES or role not in rules_cls.roles:
             raise r.fail(
                 role_node,
-                f"unknown role {role!r} for {rules_cls.name}; known: {', '.join(sorted(rules_cls.roles))}",
+                N_("unknown role {role!r} for {name}; known: {names}"),
+                role=role,
+                name=rules_cls.name,
+                names=", ".join(sorted(rules_cls.roles)),
             )
         if nick in lines:
-            raise r.fail(item, f"player {nick!r} listed twice")
+            raise r.fail(item, N_("player {nick!r} listed twice"), nick=nick)
         players.append(Player(nick=nick, role=role, boss=boss))
         lines[nick] = item
     if not players:
-        raise r.fail(node, "players must list at least one player")
+        raise r.fail(node, N_("players must list at least one player"))
     problems = rules.definition_problems(players)
     if problems:
         raise r.fail(lines.get(problems[0].nick or "", node), str(problems[0]))
@@ -283,12 +303,12 @@ def _day(r: _Reader, node: yaml.Node, number: int, nicks: set[str], rules: Rules
         problem = problems[0]
         if problem.field in HOST_KEYS:
             line = lines.get((problem.field, problem.nick or ""), lines[problem.field])
-            raise ScenarioError(r.path, line, f"day {number}: {problem}")
+            raise ScenarioError(r.path, line, N_("day {number}: {problem}"), number=number, problem=problem)
         # The engine lists a silent player's votes before his orders: point at the first of them.
         nick = problem.nick
         sent = [n for v, n in zip(votes, vote_nodes, strict=True) if v.voter == nick]
         sent += [n for o, n in zip(orders, order_nodes, strict=True) if o.actor == nick]
-        raise r.fail(sent[0] if sent else node, f"day {number}: {problem}")
+        raise r.fail(sent[0] if sent else node, N_("day {number}: {problem}"), number=number, problem=problem)
     return ScenarioDay(node.start_mark.line + 1, day_input, expect, lines)
 
 
@@ -309,11 +329,11 @@ def _replacements(
     for item in r.sequence(node, "replace") if node is not None else []:
         parts = r.sequence(item, "a replacement")
         if len(parts) not in (2, 3):
-            raise r.fail(item, "a replacement is [old nick, new nick] or [old nick, new nick, reason]")
+            raise r.fail(item, N_("a replacement is [old nick, new nick] or [old nick, new nick, reason]"))
         old = _nick(r, parts[0], nicks)
         new = r.scalar(parts[1], "the new nick")
         if new in nicks:
-            raise r.fail(parts[1], f"{new!r} is already a nick of this game: the new account needs its own")
+            raise r.fail(parts[1], N_("{new!r} is already a nick of this game: the new account needs its own"), new=new)
         reason = r.scalar(parts[2], "the reason") if len(parts) == 3 else ""
         found.append(Replacement(old=old, new=new, reason=reason))
         nicks.add(new)
@@ -329,7 +349,7 @@ def _removals(
     for item in r.sequence(node, "remove") if node is not None else []:
         parts = r.sequence(item, "a removal")
         if len(parts) != 2:
-            raise r.fail(item, "a removal is [nick, reason]")
+            raise r.fail(item, N_("a removal is [nick, reason]"))
         nick = _nick(r, parts[0], nicks)
         found.append(Removal(nick=nick, reason=r.scalar(parts[1], "the reason")))
         lines[("remove", nick)] = item.start_mark.line + 1  # a second entry for him is the one refused
@@ -368,10 +388,18 @@ def _role_words(r: _Reader, node: yaml.Node, nick: str, rules: Ruleset) -> tuple
     words = r.scalar(node, f"the role of {nick}").split()
     boss = words[1:] == ["boss"]
     if not words or (len(words) > 1 and not boss):
-        raise r.fail(node, f"bad role {' '.join(words)!r} for {nick}: a role id, or 'mafia boss'")
+        raise r.fail(
+            node, N_("bad role {names!r} for {nick}: a role id, or 'mafia boss'"), names=" ".join(words), nick=nick
+        )
     role = words[0]
     if role not in ROLES or role not in rules_cls.roles:
-        raise r.fail(node, f"unknown role {role!r} for {rules_cls.name}; known: {', '.join(sorted(rules_cls.roles))}")
+        raise r.fail(
+            node,
+            N_("unknown role {role!r} for {name}; known: {names}"),
+            role=role,
+            name=rules_cls.name,
+            names=", ".join(sorted(rules_cls.roles)),
+        )
     found: Role = role
     return found, boss
 
@@ -383,7 +411,7 @@ def _nick_set(r: _Reader, node: yaml.Node | None, what: str, nicks: set[str]) ->
 def _nick(r: _Reader, node: yaml.Node, nicks: set[str]) -> str:
     nick = r.scalar(node, "a player")
     if nick not in nicks:
-        raise r.fail(node, f"unknown player {nick!r}")
+        raise r.fail(node, N_("unknown player {nick!r}"), nick=nick)
     return nick
 
 
@@ -397,7 +425,7 @@ def _target(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> str
     seen = skeleton(text)
     near = [n for n in nicks if skeleton(n) == seen]
     if len(near) != 1:
-        raise r.fail(node, f"unknown player {text!r}")
+        raise r.fail(node, N_("unknown player {text!r}"), text=text)
     return near[0] if rules.options.nick_matching == "lenient" else text
 
 
@@ -410,18 +438,23 @@ def _targets(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> tu
 def _vote(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Vote:
     items = r.sequence(node, "a vote")
     if len(items) != 2:
-        raise r.fail(node, "a vote is [voter, target] or [voter, [target, target]]")
+        raise r.fail(node, N_("a vote is [voter, target] or [voter, [target, target]]"))
     return Vote(voter=_nick(r, items[0], nicks), targets=_targets(r, items[1], nicks, rules))
 
 
 def _order(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Order:
     items = r.sequence(node, "an order")
     if len(items) != 3:
-        raise r.fail(node, "an order is [player, action, target]")
+        raise r.fail(node, N_("an order is [player, action, target]"))
     actor = _nick(r, items[0], nicks)
     action = r.scalar(items[1], "an action")
     if action not in ACTIONS or action == "vote":
-        raise r.fail(items[1], f"unknown action {action!r}; orders use: {', '.join(a for a in ACTIONS if a != 'vote')}")
+        raise r.fail(
+            items[1],
+            N_("unknown action {action!r}; orders use: {names}"),
+            action=action,
+            names=", ".join(a for a in ACTIONS if a != "vote"),
+        )
     try:
         rules.check_action(action)
     except RulesError as exc:
@@ -441,7 +474,12 @@ def _expect(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Day
         for key, value in _pairs(r, exp["deaths"], "deaths"):
             cause = r.scalar(value, "a death cause")
             if cause not in CAUSE_PRIORITY:
-                raise r.fail(value, f"unknown death cause {cause!r}; known: {', '.join(CAUSE_PRIORITY)}")
+                raise r.fail(
+                    value,
+                    N_("unknown death cause {cause!r}; known: {names}"),
+                    cause=cause,
+                    names=", ".join(CAUSE_PRIORITY),
+                )
             deaths[_nick(r, key, nicks)] = cause
     if "checks" in exp:
         checks = {}
@@ -450,7 +488,7 @@ def _expect(r: _Reader, node: yaml.Node, nicks: set[str], rules: Ruleset) -> Day
     if "winner" in exp:
         w = r.scalar(exp["winner"], "winner")
         if w not in WINNERS:
-            raise r.fail(exp["winner"], f"unknown winner {w!r}; known: {', '.join(WINNERS)}")
+            raise r.fail(exp["winner"], N_("unknown winner {w!r}; known: {names}"), w=w, names=", ".join(WINNERS))
         winner = w
     if "roles" in exp:
         roles = {}
@@ -479,7 +517,7 @@ def _pairs(r: _Reader, node: yaml.Node, what: str) -> Iterator[tuple[yaml.Node, 
     if isinstance(node, yaml.ScalarNode) and node.tag.endswith("null"):
         return iter(())
     if not isinstance(node, yaml.MappingNode):
-        raise r.fail(node, f"{what} must be a mapping of nick: value")
+        raise r.fail(node, N_("{what} must be a mapping of nick: value"), what=what)
     return iter(node.value)
 
 
@@ -492,7 +530,7 @@ def _check_value(r: _Reader, node: yaml.Node) -> str | list[str]:
 def _check_word(r: _Reader, node: yaml.Node) -> str:
     word = r.scalar(node, "a check result")
     if word not in CHECK_WORDS:
-        raise r.fail(node, f"unknown check result {word!r}; a role id, not_mafia or miss")
+        raise r.fail(node, N_("unknown check result {word!r}; a role id, not_mafia or miss"), word=word)
     return word
 
 
@@ -512,7 +550,11 @@ def run_scenario(scenario: Scenario) -> ScenarioResult:
     for day in scenario.days:
         if state.winner != "none":
             raise ScenarioError(
-                scenario.path, day.line, f"day {state.day} comes after the game ended ({state.winner} won)"
+                scenario.path,
+                day.line,
+                N_("day {day} comes after the game ended ({winner} won)"),
+                day=state.day,
+                winner=state.winner,
             )
         try:
             outcome = resolve_day(state, day.day_input)
