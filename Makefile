@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: help install test lint typecheck pytest demo bench clean chromium catalogue
+.PHONY: help install test lint typecheck pytest demo bench clean chromium catalogue catalogue-check
 
 help:
 	@echo "make demo   - set up and run the main job on the bundled demo forum"
@@ -31,7 +31,7 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/python -m pytest
 
-test: chromium lint typecheck pytest
+test: chromium lint typecheck catalogue-check pytest
 
 # The browser test needs headless Chromium: install Debian's package where it is missing and we may
 # (root, apt); otherwise say so, and the test skips itself.
@@ -65,6 +65,9 @@ demo: $(STAMP)
 # there; the .mo files are compiled from them and committed. `make test` checks that all is in step.
 catalogue: $(STAMP)
 	$(BIN)/python tools/catalogue.py update
+
+catalogue-check: $(STAMP)
+	$(BIN)/python tools/catalogue.py check
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
