@@ -91,7 +91,9 @@ def load(store: Store, name: str, *, on_change: Callable[[str], None] | None = N
     players = list(edited.game.players) if row.state is None and edited.game.players else None
     store.set_config(row.id, edited.model_dump(mode="json"), players)
     for change in changes:
-        (on_change or _no_checkpoint)(f"{name}: config changed, applied: {change}")
+        (on_change or _no_checkpoint)(
+            gettext("{game}: config changed, applied: {change}").format(game=name, change=change)
+        )
     return store.game(name), edited
 
 
@@ -607,7 +609,7 @@ def _apply_overrides(
             votes = [v for v in votes if not _from_post(v, subject)]
             for entry in vote_audit:
                 if str(entry.get("post_id")) == subject and entry["counted"]:
-                    entry |= {"counted": False, "reason": f"override by {o['by']}: {o['reason']}"}
+                    entry |= {"counted": False, "reason": _decided_by(o)}
         elif kind == "count_post":
             for entry in vote_audit:
                 if str(entry.get("post_id")) == subject and entry["target"] and not entry["counted"]:
@@ -619,7 +621,7 @@ def _apply_overrides(
                         post_id=entry["post_id"],
                     )
                     votes = [v for v in votes if v.voter != vote.voter] + [vote]
-                    entry |= {"counted": True, "reason": f"override by {o['by']}: {o['reason']}"}
+                    entry |= {"counted": True, "reason": _decided_by(o)}
         elif kind == "set_vote":
             vote = _set_vote(votes, subject, value)
             votes = [v for v in votes if v.voter != subject] + [vote]
@@ -642,7 +644,7 @@ def _overridden(vote_audit: list[dict[str, Any]], voter: str, override: dict[str
     """The voter's counted votes give way to the host's decision: the audit (and the chart) say so."""
     for entry in vote_audit:
         if entry["voter"] == voter and entry["counted"]:
-            entry |= {"counted": False, "reason": f"override by {override['by']}: {override['reason']}"}
+            entry |= {"counted": False, "reason": _decided_by(override)}
 
 
 def _override_row(vote: Vote, override: dict[str, Any]) -> dict[str, Any]:
@@ -653,7 +655,7 @@ def _override_row(vote: Vote, override: dict[str, Any]) -> dict[str, Any]:
         "target": ", ".join(vote.targets),
         "time": vote.time.isoformat() if vote.time is not None else None,
         "counted": True,
-        "reason": f"override by {override['by']}: {override['reason']}",
+        "reason": _decided_by(override),
         "channel": "override",
         "link": None,
     }
@@ -932,6 +934,11 @@ def _mark_superseded(order_audit: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 last[key] |= {"valid": False, "reason": "superseded"}
             last[key] = entry
     return order_audit
+
+
+def _decided_by(override: dict[str, Any]) -> str:
+    """Why an audit row is as it is: an override's, with who decided."""
+    return gettext("override by {nick}: {reason}").format(nick=override["by"], reason=override["reason"])
 
 
 def inactivity_notes(

@@ -245,6 +245,8 @@ def demo_runs(state: Path, tmp_path: Path) -> list[list[str]]:
         ["override", GAME, "--list", *s],
         ["override", GAME, "--ignore-post", "3", "--reason", "проверка", "--by", "Модератор", *s],
         ["override", GAME, "--list", *s],
+        ["end-day", GAME, *s],
+        ["draft", "show", GAME, *s],
         ["relays", GAME, *s],
         ["reveal", GAME, "--force", *s],
         ["draft", "approve", GAME, "--by", "Модератор", *s],
