@@ -65,7 +65,7 @@ def wide_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     from forumbot.cli.common import err, out
 
     for console in (out, err):
-        monkeypatch.setattr(console, "width", 250)
+        monkeypatch.setattr(console, "_width", 250)  # the width it was made with (None: the terminal's), restored
 
 
 def english_words(text: str, nicks: tuple[str, ...] = (), names: frozenset[str] = frozenset()) -> list[str]:
