@@ -99,16 +99,24 @@ def check_env_file(path: Path) -> None:
     except FileNotFoundError:
         return
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+        raise ConfigError(N_("{path}: cannot read: {error}"), path=path, error=exc) from None
     known = {f"FORUMBOT_{name.upper()}" for name in Settings.model_fields}
     for binding in parse_stream(io.StringIO(text)):
         written = binding.original.string
         line = binding.original.line + written[: len(written) - len(written.lstrip())].count("\n")
         key = binding.key or ""
         if binding.error or (key.upper().startswith("FORUMBOT_") and binding.value is None):
-            raise ConfigError(f"{path}:{line}: not a KEY=VALUE line (e.g. FORUMBOT_USERNAME=Ведущий)")
+            raise ConfigError(
+                N_("{path}:{line}: not a KEY=VALUE line (e.g. FORUMBOT_USERNAME=Ведущий)"), path=path, line=line
+            )
         if key.upper().startswith("FORUMBOT_") and key.upper() not in known and key.upper() != "FORUMBOT_HOME":
-            raise ConfigError(f"{path}:{line}: {key} is no setting of forumbot (known: {', '.join(sorted(known))})")
+            raise ConfigError(
+                N_("{path}:{line}: {key} is no setting of forumbot (known: {names})"),
+                path=path,
+                line=line,
+                key=key,
+                names=", ".join(sorted(known)),
+            )
 
 
 def default_state() -> Path:
@@ -199,11 +207,13 @@ class GameSection(Strict):
         if _stored(info):
             return value
         if not value.strip():
-            raise ValueError("the game's name is empty")
+            raise ValueError(gettext("the game's name is empty"))
         if value != value.strip():
-            raise ValueError(f"{value!r} has spaces around it: write the name without them")
+            raise ValueError(gettext("{value!r} has spaces around it: write the name without them").format(value=value))
         if not one_line(value):
-            raise ValueError(f"{value!r} is not one line of text: give the name on one line")
+            raise ValueError(
+                gettext("{value!r} is not one line of text: give the name on one line").format(value=value)
+            )
         return value
 
     @field_validator("deadline", mode="before")
@@ -324,7 +334,9 @@ def lookalike_warnings(players: list[str]) -> list[str]:
     from forumbot.extract.names import looks_alike
 
     return [
-        f"players {a!r} and {b!r} look alike: make sure both are real accounts, and tell the players apart"
+        gettext(
+            "players {a!r} and {b!r} look alike: make sure both are real accounts, and tell the players apart"
+        ).format(a=a, b=b)
         for i, a in enumerate(players)
         for b in players[i + 1 :]
         if looks_alike(a, b)
@@ -421,11 +433,13 @@ def load_game_config(path: Path, *, stored: bool = False) -> GameConfig:
     resolved = _resolve_paths(config, path.resolve().parent)
     for key, template in resolved.templates.model_dump().items():
         if template is not None and not Path(template).is_file():
-            raise ConfigError(f"{path}: templates.{key}: no such template file {template}")
+            raise ConfigError(
+                N_("{path}: templates.{key}: no such template file {template}"), path=path, key=key, template=template
+            )
     pages = resolved.forum.saved_pages
     if not stored and not registry.dialect(resolved.forum.engine).network and pages is not None and not pages.is_dir():
         what = "is not a folder" if pages.exists() else "no such folder"
-        raise ConfigError(f"{path}: forum.saved_pages: {what}: {pages}")
+        raise ConfigError(N_("{path}: forum.saved_pages: {what}: {pages}"), path=path, what=what, pages=pages)
     return resolved
 
 

@@ -452,11 +452,17 @@ class Store:
         existed = self.path.exists()
         if existed and self.path.is_file() and self.path.stat().st_size == 0:
             raise StateError(
-                f"{self.path}: the state file is empty (0 bytes), not a forumbot state file: nothing is written "
-                "into it (a state file is made by new-game where none exists; name the right one with --state)"
+                N_(
+                    "{path}: the state file is empty (0 bytes), not a forumbot state file: nothing is "
+                    "written into it (a state file is made by new-game where none exists; name the right one "
+                    "with --state)"
+                ),
+                path=self.path,
             )
         if not existed and not create:
-            raise StateError(f"{self.path}: the state file does not exist (a game's first one is made by new-game)")
+            raise StateError(
+                N_("{path}: the state file does not exist (a game's first one is made by new-game)"), path=self.path
+            )
         try:
             self._create_private(self.path)
         except OSError as exc:
@@ -485,11 +491,17 @@ class Store:
         tables = [row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table' LIMIT 3")]
         if tables:
             raise StateError(
-                f"{self.path}: not a forumbot state file (an SQLite database of something else, with tables "
-                f"{', '.join(tables)}): nothing is written into it"
+                N_(
+                    "{path}: not a forumbot state file (an SQLite database of something else, with tables "
+                    "{names}): nothing is written into it"
+                ),
+                path=self.path,
+                names=", ".join(tables),
             )
         if not create:
-            raise StateError(f"{self.path}: an empty database, not a forumbot state file yet (new-game makes one)")
+            raise StateError(
+                N_("{path}: an empty database, not a forumbot state file yet (new-game makes one)"), path=self.path
+            )
 
     @staticmethod
     def _create_private(path: Path) -> None:
@@ -753,8 +765,14 @@ class Store:
             mine = row is not None and row[0] == me and row[1] == host
             if row is not None and not mine and not _stale(row[0], row[1], row[3], host):
                 raise StateError(
-                    f"another forumbot ({row[2]}, process {row[0]} on {row[1]}) is working on this game since "
-                    f"{row[3]}; try again when it is done"
+                    N_(
+                        "another forumbot ({value}, process {value2} on {value3}) is working on this game since "
+                        "{value4}; try again when it is done"
+                    ),
+                    value=row[2],
+                    value2=row[0],
+                    value3=row[1],
+                    value4=row[3],
                 )
             if not mine:
                 db.execute(
@@ -926,7 +944,7 @@ class Store:
         with self.transaction() as db:
             row = db.execute("SELECT marker_key FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None:
-                raise StateError(f"{self.path}: no game with id {game_id}")
+                raise StateError(N_("{path}: no game with id {game_id}"), path=self.path, game_id=game_id)
             if row[0]:
                 return str(row[0])
             key = secrets.token_hex(32)

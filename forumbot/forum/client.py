@@ -177,7 +177,7 @@ class HttpForumClient:
         tz: str | tzinfo | None = None,
     ) -> None:
         if bool(username) != bool(password):
-            raise ConfigError("forum username and password go together: give both or neither")
+            raise ConfigError(N_("forum username and password go together: give both or neither"))
         self._credentials: tuple[str, str] | None = (username, password) if username and password else None
         self.tz: tzinfo | None = zone_named(tz) if tz is not None else None
         self._parsed = threading.local()  # per fetching thread: the latest page's text and tree

@@ -101,9 +101,9 @@ class HttpSettings:
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1 or self.concurrency < 1 or self.requests_per_minute < 1:
-            raise ConfigError("max_attempts, concurrency and requests_per_minute must be at least 1")
+            raise ConfigError(N_("max_attempts, concurrency and requests_per_minute must be at least 1"))
         if self.timeout <= 0 or self.deadline <= 0 or self.min_interval < 0 or self.backoff_base < 0:
-            raise ConfigError("timeout must be positive; min_interval and backoff_base not negative")
+            raise ConfigError(N_("timeout must be positive; min_interval and backoff_base not negative"))
 
 
 @dataclass(frozen=True)
@@ -536,7 +536,7 @@ def normalise_base_url(base_url: str) -> str:
 def _not_empty(url: str, page: Page) -> Page:
     """A page asked for its content that came empty: said with its address, not as a bare "empty page"."""
     if not page.text.strip():
-        raise ParseError(f"{url}: the forum sent an empty page")
+        raise ParseError(N_("{url}: the forum sent an empty page"), url=url)
     return page
 
 

@@ -142,7 +142,7 @@ def parse_html(page: Page) -> Element:
     problems: list[str] = []
     if isinstance(page, bytes):
         if not page or page.isspace():
-            raise ParseError("empty page")
+            raise ParseError(N_("empty page"))
         text, codec, problem = decode_page(page)
         if problem is None:  # the bytes are what they say: libxml2 decodes them itself
             parser = _parser(codec)
@@ -154,13 +154,13 @@ def parse_html(page: Page) -> Element:
     else:
         text = _XML_DECL.sub("", page, count=1)
         if not text or text.isspace():
-            raise ParseError("empty page")
+            raise ParseError(N_("empty page"))
         parser = _parser(None)
         root = etree.fromstring(text, parser)
         if "\ufffd" in text:  # decoded before it came here, with the undecodable bytes replaced
             problems.append(REPLACED)
     if root is None:
-        raise ParseError("empty page")
+        raise ParseError(N_("empty page"))
     problems += [f"the page is damaged ({message}): what follows is lost" for message in _depth_errors(parser)]
     if problems:
         root.set(_DAMAGE, "\n".join(problems))

@@ -82,15 +82,21 @@ def parse_when(text: str, current: datetime, zone: ZoneInfo) -> datetime:
     if text[:1] in "+-" and text[-1:].lower() in ("h", "m") and text[1:-1].isdigit():
         minutes = int(text[1:-1]) * (60 if text[-1].lower() == "h" else 1)
         if minutes > MAX_AHEAD / timedelta(minutes=1):
-            raise StateError(f"WHEN {text!r}: a shift of at most {MAX_AHEAD // timedelta(hours=1)}h (two weeks)")
+            raise StateError(
+                N_("WHEN {text!r}: a shift of at most {value}h (two weeks)"),
+                text=text,
+                value=MAX_AHEAD // timedelta(hours=1),
+            )
         step = timedelta(minutes=minutes)
         return current + step if text[0] == "+" else current - step
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise StateError(f"{text!r}: give an ISO date-time (2026-12-02T23:00) or a shift (+12h, -30m)") from None
+        raise StateError(
+            N_("{text!r}: give an ISO date-time (2026-12-02T23:00) or a shift (+12h, -30m)"), text=text
+        ) from None
     if abs(moment.year - current.year) > 1:  # a typo of the year, and no arithmetic at the calendar's ends
-        raise StateError(f"WHEN {text!r}: the year {moment.year} is not this game's")
+        raise StateError(N_("WHEN {text!r}: the year {year} is not this game's"), text=text, year=moment.year)
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
 
 
@@ -112,10 +118,17 @@ def move_deadline(
         raise StateError(N_("moving a deadline needs --reason and --by (both go into the audit)"))
     if when <= now or when <= day["starts_at"]:
         shown = told(when, config.game.zone)
-        raise StateError(f"{row.name}: {shown} has passed or is before day {day_no} began; give a later moment")
+        raise StateError(
+            N_("{name}: {shown} has passed or is before day {day_no} began; give a later moment"),
+            name=row.name,
+            shown=shown,
+            day_no=day_no,
+        )
     if when - now > MAX_AHEAD:
         shown = told(when, config.game.zone)
-        raise StateError(f"WHEN: {shown} is more than two weeks away; a deadline moves at most two weeks ahead")
+        raise StateError(
+            N_("WHEN: {shown} is more than two weeks away; a deadline moves at most two weeks ahead"), shown=shown
+        )
     draft = store.draft(row.id, day_no)
     if draft is not None and draft.approved_by:
         raise StateError(
@@ -131,7 +144,7 @@ def set_next_day_length(store: Store, row: GameRow, hours: float, *, reason: str
     """The next day lasts at least `hours` (its deadline then falls at the game's deadline o'clock)."""
     day_no, _ = _open_day(store, row)
     if not 1 <= hours <= MAX_AHEAD / timedelta(hours=1):
-        raise StateError(f"--next-day-length {hours:g}: between 1 and 336 hours")
+        raise StateError(N_("--next-day-length {hours:g}: between 1 and 336 hours"), hours=hours)
     if not reason.strip() or not by.strip():
         raise StateError(N_("setting the next day's length needs --reason and --by (both go into the audit)"))
     store.add_override(row.id, day_no, NEXT_LENGTH, f"{hours:g}", None, reason.strip(), by.strip())

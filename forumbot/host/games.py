@@ -118,12 +118,16 @@ def check_roster(config: GameConfig, players: Sequence[str]) -> list[str]:
     where = config.source or config.game.name
     problem = roster_problem(list(players), "player")
     if problem is not None:
-        raise ConfigError(f"{where}: game.players: {problem}")
+        raise ConfigError(N_("{where}: game.players: {problem}"), where=where, problem=problem)
     both = playing_moderators(list(players), config.game.moderators)
     if both and not config.game.moderators_may_play:
         raise ConfigError(
-            f"{where}: game.moderators: {', '.join(map(repr, both))} also play, and a moderator receives every "
-            "order and check: take him out of one list, or set moderators_may_play = true"
+            N_(
+                "{where}: game.moderators: {names} also play, and a moderator receives every order and "
+                "check: take him out of one list, or set moderators_may_play = true"
+            ),
+            where=where,
+            names=", ".join(map(repr, both)),
         )
     return lookalike_warnings(list(players))
 
@@ -806,7 +810,7 @@ def record_power(store: Store, name: str, kind: str, subject: str, value: str | 
     if kind not in POWERS:
         raise StateError(N_("{kind!r}: not a power of the host ({powers})"), kind=kind, powers=", ".join(POWERS))
     if not reason.strip() or not by.strip():
-        raise StateError("a power of the host needs --reason and --by")
+        raise StateError(N_("a power of the host needs --reason and --by"))
     row, config = load(store, name)
     state = _dealt_state(row)
     trial = [*store.overrides(row.id, state.day), {"kind": kind, "subject": subject, "value": value, "reason": reason}]
@@ -827,7 +831,11 @@ def _check_power_subject(config: GameConfig, state: GameState, kind: str, subjec
         new = [value or ""]
         both = playing_moderators(new, config.game.moderators)
         if both and not config.game.moderators_may_play:
-            raise ConfigError(f"power replace: {both[0]!r} is a moderator of {config.game.name}, who may not play")
+            raise ConfigError(
+                N_("power replace: {value!r} is a moderator of {name}, who may not play"),
+                value=both[0],
+                name=config.game.name,
+            )
         return
     player = state.player(subject)
     if player is None:
@@ -839,9 +847,15 @@ def _check_power_subject(config: GameConfig, state: GameState, kind: str, subjec
             if (nearest := Roster(state.nicks()).nearest(subject)) is not None
             else ""
         )
-        raise StateError(f"power {kind.replace('_', '-')}: {subject!r} is not a player of {config.game.name}{hint}")
+        raise StateError(
+            N_("power {replace}: {subject!r} is not a player of {name}{hint}"),
+            replace=kind.replace("_", "-"),
+            subject=subject,
+            name=config.game.name,
+            hint=hint,
+        )
     if kind == "remove" and not player.alive:
-        raise StateError(f"power remove: {subject!r} is dead already")
+        raise StateError(N_("power remove: {subject!r} is dead already"), subject=subject)
 
 
 def _from_post(vote: Vote, post_id: str) -> bool:

@@ -162,7 +162,9 @@ class Outbox:
             self.store.failed(letter.marker, str(exc))
             raise
         except ParseError as exc:  # an answer that reads as nothing: said with the letter it answered (still
-            raise ParseError(f"{label}: {exc}") from None  # `sending`: the next try looks for it first)
+            raise ParseError(
+                N_("{label}: {error}"), label=label, error=exc
+            ) from None  # `sending`: the next try looks for it first)
         self.checkpoint(f"after {label}")
         self.store.sent(letter.marker, remote)
         return self._record(Delivery(letter, "sent", remote))

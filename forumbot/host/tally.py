@@ -443,12 +443,16 @@ def ensure_current(tally: Tally, last_post_at: datetime | None = None) -> None:
     """Refuse a count whose read may miss posts: one partly from the cache, or one made before the topic's
     last post (`last_post_at`, as the forum shows it now) when it was read at a known moment."""
     if not tally.complete:
-        raise StaleCount("the count was made from pages partly read from the cache: read the topic again")
+        raise StaleCount(N_("the count was made from pages partly read from the cache: read the topic again"))
     if last_post_at is None:
         return
     if tally.as_of is None or last_post_at > tally.as_of:
         made = f"{tally.as_of:%d.%m %H:%M:%S}" if tally.as_of else "an unknown moment"
-        raise StaleCount(f"the count was read at {made}, before the last post ({last_post_at:%d.%m %H:%M:%S})")
+        raise StaleCount(
+            N_("the count was read at {made}, before the last post ({last_post_at:%d.%m %H:%M:%S})"),
+            made=made,
+            last_post_at=last_post_at,
+        )
 
 
 def count_context(tally: Tally, title: str, zone: tzinfo | None = None) -> dict[str, Any]:

@@ -124,14 +124,18 @@ def render_template(
             text=exc.message,
         ) from None
     except jinja2.TemplateNotFound as exc:
-        raise ConfigError(f"{template_location(exc) or where}: template not found: {exc.name}") from None
+        raise ConfigError(
+            N_("{value}: template not found: {name}"), value=template_location(exc) or where, name=exc.name
+        ) from None
     except TemplateTooBig as exc:
-        raise ConfigError(f"{template_location(exc) or where}: template error: too big: {exc}") from None
+        raise ConfigError(
+            N_("{value}: template error: too big: {error}"), value=template_location(exc) or where, error=exc
+        ) from None
     except SecurityError as exc:
         at = template_location(exc) or where
-        raise ConfigError(f"{at}: template error: not allowed in a template: {exc}") from None
+        raise ConfigError(N_("{at}: template error: not allowed in a template: {error}"), at=at, error=exc) from None
     except MemoryError:  # past every bound: still one line, naming the template
-        raise ConfigError(f"{where}: template error: it needs more memory than there is") from None
+        raise ConfigError(N_("{where}: template error: it needs more memory than there is"), where=where) from None
     except Exception as exc:  # a template may fail in any way a Python expression can
         raise ConfigError(
             N_("{value}: template error: {kind}: {error}"),

@@ -378,7 +378,7 @@ class Ruleset:
         """Refuse a day's input that contradicts itself (RulesError naming the field and the player)."""
         problems = self.day_input_problems(day_input)
         if problems:
-            raise RulesError(f"day {day}: {problems[0]}")
+            raise RulesError(N_("day {day}: {value}"), day=day, value=problems[0])
 
     def day_input_problems(self, day_input: DayInput) -> list[Problem]:
         """A player listed silent (no activity at all that day) who also votes or sends an order; a use of

@@ -212,7 +212,7 @@ class Gameru(Ruleset):
         if appointee is not None:
             problem = _appointment_problem(ctx, appointee)
             if problem is not None:
-                raise RulesError(f"day {ctx.day}: appoint_maniac: {problem}")
+                raise RulesError(N_("day {day}: appoint_maniac: {problem}"), day=ctx.day, problem=problem)
         for change in day_input.scheme:
             problem = _change_problem(ctx, change)
             if problem is not None:
