@@ -35,6 +35,9 @@ EVENTS: dict[str, str] = {
     "removed_by_host": N_("removed by the host"),
     "role_changed": N_("role changed"),
     "best_player": N_("best player"),
+    "left_game": N_("left the game"),
+    "no_effect": N_("no effect"),
+    "decided_by_host": N_("decided by the host"),
 }
 
 

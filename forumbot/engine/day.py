@@ -105,7 +105,9 @@ def _judged_start(rules: Ruleset, state: GameState, day_input: DayInput) -> DayC
     """The day's working context once the game's definition, the day's input and the host's powers are
     judged (RulesError naming the field for what cannot be run)."""
     if state.winner != "none":
-        raise RulesError(f"the game is over ({state.winner} won); day {state.day} cannot be resolved")
+        raise RulesError(
+            N_("the game is over ({winner} won); day {day} cannot be resolved"), winner=state.winner, day=state.day
+        )
     rules.check_roles(state.players, in_progress=state.day > 1)
     rules.check_day_input(state.day, day_input)
     state, replaced = apply_replacements(state, day_input.replacements)
@@ -232,11 +234,13 @@ def _check_best_player(state: GameState, day_input: DayInput) -> None:
     nick = day_input.best_player
     if nick is None or state.player(nick) is not None:
         return
-    where = f"day {state.day}: best_player"
+    where = {"day": state.day, "nick": nick}
     now = next((p.nick for p in state.players if nick in p.replaced), None)
     if now is not None:
-        raise RulesError(f"{where}: {nick} was replaced by {now}: name the player {now}")
-    raise RulesError(f"{where}: {nick} is not a player")
+        raise RulesError(
+            N_("day {day}: best_player: {nick} was replaced by {now}: name the player {now}"), **where, now=now
+        )
+    raise RulesError(N_("day {day}: best_player: {nick} is not a player"), **where)
 
 
 def _best_player(ctx: DayContext, winner: Winner) -> None:

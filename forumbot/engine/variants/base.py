@@ -825,9 +825,7 @@ def told_by_checks(events: Iterable[Event]) -> dict[str, dict[str, CheckResult]]
     return told
 
 
-def told_by_slot(
-    told: Mapping[str, Mapping[str, CheckResult]], state: GameState
-) -> dict[str, dict[str, CheckResult]]:
+def told_by_slot(told: Mapping[str, Mapping[str, CheckResult]], state: GameState) -> dict[str, dict[str, CheckResult]]:
     """Each checker's results so far (`told`, earliest days first, by the nicks of their days) under the nicks
     the slots play under in `state`: a replacement keeps the slot's history, the checks it was told and the
     checks of it (RULES: "same history" is the slot's role, votes, orders and check results)."""

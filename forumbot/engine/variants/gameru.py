@@ -216,7 +216,7 @@ class Gameru(Ruleset):
         for change in day_input.scheme:
             problem = _change_problem(ctx, change)
             if problem is not None:
-                raise RulesError(f"day {ctx.day}: scheme: {problem}")
+                raise RulesError(N_("day {day}: scheme: {problem}"), day=ctx.day, problem=problem)
 
     def host_changes(self, ctx: DayContext) -> None:
         day_input = ctx.day_input
@@ -253,7 +253,7 @@ class Gameru(Ruleset):
         _ensure_boss(ctx)
         problems = self.definition_problems(list(ctx.players.values()), in_progress=True)
         if problems:  # never: a change keeps one boss at most
-            raise RulesError(f"day {ctx.day}: scheme: {problems[0].reason}")
+            raise RulesError(N_("day {day}: scheme: {reason}"), day=ctx.day, reason=problems[0].reason)
         decided = self.winner(ctx.living())
         if changed and decided != "none":
             ctx.event("decided_by_host", detail=f"the host's change of roles decided the game: {decided}")
