@@ -34,8 +34,9 @@ from pydantic import (
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from forumbot.engine.variants import VARIANTS, find_variant
-from forumbot.errors import ConfigError, RulesError
+from forumbot.errors import N_, ConfigError, RulesError
 from forumbot.forum import registry
+from forumbot.i18n import gettext, ngettext
 
 
 class Settings(BaseSettings):
@@ -175,7 +176,8 @@ class ForumConfig(Strict):
     @model_validator(mode="after")
     def _source(self) -> ForumConfig:
         if not registry.dialect(self.engine).network and self.saved_pages is None:
-            raise ValueError(f"engine {self.engine!r} needs saved_pages (a folder of .html files)")
+            said = gettext("engine {engine!r} needs saved_pages (a folder of .html files)")
+            raise ValueError(said.format(engine=self.engine))
         return self
 
 
@@ -251,7 +253,7 @@ class GameSection(Strict):
     def _distinct(cls, value: list[str], info: ValidationInfo) -> list[str]:
         if _stored(info):
             return value
-        problem = roster_problem(value, "player" if info.field_name == "players" else "moderator")
+        problem = roster_problem(value, N_("player") if info.field_name == "players" else N_("moderator"))
         if problem is not None:
             raise ValueError(problem)
         return value
@@ -305,19 +307,25 @@ def account_key(nick: str) -> str:
 
 def roster_problem(nicks: list[str], what: str) -> str | None:
     """What is wrong with a list of nicks as a board's accounts: an empty one, spaces around one, a line
-    break in one, or two that name one account ("Alice", "alice", "Alice  Smith" and "Alice Smith")."""
+    break in one, or two that name one account ("Alice", "alice", "Alice  Smith" and "Alice Smith"); `what`
+    names them ("player", "moderator"), said in the host's language."""
+    what = gettext(what)
     seen: dict[str, str] = {}
     for nick in nicks:
         if not nick.strip():
-            return f"a {what} nick is empty"
+            return gettext("a {what} nick is empty").format(what=what)
         if nick != nick.strip():
-            return f"{what} {nick!r} has spaces around it: a board's nick has none"
+            return gettext("{what} {nick!r} has spaces around it: a board's nick has none").format(what=what, nick=nick)
         if not one_line(nick):
-            return f"{what} {nick!r} is not one line of text"
+            return gettext("{what} {nick!r} is not one line of text").format(what=what, nick=nick)
         key = account_key(nick)
         if key in seen:
-            same = "is listed twice" if seen[key] == nick else f"and {seen[key]!r} are one account on a board"
-            return f"{what} {nick!r} {same}: list it once"
+            said = (
+                gettext("{what} {nick!r} is listed twice: list it once")
+                if seen[key] == nick
+                else gettext("{what} {nick!r} and {other!r} are one account on a board: list it once")
+            )
+            return said.format(what=what, nick=nick, other=seen[key])
         seen[key] = nick
     return None
 

@@ -136,6 +136,6 @@ class UnknownRecipient(ForumError):
 class TooManyRecipients(ForumError):
     """The board takes at most `limit` recipients in one PM; nothing was sent."""
 
-    def __init__(self, message: str, limit: int) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, limit: int, **values: Any) -> None:
+        super().__init__(message, **values)
         self.limit = limit

@@ -29,7 +29,7 @@ from forumbot.cli.common import (
     read_nicks,
 )
 from forumbot.cli.display import in_zone_iso, local, names, plain, say, table
-from forumbot.i18n import _, ngettext
+from forumbot.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
@@ -140,7 +140,7 @@ def _deal_list(variant: str, nicks: list[str], seed: int | None, options: dict[s
     from forumbot.engine.deal import deal as deal_game
     from forumbot.errors import ForumbotError
 
-    problem = roster_problem(nicks, "player")
+    problem = roster_problem(nicks, N_("player"))
     if problem is not None:
         fail(f"--players: {problem}")
     used_seed = seed if seed is not None else secrets.randbelow(2**63)

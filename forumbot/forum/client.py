@@ -27,7 +27,7 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from forumbot.errors import ConfigError, ForumbotError, ForumError, LoginFailed, ParseError
+from forumbot.errors import N_, ConfigError, ForumbotError, ForumError, LoginFailed, ParseError
 from forumbot.forum.dialect import Opening, UrlTable
 from forumbot.forum.http import Clock, ForumHttp, HttpSettings, Page
 from forumbot.forum.markup import BodyReader, Element, has_class, parse_html, text_of
@@ -37,6 +37,7 @@ Progress = Callable[[int, int], None]  # (pages fetched so far, pages in the top
 
 MAX_GROWTH = 20  # pages a topic may gain while it is read (new posts spill over); more is a broken board
 MAX_INBOX_PAGES = 200  # a guard against pagination that loops; 200 pages of PMs is far beyond a game
+
 
 class ForumClient(Protocol):
     """What the rest of forumbot may ask of a forum, whatever engine runs it."""

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from forumbot.errors import ConfigError
+from forumbot.errors import N_, ConfigError
 from forumbot.forum import client
 from forumbot.forum.client import AccountSettings, ClientSettings, ForumClient, ForumSource
 from forumbot.forum.dialect import Dialect, Opening, PageKind
@@ -64,9 +64,7 @@ _HINT_ORDER: tuple[Dialect, ...] = tuple(sorted((d for d in DIALECTS if d.url_hi
 def names(*, readable: bool = False, writable: bool = False) -> tuple[str, ...]:
     """The engines' names (those a client can be opened for, those a poster can be made for)."""
     return tuple(
-        d.name
-        for d in DIALECTS
-        if (not readable or d.reader is not None) and (not writable or d.writer is not None)
+        d.name for d in DIALECTS if (not readable or d.reader is not None) and (not writable or d.writer is not None)
     )
 
 
@@ -75,7 +73,9 @@ def dialect(name: str) -> Dialect:
     for known in DIALECTS:
         if known.name == name:
             return known
-    raise ConfigError(f"{name!r}: unknown forum engine (known: {', '.join(names(readable=True))})")
+    raise ConfigError(
+        N_("{name!r}: unknown forum engine (known: {names})"), name=name, names=", ".join(names(readable=True))
+    )
 
 
 def check_engine(name: str) -> str:
@@ -137,7 +137,7 @@ def client_settings(account: AccountSettings, source: ForumSource | None = None)
     else:
         forum = (source.base_url if source is not None else None) or account.base_url
     if not forum:
-        raise ConfigError("no forum address: set [forum] base_url in the game config or FORUMBOT_BASE_URL")
+        raise ConfigError(N_("no forum address: set [forum] base_url in the game config or FORUMBOT_BASE_URL"))
     http = HttpSettings(
         user_agent=account.user_agent or DEFAULT_USER_AGENT,
         timeout=account.timeout,
@@ -180,7 +180,9 @@ def open_client(
     else:
         chosen = dialect(settings.dialect)
     if chosen.reader is None:
-        raise ConfigError(f"{settings.forum}: {chosen.label} boards are not read by forumbot")
+        raise ConfigError(
+            N_("{forum}: {label} boards are not read by forumbot"), forum=settings.forum, label=chosen.label
+        )
     return chosen.reader(settings, opening)
 
 
@@ -205,12 +207,16 @@ def _probed(settings: ClientSettings, clock: Clock | None, transport: httpx.Base
         probe.close()
     foreign = saved_pages.unsupported_engine(page.text)
     if foreign is not None:
-        raise ConfigError(f"{settings.forum}: a {foreign} board, which forumbot does not support")
+        raise ConfigError(
+            N_("{forum}: a {foreign} board, which forumbot does not support"), forum=settings.forum, foreign=foreign
+        )
     marked = made_by(page.text)
     chosen = marked if marked is not None and marked.reader is not None else guess_dialect(page.text)
     if chosen is None:
         known = _listed(sorted(d.label for d in DIALECTS if d.reader is not None and d.network), "nor")
-        raise ConfigError(f"{settings.forum}: neither {known}; set the forum engine explicitly")
+        raise ConfigError(
+            N_("{forum}: neither {known}; set the forum engine explicitly"), forum=settings.forum, known=known
+        )
     return chosen
 
 
@@ -232,5 +238,10 @@ def poster_for(client: ForumClient, *, flood_interval: float = FLOOD_INTERVAL) -
     chosen = next((d for d in DIALECTS if d.name == name), None)
     if chosen is None or chosen.writer is None:
         writable = _listed(sorted(d.label for d in DIALECTS if d.writer is not None))
-        raise ConfigError(f"{client.forum}: forumbot posts on {writable} boards only (this forum is read as {name})")
+        raise ConfigError(
+            N_("{forum}: forumbot posts on {writable} boards only (this forum is read as {name})"),
+            forum=client.forum,
+            writable=writable,
+            name=name,
+        )
     return chosen.writer(client, flood_interval)

@@ -116,7 +116,7 @@ def check_roster(config: GameConfig, players: Sequence[str]) -> list[str]:
     account, or a moderator who plays without `moderators_may_play`, refused naming the field; a warning for
     each pair of nicks that look alike."""
     where = config.source or config.game.name
-    problem = roster_problem(list(players), "player")
+    problem = roster_problem(list(players), N_("player"))
     if problem is not None:
         raise ConfigError(N_("{where}: game.players: {problem}"), where=where, problem=problem)
     both = playing_moderators(list(players), config.game.moderators)
@@ -415,11 +415,7 @@ def _votes(
             entry |= {"counted": False, "reason": "wrong_channel"}
         audit.append(entry)
     if "thread" in channels:
-        timed += [
-            (r.time, r.post_id, _thread_vote(r))
-            for r in records
-            if r.counted
-        ]
+        timed += [(r.time, r.post_id, _thread_vote(r)) for r in records if r.counted]
         timed = _merge_double(timed)
     for pm in pms:
         if parse_commands(pm.body_text).relay is not None:

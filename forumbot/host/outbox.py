@@ -42,6 +42,7 @@ from forumbot.errors import (
     UnknownRecipient,
 )
 from forumbot.forum.poster import Poster, Preparing
+from forumbot.i18n import N_
 from forumbot.store import Letter, Store
 
 __all__ = ["Delivery", "Outbox", "Poster", "Preparing", "marker_line", "markers_for", "strip_markers", "with_marker"]

@@ -292,7 +292,8 @@ def _opening(
     if day is not None and day["topic"]:
         report.topic_id = client.topic_id(day["topic"])
         if not report.sent and not report.recovered:
-            report.notes.append(f"day 1 is read from topic {day['topic']}; nothing else is due before its end")
+            said = gettext("day 1 is read from topic {topic}; nothing else is due before its end")
+            report.notes.append(said.format(topic=day["topic"]))
         return report
     subject = f"{config.game.name}. День 1"
     body = opening_text(config, state, commitment, day["deadline"] if day is not None else None)

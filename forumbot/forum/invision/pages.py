@@ -142,7 +142,7 @@ def checked_topic_page(root: Element, url: str | None, read: Callable[[], TopicP
         raise ParseError("; ".join([*damage, f"{page_label(root, url)}: {exc}"])) from exc
     except ParseError as exc:
         if damage:  # the damage is why the page reads as no topic page at all
-            raise ParseError(f"{'; '.join(damage)}; no post could be read") from exc
+            raise ParseError(N_("{names}; no post could be read"), names="; ".join(damage)) from exc
         raise
     return page.model_copy(update={"problems": damage + page.problems}) if damage else page
 
@@ -153,7 +153,7 @@ def parse_login_form(html: Page) -> dict[str, str]:
     root = read_page(html)
     form = login_form(root)
     if form is None:
-        raise ParseError(f"{page_label(root, None)}: no IPB login form")
+        raise ParseError(N_("{page_label}: no IPB login form"), page_label=page_label(root, None))
     return form_fields(form, text_fields=False)
 
 

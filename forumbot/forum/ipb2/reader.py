@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, tzinfo
 
-from forumbot.errors import LoginFailed
+from forumbot.errors import N_, LoginFailed
 from forumbot.forum.client import login_error, offset_between
 from forumbot.forum.dialect import UrlTable
 from forumbot.forum.http import ForumHttp, Page
@@ -66,4 +66,6 @@ class IpbClient(InvisionClient):
         fields.update(UserName=username, PassWord=password, CookieDate="1")
         answer = http.post(action, fields, charset=form_page.charset)
         if is_login_wall(answer.text):
-            raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
+            raise LoginFailed(
+                N_("{forum}: {value}"), forum=self.forum, value=login_error(answer) or "the forum refused the login"
+            )

@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from forumbot.errors import (
+    N_,
     ConfigError,
     ForumbotError,
     ForumError,
@@ -101,7 +102,7 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             if isinstance(outcome, Stored) and outcome.remote_id is not None:
                 return outcome.remote_id
             if isinstance(outcome, RefusedForGood):
-                raise ForumError(f"{form_url}: the forum refused it: {outcome.said}")
+                raise ForumError(N_("{form_url}: the forum refused it: {said}"), form_url=form_url, said=outcome.said)
             found = self._unmade(outcome, seen)
             if found is not None:
                 return found
@@ -141,9 +142,15 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
                 return answer
             outcome = answers.pm_answer(answer.text)
             if isinstance(outcome, RefusedForGood) and outcome.why == "unknown_recipient":
-                raise UnknownRecipient(f"no member of the forum is called {names[0]!r}: PM not sent ({outcome.said})")
+                raise UnknownRecipient(
+                    N_("no member of the forum is called {value!r}: PM not sent ({said})"),
+                    value=names[0],
+                    said=outcome.said,
+                )
             if isinstance(outcome, RefusedForGood):
-                raise ForumError(f"{compose}: the forum did not send the PM: {outcome.said}")
+                raise ForumError(
+                    N_("{compose}: the forum did not send the PM: {said}"), compose=compose, said=outcome.said
+                )
             if seen is None:
                 return None  # sent, as far as the answer tells; without a marker there is no copy to find
             found = self._unmade(outcome, seen)
@@ -248,8 +255,8 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
             return self.http.rebase(action or url), fields
         refused = answers.form_missing(page.text)
         if refused.why == "no_permission":
-            raise NoPermission(f"{url}: {refused.said}")
-        raise ForumError(f"{url}: no form to fill in: {refused.said}")
+            raise NoPermission(N_("{url}: {said}"), url=url, said=refused.said)
+        raise ForumError(N_("{url}: no form to fill in: {said}"), url=url, said=refused.said)
 
     def _submit_once(
         self, action: str, fields: Fields, charset: str, seen: Callable[[], int | None] | None
@@ -278,5 +285,5 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
 def writer_for(client: ForumClient, flood_interval: float = FLOOD_INTERVAL) -> Ipb2Poster:
     """The poster of an IPB 2 client (the registry's writer factory)."""
     if not isinstance(client, IpbClient):
-        raise ConfigError(f"{client.forum}: not read as an IPB 2 board, so not written as one")
+        raise ConfigError(N_("{forum}: not read as an IPB 2 board, so not written as one"), forum=client.forum)
     return Ipb2Poster(client, flood_interval=flood_interval)

@@ -72,6 +72,7 @@ from forumbot.forum.markup import (
     text_of,
 )
 from forumbot.forum.poster import ForumTopicRow
+from forumbot.i18n import N_
 from forumbot.posts import ConversationPage, PmSummary, Post, PrivateMessage, TopicPage, Visibility
 
 _POST_BLOCK_ID = re.compile(r"post_id_(\d+)")

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from datetime import timezone
 from typing import Any
 
-from forumbot.errors import ForumbotError, ForumError, LoginFailed, ParseError
+from forumbot.errors import N_, ForumbotError, ForumError, LoginFailed, ParseError
 from forumbot.forum.client import MAX_INBOX_PAGES, login_error, or_error
 from forumbot.forum.dialect import UrlTable
 from forumbot.forum.http import ForumHttp, Page
@@ -83,13 +83,15 @@ class Ipb3Client(InvisionClient):
             return
         form = find_form(self._tree(form_page.text, last_use=True), "login")
         if form is None:
-            raise LoginFailed(f"{self.forum}: the login page has no login form (form#login)")
+            raise LoginFailed(N_("{forum}: the login page has no login form (form#login)"), forum=self.forum)
         given = {"ips_username": username, "ips_password": password, "rememberMe": "1"}
         served = browser_fields(form)
         fields = [(name, given.pop(name)) if name in given else (name, value) for name, value in served]
         answer = http.post(http.rebase(form.get("action") or self.urls.login), fields + list(given.items()))
         if is_login_wall(answer.text):
-            raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
+            raise LoginFailed(
+                N_("{forum}: {value}"), forum=self.forum, value=login_error(answer) or "the forum refused the login"
+            )
 
     # -- the Messenger ----------------------------------------------------------------------------
 
@@ -117,7 +119,11 @@ class Ipb3Client(InvisionClient):
         if pm_id not in self._messages and isinstance(pm, PmSummary) and pm.conversation_id is not None:
             self._remember(pm, self._read_conversation(pm.conversation_id))
         if pm_id not in self._messages:  # an id of no message read so far, or a conversation's that opened late
-            raise ParseError(f"{self.forum}: no message {pm_id} in the conversations read: the next inbox reads it")
+            raise ParseError(
+                N_("{forum}: no message {pm_id} in the conversations read: the next inbox reads it"),
+                forum=self.forum,
+                pm_id=pm_id,
+            )
         return self._messages[pm_id]
 
     def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Literal
 
 from forumbot.errors import (
+    N_,
     ConfigError,
     ForumbotError,
     ForumError,
@@ -131,7 +132,9 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
                 if isinstance(outcome, Stored) and outcome.remote_id is not None and believed(outcome.remote_id):
                     return outcome.remote_id
                 if isinstance(outcome, RefusedForGood):
-                    raise ForumError(f"{form_url}: the forum refused it: {outcome.said}")
+                    raise ForumError(
+                        N_("{form_url}: the forum refused it: {said}"), form_url=form_url, said=outcome.said
+                    )
             found = self._look(seen)
             if found is not None:
                 return found
@@ -172,10 +175,14 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
                     self.http.clock.sleep(outcome.wait or 0.0)
                 elif isinstance(outcome, RefusedForGood) and outcome.why == "unknown_recipient":
                     raise UnknownRecipient(
-                        f"no member of the forum is called {names[0]!r}: PM not sent ({outcome.said})"
+                        N_("no member of the forum is called {value!r}: PM not sent ({said})"),
+                        value=names[0],
+                        said=outcome.said,
                     )
                 elif isinstance(outcome, RefusedForGood) and isinstance(answer, Page):
-                    raise ForumError(f"{answer.url}: the forum did not send the PM: {outcome.said}")
+                    raise ForumError(
+                        N_("{url}: the forum did not send the PM: {said}"), url=answer.url, said=outcome.said
+                    )
             found = self._look(seen)
             if found is not None:
                 return found
@@ -284,14 +291,14 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         except RefusedPage as exc:
             refused = answers.refused_page(exc.page.text)
             if isinstance(refused, RefusedForGood):
-                raise NoPermission(f"{url}: {refused.said or exc}") from exc
+                raise NoPermission(N_("{url}: {value}"), url=url, value=refused.said or exc) from exc
             self.http.clock.sleep(refused.wait or 0.0)
             return self._look(seen)
         form = forms.served(page.text, form_id)
         if form is None:
             missing = answers.form_missing(page.text)
             if isinstance(missing, RefusedForGood):
-                raise ForumError(f"{url}: no form to fill in: {missing.said}")
+                raise ForumError(N_("{url}: no form to fill in: {said}"), url=url, said=missing.said)
             self.http.clock.sleep(missing.wait or 0.0)
             return self._look(seen)
         action, fields = form
@@ -308,7 +315,7 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
         except RefusedPage as exc:
             refused = answers.refused_page(exc.page.text)
             if isinstance(refused, RefusedForGood):
-                raise NoPermission(f"{action}: {refused.said or exc}") from exc
+                raise NoPermission(N_("{action}: {value}"), action=action, value=refused.said or exc) from exc
             self.http.clock.sleep(refused.wait or 0.0)
             return None
         except MaybeSent as exc:
@@ -331,5 +338,5 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
 def writer_for(client: ForumClient, flood_interval: float = FLOOD_INTERVAL) -> Ipb3Poster:
     """The poster of an IPB 3 client (the registry's writer factory)."""
     if not isinstance(client, Ipb3Client):
-        raise ConfigError(f"{client.forum}: not read as an IPB 3 board, so not written as one")
+        raise ConfigError(N_("{forum}: not read as an IPB 3 board, so not written as one"), forum=client.forum)
     return Ipb3Poster(client, flood_interval=flood_interval)

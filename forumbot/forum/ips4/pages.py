@@ -16,7 +16,7 @@ import json
 import re
 from datetime import UTC, datetime, tzinfo
 
-from forumbot.errors import ParseError
+from forumbot.errors import N_, ParseError
 from forumbot.forum.dialect import PageKind
 from forumbot.forum.invision.pages import (
     PostError,
@@ -72,13 +72,13 @@ def parse_topic_page(
 def parse_pm_inbox(
     html: Page, url: str | None = None, *, tz: tzinfo | None = None, now: datetime | None = None
 ) -> tuple[list[PmSummary], str | None]:
-    raise ParseError(f"{url or 'the page'}: IPS 4 PM folders are not read (only topics are)")
+    raise ParseError(N_("{value}: IPS 4 PM folders are not read (only topics are)"), value=url or "the page")
 
 
 def parse_pm(
     html: Page, url: str | None = None, tz: tzinfo | None = None, *, now: datetime | None = None
 ) -> PrivateMessage:
-    raise ParseError(f"{url or 'the page'}: IPS 4 PMs are not read (only topics are)")
+    raise ParseError(N_("{value}: IPS 4 PMs are not read (only topics are)"), value=url or "the page")
 
 
 def topic_page(root: Element, url: str | None, on_body: BodyReader | None = None) -> TopicPage:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, tzinfo
 
-from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError
+from forumbot.errors import N_, ConfigError, ForumError, LoginFailed, ParseError
 from forumbot.forum.client import HttpForumClient, login_error, offset_text, zone_named
 from forumbot.forum.dialect import UrlTable
 from forumbot.forum.http import ForumHttp, Page
@@ -92,9 +92,15 @@ class PhpbbClient(HttpForumClient):
             if self.tz.utcoffset(now) != board.utcoffset(now):
                 told = f"{name} ({offset_text(board, now)})" if name else offset_text(board, now)
                 raise ConfigError(
-                    f"[forum] timezone = {self.tz} ({offset_text(self.tz, now)}), but the board prints the "
-                    f"dates of {self.account or 'this account'} in {told}: set [forum] timezone to the board's "
-                    "zone, or change the account's zone on the board"
+                    N_(
+                        "[forum] timezone = {tz} ({offset_text}), but the board prints the dates of {value} in "
+                        "{told}: set [forum] timezone to the board's zone, or change the account's zone on the "
+                        "board"
+                    ),
+                    tz=self.tz,
+                    offset_text=offset_text(self.tz, now),
+                    value=self.account or "this account",
+                    told=told,
                 )
             return self.tz
         return board
@@ -111,7 +117,7 @@ class PhpbbClient(HttpForumClient):
             return
         form = find_form(self._tree(form_page.text), "login")
         if form is None:
-            raise LoginFailed(f"{self.forum}: the login page has no login form (form#login)")
+            raise LoginFailed(N_("{forum}: the login page has no login form (form#login)"), forum=self.forum)
         action = http.rebase(form.get("action") or self.urls.login)
         # As served, with the login button's own (localised) value; the account's name and password filled in.
         served = browser_fields(form, press="login") if "login" in submit_buttons(form) else browser_fields(form)
@@ -123,4 +129,6 @@ class PhpbbClient(HttpForumClient):
         http.clock.sleep(max(0.0, fetched_at + FORM_MIN_AGE - http.clock.time()))
         answer = http.post(action, fields, charset=form_page.charset)
         if pages.is_login_wall(answer.text):
-            raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
+            raise LoginFailed(
+                N_("{forum}: {value}"), forum=self.forum, value=login_error(answer) or "the forum refused the login"
+            )

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from forumbot.errors import (
+    N_,
     ConfigError,
     ForumbotError,
     ForumError,
@@ -174,8 +175,9 @@ class PhpbbPoster:
             outcome = post_answer(answer.url, answer.text, made)
             if isinstance(outcome, Stored):
                 if outcome.remote_id is None:
-                    what = "topic" if made == "topic" else "post"
-                    raise ParseError(f"{answer.url}: posted, but the {what}'s id is not in the answer")
+                    if made == "topic":
+                        raise ParseError(N_("{url}: posted, but the topic's id is not in the answer"), url=answer.url)
+                    raise ParseError(N_("{url}: posted, but the post's id is not in the answer"), url=answer.url)
                 return outcome.remote_id
             if not isinstance(outcome, RefusedForNow):
                 raise self._refused(form_url, answer, outcome, "the forum did not post")
@@ -188,7 +190,9 @@ class PhpbbPoster:
             elif outcome.why == "form_invalid":
                 invalid += 1
                 if invalid > 1:
-                    raise ForumError(f"{form_url}: the forum refused the form twice: {outcome.said}")
+                    raise ForumError(
+                        N_("{form_url}: the forum refused the form twice: {said}"), form_url=form_url, said=outcome.said
+                    )
                 page = self.http.get(form_url)
             else:
                 # Someone posted since the form was issued: phpBB stored nothing and served the form again
@@ -240,7 +244,9 @@ class PhpbbPoster:
                 invalid += 1
                 self._prepared.clear()  # forms addressed as long ago as this one are suspect too
                 if invalid > 1:
-                    raise ForumError(f"{compose}: the forum refused the PM form twice: {outcome.said}")
+                    raise ForumError(
+                        N_("{compose}: the forum refused the PM form twice: {said}"), compose=compose, said=outcome.said
+                    )
 
     def prepare_pms(self, upcoming: Sequence[Sequence[str]]) -> None:
         """Address, in order, the compose forms of the PMs to be sent next (step one only: nothing is
@@ -380,7 +386,7 @@ class PhpbbPoster:
             (text_of(d) for d in iter_class(parse_html(answer.text), "div", "error")), None
         )
         if error:
-            raise ForumError(f"{url}: the board kept the old date format: {error}")
+            raise ForumError(N_("{url}: the board kept the old date format: {error}"), url=url, error=error)
         after = pages.parse_preferences(self.http.get(url).text)
         if after.dateformat != dateformat:
             raise ForumError(
@@ -463,8 +469,8 @@ class PhpbbPoster:
             return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
         refused = form_missing(page.text)
         if refused.why == "no_permission":
-            raise NoPermission(f"{url}: {refused.said}")
-        raise ForumError(f"{url}: no form to fill in: {refused.said}")
+            raise NoPermission(N_("{url}: {said}"), url=url, said=refused.said)
+        raise ForumError(N_("{url}: no form to fill in: {said}"), url=url, said=refused.said)
 
     def _submit(self, action: str, fields: Fields, charset: str, fetched: float) -> Page:
         """POST a filled form once: no sooner than phpBB's one second after the form was issued, nor than
@@ -538,5 +544,5 @@ class PhpbbPoster:
 def writer_for(client: ForumClient, flood_interval: float = FLOOD_INTERVAL) -> PhpbbPoster:
     """The poster of a phpBB client (the registry's writer factory)."""
     if not isinstance(client, PhpbbClient):
-        raise ConfigError(f"{client.forum}: not read as a phpBB board, so not written as one")
+        raise ConfigError(N_("{forum}: not read as a phpBB board, so not written as one"), forum=client.forum)
     return PhpbbPoster(client, flood_interval=flood_interval)

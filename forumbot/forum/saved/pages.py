@@ -24,6 +24,7 @@ from forumbot.errors import ForumbotError, ParseError
 from forumbot.forum.dialect import Dialect, PageKind
 from forumbot.forum.invision.pages import message_row, read_page
 from forumbot.forum.markup import Element, Page, parse_html
+from forumbot.i18n import N_
 from forumbot.posts import ConversationPage, Frozen, PmSummary, PrivateMessage, TopicPage
 
 SUFFIXES = (".html", ".htm")

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, tzinfo
 from pathlib import Path
 
-from forumbot.errors import ConfigError, ForumbotError, ParseError
+from forumbot.errors import N_, ConfigError, ForumbotError, ParseError
 from forumbot.forum.client import Progress, or_error, report, topic_number, zone_named
 from forumbot.forum.dialect import Dialect
 from forumbot.forum.markup import BodyReader
@@ -33,7 +33,7 @@ class SavedPagesClient:
     ) -> None:
         self.folder = Path(folder).expanduser().resolve()
         if not self.folder.is_dir():
-            raise ConfigError(f"{folder}: no such folder of saved pages")
+            raise ConfigError(N_("{folder}: no such folder of saved pages"), folder=folder)
         self._now = now
         self._dialects = tuple(dialects)
         self._tz = zone_named(tz) if tz is not None else None
@@ -69,7 +69,7 @@ class SavedPagesClient:
     def topic_id(self, topic: str | int) -> int:
         found = topic_number(topic)
         if found is None:
-            raise ConfigError(f"{topic!r}: not a topic id or a topic URL")
+            raise ConfigError(N_("{topic!r}: not a topic id or a topic URL"), topic=topic)
         return found
 
     def fetch_topic(
@@ -91,7 +91,12 @@ class SavedPagesClient:
         wanted = [pages[n] for n in sorted(pages) if n >= from_page]
         if not wanted:
             present = sorted({page.topic_id for page in held if page.topic_id is not None})
-            raise ParseError(f"{self.folder}: no saved page of topic {tid} (topics saved: {present or 'none'})")
+            raise ParseError(
+                N_("{folder}: no saved page of topic {tid} (topics saved: {value})"),
+                folder=self.folder,
+                tid=tid,
+                value=present or "none",
+            )
         for done, page in enumerate(wanted, 1):
             report(progress, done, len(wanted))
             yield page
@@ -107,4 +112,4 @@ class SavedPagesClient:
         for message in self._folder().messages:
             if message.pm_id == pm_id:
                 return message
-        raise ParseError(f"{self.folder}: no saved page of PM {pm_id}")
+        raise ParseError(N_("{folder}: no saved page of PM {pm_id}"), folder=self.folder, pm_id=pm_id)
