@@ -31,11 +31,10 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import Protocol
 
-from forumbot.errors import StateError
+from forumbot.errors import N_, StateError
 from forumbot.forum import registry
 from forumbot.forum.client import ForumClient, Progress, page_size_of
 from forumbot.forum.markup import BodyReader
-from forumbot.i18n import N_
 from forumbot.posts import Post, TopicPage
 
 # A topic read writes its pages this many at a time: each write is a commit the disk must confirm, and

@@ -34,6 +34,7 @@ from forumbot.forum.phpbb.dialect import DIALECT as PHPBB
 from forumbot.forum.poster import FLOOD_INTERVAL, Poster
 from forumbot.forum.saved import pages as saved_pages
 from forumbot.forum.saved.dialect import DIALECT as SAVED
+from forumbot.i18n import gettext
 
 __all__ = [
     "AUTO",
@@ -213,15 +214,16 @@ def _probed(settings: ClientSettings, clock: Clock | None, transport: httpx.Base
     marked = made_by(page.text)
     chosen = marked if marked is not None and marked.reader is not None else guess_dialect(page.text)
     if chosen is None:
-        known = _listed(sorted(d.label for d in DIALECTS if d.reader is not None and d.network), "nor")
+        known = _listed(sorted(d.label for d in DIALECTS if d.reader is not None and d.network), N_("nor"))
         raise ConfigError(
             N_("{forum}: neither {known}; set the forum engine explicitly"), forum=settings.forum, known=known
         )
     return chosen
 
 
-def _listed(labels: Sequence[str], last: str = "and") -> str:
-    return f"{', '.join(labels[:-1])} {last} {labels[-1]}" if len(labels) > 1 else "".join(labels)
+def _listed(labels: Sequence[str], last: str = N_("and")) -> str:
+    """Labels in a sentence: "A, B and C" (`last`, a word of the catalogue, said in the host's language)."""
+    return f"{', '.join(labels[:-1])} {gettext(last)} {labels[-1]}" if len(labels) > 1 else "".join(labels)
 
 
 class _NoRules:

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 import typer.main
-from fakeboard.board import Board
 from typer._click import Command
 from typer.core import TyperGroup
 from typer.testing import CliRunner, Result
 
 import forumbot.cli as cli
+from fakeboard import Board
 from fakeboard.clock import FakeClock
 from forumbot import i18n
 from tests.cli.test_rehearsal import GAME as REHEARSAL

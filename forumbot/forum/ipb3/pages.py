@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, tzinfo
 
+from forumbot.errors import N_
 from forumbot.forum.dialect import PageKind
 from forumbot.forum.invision.pages import (
     PostError,
@@ -72,7 +73,6 @@ from forumbot.forum.markup import (
     text_of,
 )
 from forumbot.forum.poster import ForumTopicRow
-from forumbot.i18n import N_
 from forumbot.posts import ConversationPage, PmSummary, Post, PrivateMessage, TopicPage, Visibility
 
 _POST_BLOCK_ID = re.compile(r"post_id_(\d+)")

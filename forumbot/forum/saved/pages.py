@@ -20,11 +20,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
-from forumbot.errors import ForumbotError, ParseError
+from forumbot.errors import N_, ForumbotError, ParseError
 from forumbot.forum.dialect import Dialect, PageKind
 from forumbot.forum.invision.pages import message_row, read_page
 from forumbot.forum.markup import Element, Page, parse_html
-from forumbot.i18n import N_
 from forumbot.posts import ConversationPage, Frozen, PmSummary, PrivateMessage, TopicPage
 
 SUFFIXES = (".html", ".htm")
