@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from forumbot.config import (
@@ -54,6 +55,7 @@ from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, Progress
 from forumbot.host import deadlines
 from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
+from forumbot.host.routing import BEFORE_DAY_1, Router
 from forumbot.host.tally import vote_json
 from forumbot.posts import Post, PrivateMessage
 from forumbot.render.day import render_day, render_day_title
@@ -252,7 +254,10 @@ def end_day(
     topic = read_day_topic(store, client, day["topic"], progress)
     posts = topic.posts
     checkpoint("posts read")
-    window = read_day_pms(client, start, deadline)
+    router = Router.for_game(store, name)
+    window = read_day_pms(
+        client, start, deadline, since=_listed_since(store, row, state, start), owner=partial(router.ownership, name)
+    )
     pms = window.messages
     checkpoint("messages read")
     bot = client.account
@@ -301,6 +306,19 @@ def end_day(
     store.save_draft(row.id, state.day, draft)
     checkpoint("draft stored")
     return draft
+
+
+def _listed_since(store: Store, row: GameRow, state: GameState, start: datetime) -> datetime:
+    """From when a PM sent before the day's start is listed in its audit: the previous day's end (its
+    deadline, or when it was ended early: what came after it was no day's), or before day 1 what `routing`
+    still counts as the game's."""
+    previous = store.day(row.id, state.day - 1) if state.day > 1 else None
+    if previous is None:
+        return start - BEFORE_DAY_1
+    drafted = store.draft(row.id, state.day - 1)
+    early = drafted.draft.early if drafted is not None else None
+    ended = datetime.fromisoformat(early.at) if early is not None and early.at else previous["deadline"]
+    return min(ended, previous["deadline"], start)
 
 
 def uncertain_warnings(window: DayPms, deadline: datetime, start: datetime) -> list[str]:
@@ -457,7 +475,7 @@ def audit_pms(
     audit: list[dict[str, Any]] = []
     for timed in window.all_listed():
         pm = timed.pm
-        outside = {"after": "after_deadline", "uncertain": "uncertain_time"}.get(timed.side)
+        outside = {"after": "after_deadline", "uncertain": "uncertain_time", "before": "before_start"}.get(timed.side)
         rows: list[dict[str, Any]] = []
         if parse_commands(pm.body_text).relay is not None:
             rows.append(_message_entry(timed, "relay"))
@@ -475,7 +493,9 @@ def audit_pms(
             if not rows:
                 rows.append(_message_entry(timed, outside or "no_order"))
         audit += [row | {"time": timed.when(), "pm_id": pm.pm_id} for row in rows]
-    return orders, audit
+    # what it says is never read out: it may be another game's, whose moderators alone may see it
+    audit += [_message_entry(t, "which_game") | {"time": t.when(), "pm_id": t.pm.pm_id} for t in window.unplaced]
+    return orders, sorted(audit, key=lambda row: int(row["pm_id"]))
 
 
 def _name_former_nicks(state: GameState, vote_audit: list[dict[str, Any]], order_audit: list[dict[str, Any]]) -> None:
