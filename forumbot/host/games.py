@@ -315,10 +315,11 @@ def _listed_since(store: Store, row: GameRow, state: GameState, start: datetime)
     previous = store.day(row.id, state.day - 1) if state.day > 1 else None
     if previous is None:
         return start - BEFORE_DAY_1
+    deadline: datetime = previous["deadline"]
     drafted = store.draft(row.id, state.day - 1)
     early = drafted.draft.early if drafted is not None else None
-    ended = datetime.fromisoformat(early.at) if early is not None and early.at else previous["deadline"]
-    return min(ended, previous["deadline"], start)
+    ended = datetime.fromisoformat(early.at) if early is not None and early.at else deadline
+    return min(ended, deadline, start)
 
 
 def uncertain_warnings(window: DayPms, deadline: datetime, start: datetime) -> list[str]:
