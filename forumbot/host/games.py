@@ -165,12 +165,13 @@ def commitment_line(commitment: str) -> str:
     )
 
 
-def reveal_message(config: GameConfig, row: GameRow, outcome: DayOutcome) -> Message:
-    """The end of the game: every role, and the salt that opens the commitment."""
+def reveal_message(config: GameConfig, row: GameRow, outcome: DayOutcome, *, heading: bool = True) -> Message:
+    """The end of the game: every role, and the salt that opens the commitment (`heading=False`: below the
+    day post, which says already that the game is over)."""
     if not row.salt or not row.commitment:
         raise StateError(f"{row.name}: no salt and commitment stored: the roles cannot be revealed")
     dealt = GameState.model_validate_json(row.dealt_json) if row.dealt_json else None
-    return render_reveal(config, outcome.state, row.salt, row.commitment, dealt)
+    return render_reveal(config, outcome.state, row.salt, row.commitment, dealt, heading=heading)
 
 
 def post_text(config: GameConfig, row: GameRow, before: GameState, outcome: DayOutcome, bbcode: str) -> str:
@@ -180,7 +181,7 @@ def post_text(config: GameConfig, row: GameRow, before: GameState, outcome: DayO
     if before.day == 1 and row.commitment:
         body += "\n\n" + commitment_line(row.commitment)
     if outcome.winner != "none":
-        body += "\n\n" + reveal_message(config, row, outcome).body.rstrip()
+        body += "\n\n" + reveal_message(config, row, outcome, heading=False).body.rstrip()
     return body
 
 
