@@ -226,6 +226,7 @@ _READS: dict[str, str] = {
     "draft": "the drafts table",
     "overrides": "the overrides table",
     "handled": "the handled_pms table",
+    "handled_kinds": "the handled_pms table",
     "pending": "the outbox table",
     "letter": "the outbox table",
     "outbox": "the outbox table",
@@ -820,6 +821,11 @@ class Store:
     def handled(self, game_id: int, pm_id: int) -> bool:
         row = self.db.execute("SELECT 1 FROM handled_pms WHERE game_id = ? AND pm_id = ?", (game_id, pm_id))
         return row.fetchone() is not None
+
+    def handled_kinds(self, pm_id: int) -> dict[int, str]:
+        """Every game that has handled this PM of the inbox, and as what (several games may read one inbox)."""
+        rows = self.db.execute("SELECT game_id, kind FROM handled_pms WHERE pm_id = ?", (pm_id,))
+        return {r[0]: r[1] for r in rows}
 
     def handle_pm(
         self,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -114,6 +114,8 @@ def _live_count(topic: str, rules: CountRules, read_at: datetime, incremental: b
     client = client_opener()(client_settings(settings, TopicSource(base_url=base)))
     store = Store(settings.state)  # the state file: private from its first byte
     cache = PageCache(store)
+    if client.account:  # the bot's own posts (the opening, the counts) are neither votes nor audit rows
+        rules = replace(rules, skip_authors=[*rules.skip_authors, client.account])
     try:
         with page_progress(_("pages")) as progress:
             tally, read = count_topic(

@@ -12,11 +12,15 @@ deciding it on a guess, so:
   exact time (phpBB: the quote form carries the unix time to the second); if the forum cannot say, the
   PM is `uncertain`: it is not counted, and the host is told to decide (an override);
 - the order of a day's messages is the forum's own (PM ids grow as messages arrive), never the order
-  they were fetched in nor their printed minutes: two orders sent within one minute keep their order.
+  they were fetched in nor their printed minutes: two orders sent within one minute keep their order;
+- a PM sent between `since` (the previous day's deadline) and the start is listed as early, so that no PM
+  of the game is dropped without a word; what is older belonged to an earlier day;
+- one bot account may host several games: `owner` says whether a PM is this game's (`host/routing.py`),
+  another's (left out), or may be for several (`unplaced`: listed, never counted).
 
-    window = read_day_pms(client, start, deadline)
+    window = read_day_pms(client, start, deadline, since=previous_deadline, owner=...)
     window.inside            # the day's PMs, by id
-    window.late, window.uncertain, window.unread
+    window.late, window.uncertain, window.early, window.unplaced, window.unread
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from forumbot.errors import ForumbotError
 from forumbot.posts import PmSummary, PrivateMessage
 
 Side = Literal["before", "inside", "after", "uncertain"]
+Ownership = Literal["mine", "unplaced", "skip"]  # this game's; maybe several games'; another's, or no order
 EXACT = timedelta(seconds=1)  # a time printed to the second covers one second
 
 
@@ -105,6 +110,8 @@ class DayPms:
     inside: list[TimedPm] = field(default_factory=list)
     late: list[TimedPm] = field(default_factory=list)
     uncertain: list[TimedPm] = field(default_factory=list)
+    early: list[TimedPm] = field(default_factory=list)  # sent before the start, after `since`
+    unplaced: list[TimedPm] = field(default_factory=list)  # may be for another game too: never counted
     unread: list[dict[str, object]] = field(default_factory=list)  # PMs that could not be opened, and why
     asked: int = 0  # exact times asked of the forum
 
@@ -113,11 +120,12 @@ class DayPms:
         return [t.pm for t in self.inside]
 
     def all_listed(self) -> list[TimedPm]:
-        """Every PM of the window the audit lists: the day's, the late ones and the uncertain ones."""
-        return sorted([*self.inside, *self.late, *self.uncertain], key=lambda t: t.pm.pm_id)
+        """Every PM of the window the audit reads: the day's, the late, uncertain and early ones."""
+        return sorted([*self.inside, *self.late, *self.uncertain, *self.early], key=lambda t: t.pm.pm_id)
 
     def add(self, timed: TimedPm) -> None:
-        """File a placed PM by its side of the day (one from an earlier day is not the window's)."""
+        """File a placed PM by its side of the day (one from before the start only where the reader asked
+        for the early ones: `read_day_pms`'s `since`)."""
         shelf = {"inside": self.inside, "after": self.late, "uncertain": self.uncertain}.get(timed.side)
         if shelf is not None:
             shelf.append(timed)
@@ -128,16 +136,20 @@ def read_day_pms(
     start: datetime,
     deadline: datetime,
     *,
+    since: datetime | None = None,
+    owner: Callable[[PrivateMessage], Ownership] = lambda pm: "mine",
     skip: Callable[[int], bool] = lambda pm_id: False,
 ) -> DayPms:
-    """The inbox's PMs that may belong to [start, deadline), opened and placed (see the module's doc).
-    `skip(pm_id)` leaves out what the caller has handled already. One PM that cannot be opened is
-    reported in `unread`, never a reason to drop the others."""
+    """The inbox's PMs that may belong to [start, deadline), and those sent in [since, start), opened and
+    placed (see the module's doc). `owner(pm)` says whose a PM is; `skip(pm_id)` leaves out what the
+    caller has handled already. One PM that cannot be opened is reported in `unread`, never a reason to
+    drop the others."""
     window = DayPms()
+    since = min(since, start) if since is not None else None  # a day ended early: the next began before its deadline
     rows: list[tuple[PmSummary, tuple[datetime, datetime] | None]] = []
     for summary in sorted(client.fetch_inbox(), key=lambda s: s.pm_id):
         row = interval_of(summary.time, summary.time_until)
-        if not skip(summary.pm_id) and side_of(row, start, deadline) != "before":
+        if not skip(summary.pm_id) and side_of(row, since or start, deadline) != "before":
             rows.append((summary, row))
     for (summary, row), pm in zip(rows, client.fetch_pms([summary for summary, _ in rows]), strict=True):
         if isinstance(pm, ForumbotError):
@@ -151,7 +163,16 @@ def read_day_pms(
                 }
             )
             continue
-        window.add(place(client, pm, row, start, deadline, window))
+        whose = owner(pm)
+        if whose == "skip":
+            continue
+        timed = place(client, pm, row, start, deadline, window)
+        if whose == "unplaced":
+            window.unplaced.append(timed)
+        elif timed.side == "before" and since is not None and (timed.interval is None or timed.interval[1] > since):
+            window.early.append(timed)
+        else:
+            window.add(timed)
     return window
 
 
@@ -193,6 +214,7 @@ def shown_time(pm: PrivateMessage, row: PmSummary) -> PrivateMessage:
 
 __all__ = [
     "DayPms",
+    "Ownership",
     "PmSource",
     "Side",
     "TimedPm",

@@ -24,6 +24,7 @@ from forumbot.forum.registry import topic_number
 from forumbot.host.outbox import markers_for, with_marker
 from forumbot.i18n import N_
 from forumbot.render.bbcode import escape
+from forumbot.render.phrases import less_than
 from forumbot.store import GameRow, Letter, Store
 
 MIN_DAY_LENGTH = timedelta(hours=6)
@@ -35,7 +36,7 @@ DEADLINE_KINDS = (MOVED, NEXT_LENGTH)
 
 # The bot's words in the day topic (the game's language; none of them is served by the board).
 MOVED_TEXT = "[b]Срок дня {day} изменён.[/b] День заканчивается {when}.\nПричина: {reason}"
-REMINDER_TEXT = "[b]Напоминание:[/b] день {day} заканчивается {when}. Осталось меньше {hours} ч."
+REMINDER_TEXT = "[b]Напоминание:[/b] день {day} заканчивается {when}. Осталось {left}."
 VOTE_REMINDER_TEXT = (
     "Напоминание: ваш голос на день {day} ещё не пришёл. День заканчивается {when}; "
     "кто не проголосует, выбывает. Голос — личным сообщением ведущему."
@@ -182,7 +183,8 @@ def deadline_pass(store: Store, row: GameRow, config: GameConfig, now: datetime)
     marks = markers_for(store.marker_key(row.id))
     hours = config.watch.reminder_hours
     if hours and day["deadline"] - timedelta(hours=hours) <= now < day["deadline"]:
-        body = REMINDER_TEXT.format(day=row.state.day, when=told(day["deadline"], config.game.zone), hours=f"{hours:g}")
+        when = told(day["deadline"], config.game.zone)
+        body = REMINDER_TEXT.format(day=row.state.day, when=when, left=less_than(hours))
         mark = marks("reminder", row.state.day, day["deadline"].isoformat())
         subject = SUBJECT.format(day=row.state.day)
         store.queue(

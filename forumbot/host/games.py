@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from forumbot.config import (
@@ -54,6 +55,7 @@ from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, Progress
 from forumbot.host import deadlines
 from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
+from forumbot.host.routing import BEFORE_DAY_1, Router
 from forumbot.host.tally import vote_json
 from forumbot.i18n import N_, gettext, ngettext
 from forumbot.posts import Post, PrivateMessage
@@ -170,12 +172,13 @@ def commitment_line(commitment: str) -> str:
     )
 
 
-def reveal_message(config: GameConfig, row: GameRow, outcome: DayOutcome) -> Message:
-    """The end of the game: every role, and the salt that opens the commitment."""
+def reveal_message(config: GameConfig, row: GameRow, outcome: DayOutcome, *, heading: bool = True) -> Message:
+    """The end of the game: every role, and the salt that opens the commitment (`heading=False`: below the
+    day post, which says already that the game is over)."""
     if not row.salt or not row.commitment:
         raise StateError(N_("{game}: no salt and commitment stored: the roles cannot be revealed"), game=row.name)
     dealt = GameState.model_validate_json(row.dealt_json) if row.dealt_json else None
-    return render_reveal(config, outcome.state, row.salt, row.commitment, dealt)
+    return render_reveal(config, outcome.state, row.salt, row.commitment, dealt, heading=heading)
 
 
 def post_text(config: GameConfig, row: GameRow, before: GameState, outcome: DayOutcome, bbcode: str) -> str:
@@ -185,7 +188,7 @@ def post_text(config: GameConfig, row: GameRow, before: GameState, outcome: DayO
     if before.day == 1 and row.commitment:
         body += "\n\n" + commitment_line(row.commitment)
     if outcome.winner != "none":
-        body += "\n\n" + reveal_message(config, row, outcome).body.rstrip()
+        body += "\n\n" + reveal_message(config, row, outcome, heading=False).body.rstrip()
     return body
 
 
@@ -266,7 +269,10 @@ def end_day(
     topic = read_day_topic(store, client, day["topic"], progress)
     posts = topic.posts
     checkpoint("posts read")
-    window = read_day_pms(client, start, deadline)
+    router = Router.for_game(store, name)
+    window = read_day_pms(
+        client, start, deadline, since=_listed_since(store, row, state, start), owner=partial(router.ownership, name)
+    )
     pms = window.messages
     checkpoint("messages read")
     bot = client.account
@@ -315,6 +321,20 @@ def end_day(
     store.save_draft(row.id, state.day, draft)
     checkpoint("draft stored")
     return draft
+
+
+def _listed_since(store: Store, row: GameRow, state: GameState, start: datetime) -> datetime:
+    """From when a PM sent before the day's start is listed in its audit: the previous day's end (its
+    deadline, or when it was ended early: what came after it was no day's), or before day 1 what `routing`
+    still counts as the game's."""
+    previous = store.day(row.id, state.day - 1) if state.day > 1 else None
+    if previous is None:
+        return start - BEFORE_DAY_1
+    deadline: datetime = previous["deadline"]
+    drafted = store.draft(row.id, state.day - 1)
+    early = drafted.draft.early if drafted is not None else None
+    ended = datetime.fromisoformat(early.at) if early is not None and early.at else deadline
+    return min(ended, deadline, start)
 
 
 def uncertain_warnings(window: DayPms, deadline: datetime, start: datetime) -> list[str]:
@@ -477,7 +497,7 @@ def audit_pms(
     audit: list[dict[str, Any]] = []
     for timed in window.all_listed():
         pm = timed.pm
-        outside = {"after": "after_deadline", "uncertain": "uncertain_time"}.get(timed.side)
+        outside = {"after": "after_deadline", "uncertain": "uncertain_time", "before": "before_start"}.get(timed.side)
         rows: list[dict[str, Any]] = []
         if parse_commands(pm.body_text).relay is not None:
             rows.append(_message_entry(timed, "relay"))
@@ -495,7 +515,9 @@ def audit_pms(
             if not rows:
                 rows.append(_message_entry(timed, outside or "no_order"))
         audit += [row | {"time": timed.when(), "pm_id": pm.pm_id} for row in rows]
-    return orders, audit
+    # what it says is never read out: it may be another game's, whose moderators alone may see it
+    audit += [_message_entry(t, "which_game") | {"time": t.when(), "pm_id": t.pm.pm_id} for t in window.unplaced]
+    return orders, sorted(audit, key=lambda row: int(row["pm_id"]))
 
 
 def _name_former_nicks(state: GameState, vote_audit: list[dict[str, Any]], order_audit: list[dict[str, Any]]) -> None:

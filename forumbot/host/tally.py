@@ -31,8 +31,6 @@ from forumbot.render.environment import load_template, render_template, tidy
 from forumbot.render.phrases import zone_label
 
 VOTE_COUNT_TEMPLATE = "vote_count.bbcode.j2"
-# The audit reasons of the tally contract; a spoiler is reported as a quote (neither is ever a vote).
-PUBLIC_REASON = {"spoiler": "quoted"}
 
 
 class StaleCount(ForumbotError):
@@ -71,7 +69,7 @@ class Tally:
 
 
 def vote_json(record: VoteRecord) -> dict[str, Any]:
-    reason = PUBLIC_REASON.get(record.reason or "", record.reason)
+    reason = record.reason  # a spoiler is a spoiler, not a quote (docs/votes-and-orders.md)
     return {
         "post_id": record.post_id,
         "voter": record.voter,

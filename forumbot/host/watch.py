@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
@@ -40,12 +40,14 @@ from forumbot.host.approval import Verdict, decide, read_verdict
 from forumbot.host.daywindow import place, shown_time
 from forumbot.host.outbox import Outbox, Poster, markers_for, strip_markers, with_marker
 from forumbot.host.publish import draft_letters, past_outcomes
+from forumbot.host.routing import ELSEWHERE, UNPLACED, WHICH_GAME, Placed, Router, Unplaced
 from forumbot.host.tally import render_tally_bbcode, tally_posts
 from forumbot.i18n import gettext
 from forumbot.posts import PrivateMessage
 from forumbot.render.bbcode import escape
 from forumbot.render.guide import players_help
 from forumbot.render.messages import render_role_message, render_role_messages
+from forumbot.render.receipts import WHICH_GAME_SUBJECT, which_game_text
 from forumbot.render.report import render_report, told_so_far
 from forumbot.render.wording import rule_reason
 from forumbot.store import (
@@ -144,10 +146,12 @@ def _pass(
 ) -> PassReport:
     report = PassReport()
     row, config = games.load(store, name)
+    router = Router.for_game(store, name)
     if row.state is None:
-        _signups(store, row, config, client, now, report, publish)
+        _signups(store, row, config, client, now, report, publish, router)
     else:
-        _messages(store, row, config, client, now, report)
+        if row.state.winner == "none":  # a finished game answers nothing: its PMs and commands end with it
+            _messages(store, row, config, client, now, report, router)
         _duel(store, row, config, client, now, report)
         _interim_count(store, row, config, client, now, report)
         deadlines.deadline_pass(store, row, config, now)  # the reminder before the deadline, the lock at it
@@ -180,10 +184,17 @@ def _unfinished_publication(
     report.problems.append(gettext("an unfinished publication was completed"))
 
 
-def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport) -> list[PrivateMessage]:
-    """The inbox's PMs not handled yet, opened `concurrency` at a time (`fetch_pms`); one that cannot be
-    read is reported and left for the next pass."""
-    fresh = [summary for summary in client.fetch_inbox() if not store.handled(game_id, summary.pm_id)]
+def _new_pms(
+    store: Store, row: GameRow, client: ForumClient, report: PassReport, router: Router
+) -> list[PrivateMessage]:
+    """The inbox's PMs for this game not handled yet, opened `concurrency` at a time (`fetch_pms`); one that
+    cannot be read is reported and left for the next pass. A PM another game of the inbox took, or that is
+    placed on another game (`routing`), is left to it; one that may be for several asks its sender which."""
+    fresh = [
+        summary
+        for summary in client.fetch_inbox()
+        if not store.handled(row.id, summary.pm_id) and not router.taken(summary.pm_id)
+    ]
     found: list[PrivateMessage] = []
     for summary, pm in zip(fresh, client.fetch_pms(fresh), strict=True):
         if isinstance(pm, (ParseError, ForumError)):
@@ -192,8 +203,27 @@ def _new_pms(store: Store, game_id: int, client: ForumClient, report: PassReport
             continue
         if isinstance(pm, Exception):
             raise pm
-        found.append(shown_time(pm, summary))
+        pm = shown_time(pm, summary)
+        route = router.route(pm)
+        if isinstance(route, Placed) and route.game == row.name:
+            found.append(pm)
+        elif isinstance(route, Unplaced) and row.name in route.games:
+            _ask_which_game(store, row, router, pm, route.games)
+            report.handled.append(pm.pm_id)
+        else:  # another game's, or nobody's: remembered, so that it is not opened again
+            store.handle_pm(row.id, pm.pm_id, pm.sender.strip(), ELSEWHERE, [])
     return sorted(found, key=lambda pm: pm.pm_id)  # the forum's order: ids grow as messages arrive
+
+
+def _ask_which_game(store: Store, row: GameRow, router: Router, pm: PrivateMessage, names: Sequence[str]) -> None:
+    """The sender plays in several games and the PM says not which: he is asked, nothing is counted. The
+    question's marker is the first game's, so that the watches of the others, placing the PM alike, queue
+    the same letter (the outbox keeps one per marker)."""
+    sender = pm.sender.strip()
+    mark = marks_of(store, router.seat(names[0]).id)(WHICH_GAME, pm.pm_id, sender)
+    body = which_game_text(names, pm.subject)
+    letter = Letter(mark, "pm", [sender], WHICH_GAME_SUBJECT, stamp(body, mark), purpose=WHICH_GAME)
+    store.handle_pm(row.id, pm.pm_id, sender, UNPLACED, [letter])
 
 
 def _reply(marks: Marks, store_key: object, to: str, body: str, subject: str) -> Letter:
@@ -212,13 +242,14 @@ def _signups(
     now: datetime,
     report: PassReport,
     publish: Callable[[], object] | None,
+    router: Router,
 ) -> None:
     marks = marks_of(store, row.id)
     word, wanted = config.watch.magic_word, config.watch.max_players
     if not word or not wanted:
         return
     signup = about(config.game.name, "signup")
-    for pm in _new_pms(store, row.id, client, report):
+    for pm in _new_pms(store, row, client, report, router):
         sender = pm.sender.strip()
         players = store.players(row.id)
         if not is_magic_word(pm.body_text, word):
@@ -261,7 +292,13 @@ def _signups(
 
 
 def _messages(
-    store: Store, row: GameRow, config: GameConfig, client: ForumClient, now: datetime, report: PassReport
+    store: Store,
+    row: GameRow,
+    config: GameConfig,
+    client: ForumClient,
+    now: datetime,
+    report: PassReport,
+    router: Router,
 ) -> None:
     marks = marks_of(store, row.id)
     state = row.state
@@ -271,7 +308,7 @@ def _messages(
     drafted = store.draft(row.id, state.day)
     # the duel's turn is made once all have moved: what comes after it is not this turn's
     turn_made = made_by_duel(drafted)
-    for pm in _new_pms(store, row.id, client, report):
+    for pm in _new_pms(store, row, client, report, router):
         sender = pm.sender.strip()
         report.handled.append(pm.pm_id)
         verdict = read_verdict(pm) if sender in config.game.moderators else None
@@ -288,8 +325,8 @@ def _messages(
         outgoing: list[Letter] = []
         changes: list[Change] = []
         side = place(client, pm, None, day["starts_at"], day["deadline"]).side if day is not None else "after"
-        # a PM from before the day's start belonged to an earlier day, which is over
-        refusal = None if side == "inside" else UNCERTAIN if side == "uncertain" else LATE
+        # a PM from before the day's start belonged to an earlier day, which is over (or to none, before day 1)
+        refusal = _refusal(side, state.day)
         if refusal is None and turn_made:
             refusal = TURN_MADE
         lines = _order_receipts(store, row.id, config, state, pm, everyone, refusal, changes)
@@ -299,6 +336,16 @@ def _messages(
         if lines and config.watch.receipts:
             outgoing.insert(0, _reply(marks, pm.pm_id, sender, "\n".join(lines), about(config.game.name, "receipt")))
         store.handle_pm(row.id, pm.pm_id, sender, "orders" if lines else "other", outgoing, changes=changes)
+
+
+def _refusal(side: str, day: int) -> str | None:
+    """Why an order is not taken, by when it was sent: after the deadline or before the start (the earlier
+    day's, which is over; before day 1, none), or at a time the forum does not tell exactly."""
+    if side == "inside":
+        return None
+    if side == "uncertain":
+        return UNCERTAIN
+    return NOT_STARTED if side == "before" and day == 1 else LATE
 
 
 def _verdict(
@@ -387,6 +434,7 @@ def _vote_receipt(state: GameState, sender: str, targets: tuple[str, ...], said:
 
 
 LATE = "день уже закончился"
+NOT_STARTED = "письмо отправлено до начала дня 1"
 UNCERTAIN = "форум не показывает точное время отправки, о нём решит ведущий"
 TURN_MADE = "ход уже сделан: все игроки походили, итоги у модераторов"
 

@@ -194,7 +194,7 @@ def day_context(
         "misses": _misses(rules, events, phrase),
         "missed_roles": sorted({role_name(e.role) for e in events if e.kind == "missed" and e.role is not None}),
         "commissar_line": _commissar_line(rules, outcome),
-        "announcements": _announcements(rules, events, phrase),
+        "announcements": _announcements(rules, events, phrase, over=outcome.winner != "none"),
         "status": _status(rules, before, outcome),
         "players_count": len(before.players),
         "mafia_free": sum(1 for p in outcome.state.living() if p.role == "mafia"),
@@ -278,15 +278,19 @@ def _commissar_line(rules: Ruleset, outcome: DayOutcome) -> str | None:
     return None
 
 
-def _announcements(rules: Ruleset, events: Iterable[Event], phrase: Phrasebook) -> list[Safe]:
+def _announcements(rules: Ruleset, events: Iterable[Event], phrase: Phrasebook, *, over: bool = False) -> list[Safe]:
     """Public news: a new sheriff or maniac (gameru-3.3), a role passed on (kozanostra), naming nobody; the
-    host's powers (a replacement "X (заменил Y)", a removal, a change of roles, the best player)."""
+    host's powers (a replacement "X (заменил Y)", a removal, a change of roles, the best player). Once the game
+    is over no role passes on: there is no next day to play it (its phrase is drawn all the same, so that
+    the rest of the post reads as it would)."""
     lines: list[Safe] = []
     for e in events:
         if e.kind in ("new_sheriff", "new_maniac"):
-            lines.append(phrase(e.kind))
+            told = phrase(e.kind)
+            lines += [] if over else [told]
         elif e.kind == "inherited" and e.role is not None:
-            lines.append(phrase("inherited", role=role_name(e.role, rules)))
+            told = phrase("inherited", role=role_name(e.role, rules))
+            lines += [] if over else [told]
         elif e.kind == "replaced" and e.actor and e.target:
             lines.append(phrase("replaced", nick=e.actor, old=e.target))
         elif e.kind == "best_player" and (e.target or e.actor):
@@ -294,7 +298,8 @@ def _announcements(rules: Ruleset, events: Iterable[Event], phrase: Phrasebook) 
     if any(e.kind == "decided_by_host" for e in events):  # the change ends the game: there is no tomorrow
         lines.append(phrase("decided_by_host"))
     elif any(e.kind == "role_changed" for e in events):
-        lines.append(phrase("role_changed"))
+        told = phrase("role_changed")
+        lines += [] if over else [told]
     return lines
 
 

@@ -113,6 +113,7 @@ class CheckLine:
     target: str | None  # None: the check did not take place (kozanostra: jailed)
     result: CheckResult
     text: str  # what the result means, in Russian
+    cause: str | None = None  # how the target died that day, if he did (the checker's bullet: "sheriff")
 
 
 def _check_text(rules: Ruleset, result: CheckResult) -> str:
@@ -135,7 +136,8 @@ def check_lines(before: GameState, outcome: DayOutcome, checker: str) -> list[Ch
     targets += [None] * (len(results) - len(targets))
     rules = ruleset_for(before)
     return [
-        CheckLine(target, result, _check_text(rules, result)) for target, result in zip(targets, results, strict=False)
+        CheckLine(target, result, _check_text(rules, result), outcome.deaths.get(target) if target else None)
+        for target, result in zip(targets, results, strict=False)
     ]
 
 
@@ -210,12 +212,19 @@ def dealt_state(state: GameState) -> GameState:
 
 
 def render_reveal(
-    config: GameConfig, state: GameState, salt: str, commitment: str, dealt: GameState | None = None
+    config: GameConfig,
+    state: GameState,
+    salt: str,
+    commitment: str,
+    dealt: GameState | None = None,
+    *,
+    heading: bool = True,
 ) -> Message:
     """The end-of-game post: every player's role (dealt, and at the end), and the salt that opens the
     commitment `SHA-256(salt + "\\n" + role list)` published when the roles were dealt. `dealt` is the
     state as dealt (default: dealt again from the seed). Refuses when the dealt roles do not give that
-    commitment (the state does not belong to that deal)."""
+    commitment (the state does not belong to that deal). `heading=False`: without its "game over" heading,
+    below a day post that has its own."""
     dealt = dealt if dealt is not None else dealt_state(state)
     if commitment_of(dealt, salt) != commitment:
         raise StateError(
@@ -242,6 +251,7 @@ def render_reveal(
         "altered": any(escape(line) != line for line in role_list.splitlines()),
         "salt": salt,
         "commitment": commitment,
+        "heading": heading,
     }
     return _render(None, REVEAL_TEMPLATE, context, None)
 

@@ -267,6 +267,15 @@ def plural(n: int, one: str, few: str, many: str) -> str:
     return many
 
 
+def less_than(hours: float) -> str:
+    """A span of time after «меньше», in words, to the minute: «меньше 3 часов», «меньше 6 минут»,
+    «меньше 1 часа 30 минут» (never «0.1 ч.»)."""
+    whole, minutes = divmod(max(1, round(hours * 60)), 60)
+    parts = [f"{whole} {plural(whole, 'часа', 'часов', 'часов')}"] if whole else []
+    parts += [f"{minutes} {plural(minutes, 'минуты', 'минут', 'минут')}"] if minutes else []
+    return "меньше " + " ".join(parts)
+
+
 def number(value: float) -> str:
     """A number as a Russian reader writes it: 2,5 and 3."""
     return f"{value:g}".replace(".", ",")

@@ -42,6 +42,7 @@ AUDIT_REASONS: dict[str, str] = {
     "no_such_order": "в этой игре нет такого приказа",
     "command": "команда игрока, не приказ (ответ — в квитанции)",
     "dead_sender": "отправитель выбыл из игры",
+    "which_game": "игрок играет в нескольких играх, а по письму не видно, в какой: его спросили, письмо не засчитано",
 }
 
 # The same codes where an order line, not a vote, is meant.

@@ -232,7 +232,8 @@ def test_a_live_topic_over_http_and_a_retally_fetches_one_page(
     board.add_user("host_bot", "pw", moderator=True)
     forum = board.add_forum("Мафия")
     start = datetime(2026, 11, 29, 7, 0, tzinfo=UTC)
-    topic = board.add_topic(forum, "День 1", "host_bot", "Голосуем.", start)
+    opening = f"Вчера голосовали:\n[list][*][b]{PLAYERS[0]}[/b]: 4 голоса[/list]"  # as the bot's day post lists them
+    topic = board.add_topic(forum, "День 1", "host_bot", opening, start)
     for i, voter in enumerate(PLAYERS[:12]):
         board.add_post(topic, voter, f"[color=red][b]{PLAYERS[(i + 1) % 3]}[/b][/color]", start + timedelta(minutes=i))
     monkeypatch.setenv("FORUMBOT_USERNAME", "host_bot")
@@ -245,6 +246,7 @@ def test_a_live_topic_over_http_and_a_retally_fetches_one_page(
         assert first.exit_code == 0, first.output
         assert json.loads(first.stdout)["tally"] == {"Bob Smith": 4, "Пётр": 4, "Alice": 4}
         assert json.loads(first.stdout)["leader"] == "Bob Smith"  # gameru-3.3: voted for earliest
+        assert [v for v in json.loads(first.stdout)["votes"] if v["voter"] == "host_bot"] == []  # the bot's opening
         server.reset_log()
         again = CliRunner().invoke(app, ["tally", url, "--players", str(players), "--json"])
         assert again.exit_code == 0, again.output

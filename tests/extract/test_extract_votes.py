@@ -19,6 +19,7 @@ from extract_support import (
 
 from forumbot.engine.model import Vote
 from forumbot.extract import Roster, VoteRecord, extract_post_votes, extract_votes, to_engine_votes
+from forumbot.host.tally import tally_posts, vote_json
 from forumbot.posts import Post
 
 DAY_START = datetime(2026, 11, 29, 0, 0, tzinfo=UTC)
@@ -387,3 +388,9 @@ def test_records_are_frozen_and_carry_the_permalink(phpbb_roster: Roster) -> Non
 
 def test_every_player_of_the_capture_is_in_the_roster(phpbb_roster: Roster) -> None:
     assert tuple(phpbb_roster) == PHPBB_PLAYERS
+
+
+def test_a_spoiler_is_reported_as_a_spoiler_by_the_tally_and_the_audit() -> None:
+    markup = "<span style='color:#000000;background:#000000'><b><span style=\"color:red\">Печкин</span></b></span>"
+    tally = tally_posts([make_post(markup, author="Лиса")], ["Лиса", "Печкин"])
+    assert [vote_json(r)["reason"] for r in tally.records] == ["spoiler"]  # not "quoted": it is no quote

@@ -58,9 +58,20 @@ def test_the_reminder_comes_once_inside_its_window(tmp_path: Path) -> None:
     one_pass(store, config, DEADLINE - timedelta(hours=1))
     [reminder] = queued(store)
     assert reminder.kind == "reply" and reminder.recipients == ["https://forum.example/viewtopic.php?t=77"]
-    assert "день 1 заканчивается 29.11.2026 в 23:00 (Europe/Moscow)" in reminder.body
+    assert "день 1 заканчивается 29.11.2026 в 23:00 (Europe/Moscow). Осталось меньше 3 часов." in reminder.body
     one_pass(store, config, DEADLINE + timedelta(minutes=1))
     assert len(queued(store)) == 1  # none after the deadline
+
+
+@pytest.mark.parametrize(
+    ("hours", "left"),
+    [(0.1, "меньше 6 минут"), (1, "меньше 1 часа"), (1.5, "меньше 1 часа 30 минут"), (0.35, "меньше 21 минуты")],
+)
+def test_the_reminder_tells_the_time_left_in_words(tmp_path: Path, hours: float, left: str) -> None:
+    store, config = make_game(tmp_path, {"reminder_hours": hours})
+    one_pass(store, config, DEADLINE - timedelta(minutes=1))
+    [reminder] = queued(store)
+    assert f"Осталось {left}." in reminder.body and " ч." not in reminder.body
 
 
 def test_a_moved_deadline_gets_its_own_reminder(tmp_path: Path) -> None:

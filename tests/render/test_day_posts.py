@@ -19,10 +19,13 @@ from render_support import (
 )
 
 from forumbot.engine import DayInput, GameState, Order, Player, resolve_day
+from forumbot.engine.commitment import commitment_of
 from forumbot.engine.model import EventKind
+from forumbot.host import games
 from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day, render_day_post, render_day_title
 from forumbot.render.phrases import GENDER_FORMS, PHRASES, PHRASES_AGREEING, agree
+from forumbot.store import GameRow
 
 GAMERU = gameru_days()
 SILENT_SHERIFF = gameru_silent_sheriff()
@@ -257,3 +260,25 @@ def test_a_suicide_visited_only_by_the_doctor_is_announced_with_the_visit() -> N
     assert outcome.deaths["Тихоня"] == "inactive"
     line = line_with(post("salon", (state, outcome)), "Тихоня", "побывали")
     assert "доктор" in line
+
+
+def test_the_post_that_ends_the_game_passes_no_role_on_and_says_game_over_once() -> None:
+    """The silent sheriff dies on the day the town wins: no new sheriff is announced (there is no next day),
+    and the reveal below the post does not repeat its "game over" heading."""
+    players = (
+        Player(nick="Дон", role="mafia", boss=True),
+        Player(nick="Шериф", role="sheriff"),
+        *(Player(nick=n, role="civilian") for n in ("Анна", "Борис", "Вера", "Глеб")),
+    )
+    state = GameState(variant="gameru-3.3", seed=7, players=players)
+    town = ("Анна", "Борис", "Вера", "Глеб")
+    [(before, outcome)] = play(state, DayInput(votes=votes(*((n, "Дон") for n in town)), silent=frozenset({"Шериф"})))
+    assert outcome.winner == "town" and "new_sheriff" in [e.kind for e in outcome.events]
+    salt = "соль"
+    dealt = state.model_dump_json()
+    row = GameRow(1, "Мафия-7", "gameru-3.3", {}, outcome.state, 7, salt, commitment_of(state, salt), dealt)
+    settings = config("gameru-3.3")
+    body = games.post_text(settings, row, before, outcome, render_day(settings, before, outcome).body)
+    assert body.lower().count("игра окончена") == 1, body
+    assert not any(phrase in body for phrase in PHRASES["new_sheriff"]), body
+    assert f"Соль: [b]{salt}[/b]" in body  # the reveal is there, without its heading

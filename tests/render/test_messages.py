@@ -5,9 +5,19 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from render_support import config, gameru_days, gameru_silent_sheriff, kozanostra_days, salon_days
+from render_support import (
+    config,
+    gameru_days,
+    gameru_players,
+    gameru_silent_sheriff,
+    kozanostra_days,
+    orders,
+    play,
+    salon_days,
+    votes,
+)
 
-from forumbot.engine import DayInput, Order, Vote, deal, resolve_day
+from forumbot.engine import DayInput, GameState, Order, Vote, deal, resolve_day
 from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.errors import StateError
 from forumbot.render.bbcode import unescape
@@ -87,6 +97,17 @@ def test_each_checker_learns_his_result_privately() -> None:
     assert by_recipient(salon[0]) == {"Мегрэ": "Тони — [b]мафиози[/b].\n"}
     assert by_recipient(salon[1]) == {"Мегрэ": "Психо — [b]НЕ мафия[/b].\n"}
     assert salon[2] == []  # no check sent
+
+
+def test_a_sheriff_whose_target_was_executed_is_not_told_his_bullet_killed() -> None:
+    state = GameState(variant="gameru-3.3", seed=7, players=gameru_players())
+    town = ("Анна", "Борис", "Вера", "Глеб", "Дина", "Шериф")
+    day = DayInput(votes=votes(*((nick, "Фредо") for nick in town)), orders=orders(("Шериф", "check", "Фредо")))
+    [(before, outcome)] = play(state, day)
+    assert outcome.deaths["Фредо"] == "executed"
+    told = by_recipient(render_check_messages(config("gameru-3.3"), before, outcome))["Шериф"]
+    shot = "Этого игрока казнили по итогам голосования раньше, чем прозвучал ваш выстрел."
+    assert told == f"Фредо — [b]мафиози[/b]. {shot}\n"
 
 
 def test_a_check_that_did_not_happen_is_a_miss() -> None:
