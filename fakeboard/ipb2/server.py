@@ -391,7 +391,7 @@ class Ipb2Server(InvisionServer):
             "heading": heading,
             "post_key": secrets.token_hex(16),
             "error": error,
-            "preview": Markup(ipb2_bbcode(preview)) if preview else "",
+            "preview": Markup(ipb2_bbcode(preview.replace("\r\n", "\n"))) if preview else "",
             "shown_again": shown_again,
             "subject": request.form.get("TopicTitle", "") if shown_again else "",
             "message": request.form.get("Post", "") if shown_again else "",
@@ -475,7 +475,7 @@ class Ipb2Server(InvisionServer):
             "per_page": PMS_PER_PAGE,
             "total": len(kept),
             "current": start // PMS_PER_PAGE + 1,
-            "nav": [("act=Msg&amp;CODE=01", "Личный ящик")],
+            "nav": [("act=UserCP&amp;CODE=00", "Ваш Личный Ящик")],
         }
         return self._page(request, "msg.html", "Добро пожаловать в личный ящик", **values)
 
@@ -515,7 +515,7 @@ class Ipb2Server(InvisionServer):
         values = {
             "view": "compose",
             "error": error,
-            "preview": Markup(ipb2_bbcode(preview)) if preview else "",
+            "preview": Markup(ipb2_bbcode(preview.replace("\r\n", "\n"))) if preview else "",
             "post_key": secrets.token_hex(16),
             "copies": self.copies,
             "entered_name": typed.get("entered_name", ""),
@@ -523,7 +523,7 @@ class Ipb2Server(InvisionServer):
             "msg_title": typed.get("msg_title", ""),
             "message": typed.get("message", ""),
             "side_panel": "1",
-            "nav": [("act=Msg&amp;CODE=01", "Личный ящик")],
+            "nav": [("act=UserCP&amp;CODE=00", "Ваш Личный Ящик")],
         }
         return self._page(request, "msg.html", "Добро пожаловать в личный ящик", **values)
 

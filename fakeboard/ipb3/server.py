@@ -82,6 +82,7 @@ NO_SUCH_MEMBER = "Необходимо вручную ввести полное 
 # not among the captured answers: the fake's own words for them
 PM_FLOOD_ERROR = "Вы должны подождать {} секунд, прежде чем отправить новое личное сообщение."
 TOO_MANY_INVITES = "Вы можете пригласить не более {} пользователей."
+NO_START_PERM = "У Вас нет прав создавать темы в этом форуме."
 NO_TITLE = "Вы должны ввести заголовок длиной не менее 2 символов."
 NO_POST = "Вы должны ввести сообщение."
 NO_TOPIC = "Запрашиваемая тема не существует."
@@ -145,8 +146,8 @@ class Ipb3Server(InvisionServer):
     flood control between posts (0: none), `double_post` the window of the double-post guard,
     `pm_flood_interval` the time a member waits between two new conversations (0: none), `friendly_urls`
     the board's setting, `invites` how many others a conversation may invite (g_max_mass_pm, 0: none),
-    `moderators_post_closed` whether moderators may reply in closed topics, `logins` login names of members
-    whose display name differs."""
+    `moderators_post_closed` whether moderators may reply in closed topics, `posting_refused` forums nobody
+    may post in, `logins` login names of members whose display name differs."""
 
     skeletons = SKELETONS
     thread_name: ClassVar[str] = "ipb3-fake"
@@ -160,10 +161,12 @@ class Ipb3Server(InvisionServer):
         friendly_urls: bool = True,
         invites: int = 0,
         moderators_post_closed: bool = False,
+        posting_refused: frozenset[int] = frozenset(),
         logins: dict[str, str] | None = None,
         **options: Unpack[ServerOptions],
     ) -> None:
         super().__init__(board, charset="utf-8", logins=logins, **options)
+        self.posting_refused = posting_refused
         self.double_post = double_post
         self.pm_flood_interval = pm_flood_interval
         self.friendly_urls = friendly_urls
@@ -219,6 +222,10 @@ class Ipb3Server(InvisionServer):
             )
         return f"{base}index.php?showtopic={topic_id}" + (f"&page={page}" if page > 1 else "")
 
+    def post_link(self, base: str, topic_id: int, title: str, post_id: int) -> str:
+        """A post's permalink: its topic's address with `p=`."""
+        return self.topic_link(base, topic_id, title) + (f"?p={post_id}" if self.friendly_urls else f"&p={post_id}")
+
     def forum_link(self, base: str, forum_id: int, name: str) -> str:
         if self.friendly_urls:
             return f"{base}index.php?/forum/{forum_id}-{quote(seo_title(name))}/"
@@ -228,10 +235,9 @@ class Ipb3Server(InvisionServer):
         """post.php's silent redirect: to the new topic, or to the reply by `p=`."""
         with self.board.lock:
             title = self.board._topics[topic_id].title
-        link = self.topic_link(request.base_url, topic_id, title)
-        if post_id is not None:
-            link += f"?p={post_id}" if self.friendly_urls else f"&p={post_id}"
-        return redirect(link)
+        if post_id is None:
+            return redirect(self.topic_link(request.base_url, topic_id, title))
+        return redirect(self.post_link(request.base_url, topic_id, title, post_id))
 
     # -- rendering ----------------------------------------------------------------------------------
 
@@ -243,17 +249,23 @@ class Ipb3Server(InvisionServer):
             "root_link": base.rstrip("/"),
             "topic_link": lambda topic_id, title, page=1: self.topic_link(base, topic_id, title, page),
             "forum_link": lambda forum_id, name: self.forum_link(base, forum_id, name),
+            "post_link": lambda topic_id, title, post_id: self.post_link(base, topic_id, title, post_id),
         }
 
     def _content_type(self) -> str:
         return "text/html; charset=UTF-8"
 
     def _error(self, request: Request, text: str, code: str = "10333", status: int = 401) -> Response:
-        return self._page_as(status, request, "message.html", "Ошибка", {"error": text, "code": code})
+        """skin_global_other Error; a guest's page carries the sign-in form (htmlOutput::displayError)."""
+        values = {"error": text, "code": code, "referer": self._referer(request)}
+        return self._page_as(status, request, "message.html", "Ошибка", values)
+
+    def _referer(self, request: Request) -> str:
+        asked = "&".join(f"{quote(k)}={quote(v)}" for k, v in request.query.items())
+        return f"{request.base_url}index.php?{asked}"
 
     def _login_wall(self, request: Request, error: str = "") -> Response:
-        asked = "&".join(f"{quote(k)}={quote(v)}" for k, v in request.query.items())
-        referer = f"{request.base_url}index.php?{asked}"
+        referer = self._referer(request)
         return self._page(request, "login.html", "Вход", error=error, referer=referer, nav=[("", "Вход")])
 
     def _date_text(self, moment: datetime, *, with_time: bool = True) -> str:
@@ -310,7 +322,12 @@ class Ipb3Server(InvisionServer):
                 "posts": shown,
                 "starter": starter,
                 "moderator": moderator,
-                "mod_links": [("01", "Открыть тему")] if topic.locked else [("00", "Закрыть тему")],
+                "mod_links": [
+                    ("01", "Открыть тему") if topic.locked else ("00", "Закрыть тему"),
+                    ("02", "Переместить тему"),
+                    ("05", "Изменить название"),
+                    ("15", "Закрепить тему"),
+                ],
                 "forum_name": forum.name,
                 "per_page": per_page,
                 "total": len(posts),
@@ -397,6 +414,8 @@ class Ipb3Server(InvisionServer):
             topic = self.board._topics.get(topic_id) if replying else None
             if forum is None or (replying and (topic is None or topic.forum_id != forum_id)):
                 return self._error(request, NO_TOPIC, "10340", status=404)
+            if forum_id in self.posting_refused:
+                return self._error(request, NO_REPLY_PERM if replying else NO_START_PERM, "103134", status=403)
             if topic is not None and topic.locked and not (self.moderators_post_closed and moderates(user, forum)):
                 return self._error(request, LOCKED_TOPIC, "103134", status=403)
         wait = self._flood_wait(user)
@@ -648,7 +667,7 @@ class Ipb3Server(InvisionServer):
             "invites": self.invites,
             "invite_users": typed.get("invite_users", ""),
             "msg_title": typed.get("msg_title", ""),
-            "message_text": typed.get("message", ""),
+            "message_text": "",  # the form comes back without the text (fixtures/ipb-real/ipb34/13)
             "title_max": PM_TITLE_MAX,
             "total_conversations": 0,
             "nav": [("app=members&amp;module=messaging", "Личные сообщения")],
