@@ -155,9 +155,14 @@ class Ipb2Server(InvisionServer):
         else:
             routes = {"login": self._login, "post": self._post, "mod": self._moderate, "msg": self._messenger}
             route = routes.get(act)
-            answer = route(request, q) if route is not None else self._page(request, "error.html", "Форум", error="")
+            answer = route(request, q) if route is not None else self._index(request)
         self._clicked(request, q)
         return answer
+
+    def _index(self, request: Request) -> Response:
+        with self.board.lock:
+            forums = [f for f in self.board._forums.values() if not f.category]
+        return self._page(request, "index.html", self.board.name, forums=forums)
 
     def _clicked(self, request: Request, q: dict[str, str]) -> None:
         """The session's location and time as IPB keeps them for its next request (`Post,F,,CODE` on the

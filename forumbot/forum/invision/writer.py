@@ -216,7 +216,7 @@ class InvisionPoster(Generic[Client]):
     def _pm_once(self, url: str, names: list[str], subject: str, message: str, seen: Seen) -> Outcome | Found:
         self._wait_gap(post=False)
         page = self._form_page(url)
-        submission = self._composing(page, names, subject, message)
+        submission = self._composing(page, names[:1], subject, message)
         if submission is None:
             return self._missing(url, page)
         takes = self._invites(page) + 1
@@ -224,6 +224,8 @@ class InvisionPoster(Generic[Client]):
             raise TooManyRecipients(
                 f"{url}: the board takes {takes} recipient(s) in one PM, not {len(names)}; PM not sent", takes
             )
+        submission = self._composing(page, names, subject, message) if len(names) > 1 else submission
+        assert submission is not None
         answer = self._submit(page, submission, seen, post=False, multipart=self._multipart(page, "pm"))
         if isinstance(answer, Found):
             return answer

@@ -42,6 +42,7 @@ __all__ = [
     "error_text",
     "flood_wait",
     "form_missing",
+    "login_refusal",
     "pm_answer",
     "post_answer",
     "redirect_screen",
@@ -101,6 +102,11 @@ def _post_errors(root: Element) -> str | None:
             if errors:
                 return " ".join(errors)
     return None
+
+
+def login_refusal(html: str | Element) -> str | None:
+    """Why the login form came back: its own error box (the post errors' structure above the form)."""
+    return _post_errors(parse_html(html))
 
 
 def flood_wait(html: str | Element) -> int | None:

@@ -69,7 +69,8 @@ class IpbClient(InvisionClient):
         action = http.rebase(submission[0] or self.urls.login)
         answer = http.post(action, submission[1], charset=form_page.charset)
         if is_login_wall(answer.text):
-            raise LoginFailed(f"{self.forum}: {login_error(answer) or 'the forum refused the login'}")
+            said = answers.login_refusal(answer.text) or login_error(answer) or "the forum refused the login"
+            raise LoginFailed(f"{self.forum}: {said}")
         screen = answers.redirect_screen(answer.text)
         landed = http.get(http.rebase(screen.url), content=False) if screen is not None and screen.url else answer
         self._learn_viewer(self._tree(landed.text, last_use=True))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from datetime import timezone
+from datetime import datetime, timezone
 from typing import Any
 
 from forumbot.errors import ForumbotError, ForumError, LoginFailed, ParseError
@@ -16,6 +16,8 @@ from forumbot.forum.invision.reader import InvisionClient
 from forumbot.forum.ipb3 import NAME, forms, pages
 from forumbot.forum.markup import BodyReader, Element
 from forumbot.posts import ConversationPage, PmSummary, PrivateMessage, TopicPage
+
+REPLY_FORM = "index.php?app=members&module=messaging&section=send&do=replyForm"
 
 
 class Ipb3Client(InvisionClient):
@@ -119,6 +121,18 @@ class Ipb3Client(InvisionClient):
         if pm_id not in self._messages:  # an id of no message read so far, or a conversation's that opened late
             raise ParseError(f"{self.forum}: no message {pm_id} in the conversations read: the next inbox reads it")
         return self._messages[pm_id]
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None:
+        """The message's send time to the second: its reply form quotes it with its unix time (the form is
+        only shown, never sent); None where the board does not say."""
+        held = self._messages.get(pm_id)
+        if held is None or held.conversation_id is None:
+            return None
+        url = self.http.url(f"{REPLY_FORM}&topicID={held.conversation_id}&msgID={pm_id}")
+        try:
+            return pages.quoted_time(self.http.get(url).text)
+        except (ParseError, ForumError):
+            return None
 
     def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
         return (or_error(self.fetch_pm, pm) for pm in pms)
