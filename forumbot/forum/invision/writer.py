@@ -361,7 +361,7 @@ class InvisionPoster(Generic[Client]):
         for attempt in range(2):
             try:
                 outcome = self._close(page)
-            except MaybeSent as exc:  # closing twice is harmless: the topic itself says whether it took
+            except ForumError as exc:  # the answer failed: closing twice is harmless, the topic says if it took
                 outcome = Unknown(str(exc))
             if attempt == 0 and isinstance(outcome, RefusedForNow | LoggedOut):
                 if isinstance(outcome, LoggedOut):
