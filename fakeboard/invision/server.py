@@ -32,11 +32,21 @@ class LockRefusal(Enum):
 
 class InvisionServer(FakeServer):
     """`board` served as an IPB would serve it (see the module). `charset` is the board's `gb_char_set`
-    (pages are encoded in it, and the forms posted back are read in it); the rest are the server's."""
+    (pages are encoded in it, and the forms posted back are read in it); `logins` gives members a name to
+    log in with other than the one the board prints (their display name, a member of `board`): login name
+    -> display name, as IPB allows by default; the rest are the server's."""
 
-    def __init__(self, board: Board, *, charset: str = "utf-8", **options: Unpack[ServerOptions]) -> None:
+    def __init__(
+        self,
+        board: Board,
+        *,
+        charset: str = "utf-8",
+        logins: dict[str, str] | None = None,
+        **options: Unpack[ServerOptions],
+    ) -> None:
         super().__init__(board, **options)
         self.charset = charset
+        self.logins = {login.casefold(): shown for login, shown in (logins or {}).items()}
 
     # -- requests and sessions ----------------------------------------------------------------------
 
@@ -84,8 +94,11 @@ class InvisionServer(FakeServer):
     def _sign_in(self, request: Request, name: str, password: str, remember: bool) -> User | None:
         """The member whose name and password the sign-in form holds, signed in on a new session
         (remembered in cookies when asked); None when the name or the password is wrong."""
+        shown = self.logins.get(name.casefold())
+        if shown is None and name.casefold() in {other.casefold() for other in self.logins.values()}:
+            return None  # a member with a login name of his own does not log in with the name the board prints
         with self.board.lock:
-            found = self.board._users.get(name.lower())
+            found = self.board._users.get((shown or name).lower())
             user = self._member(found.user_id) if found is not None else None
         if user is None or not _same_password(user, password):
             return None
@@ -100,6 +113,17 @@ class InvisionServer(FakeServer):
         """The sign-out link: it ends the session only with the member's own form hash."""
         if request.user is not None and request.session is not None and key == self.auth_key(request.user):
             self.sessions.close(request.session.sid)
+
+    def _send(self, handler: Any, response: Response) -> None:
+        """A silent redirect goes without a body and without a content type, as IPB's header redirect does."""
+        if response.status in (301, 302) and not response.body:
+            handler.send_response(response.status)
+            for name, value in (*response.headers, *self.page_headers):
+                handler.send_header(name, value)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        super()._send(handler, response)
 
     def _dispatch(self, request: Request) -> Response:
         script = request.path.rsplit("/", 1)[-1] or "index.php"
@@ -191,18 +215,22 @@ class InvisionServer(FakeServer):
     def _store(
         self, request: Request, user: User, forum: Forum, topic: Topic | None, title: str, text: str
     ) -> Response:
-        """A new topic (`topic` None, titled `title`) or a reply stored, and the 302 to it: the topic, or
-        the reply's page and anchor (a member whose posts wait for approval has the reply queued)."""
+        """A new topic (`topic` None, titled `title`) or a reply stored (a member whose posts wait for
+        approval has the reply queued), and the version's 302 to it (`_made`). Line breaks are stored as
+        the board keeps them (a browser sends CR LF)."""
         now = self._now()
+        text = text.replace("\r\n", "\n")
         if topic is None:
             made = self.board.add_topic(forum.forum_id, title, user.name, text, now)
             self._posted(user)
-            return self._to(request, f"showtopic={made}")
+            return self._made(request, made, None)
         post_id = self.board.add_post(topic.topic_id, user.name, text, now, approved=not user.needs_approval)
         self._posted(user)
-        count = len(self.board.posts_of(topic.topic_id))
-        start = (count - 1) // self.posts_per_page * self.posts_per_page
-        return self._to(request, f"showtopic={topic.topic_id}&st={start}&gopid={post_id}&#entry{post_id}")
+        return self._made(request, topic.topic_id, post_id)
+
+    def _made(self, request: Request, topic_id: int, post_id: int | None) -> Response:
+        """The 302 to a new topic (`post_id` None) or to a new reply."""
+        raise NotImplementedError
 
     def _close_or_open(self, user: User, topic_id: int, close: bool | None) -> Topic | LockRefusal:
         """A moderator of the topic's forum closes it (`close`) or opens it; `close` None is an action that

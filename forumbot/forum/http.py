@@ -26,6 +26,7 @@ from __future__ import annotations
 import email.utils
 import itertools
 import random
+import secrets
 import threading
 import time
 from collections import deque
@@ -115,6 +116,9 @@ class Page:
     content: bytes
     text: str
     charset: str
+    # the `Location` of each redirect followed on the way, in order: a write's answer names what it made
+    # there (a fragment such as `#entry999` is dropped from `url`)
+    locations: tuple[str, ...] = ()
 
 
 class RefusedPage(NoPermission):
@@ -206,6 +210,26 @@ def retry_after_seconds(value: str | None, now: float) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     return max(0.0, when.timestamp() - now)
+
+
+def encode_multipart(fields: Mapping[str, str] | Sequence[tuple[str, str]], charset: str, boundary: str) -> bytes:
+    """A `multipart/form-data` body as a browser sends a form of that `enctype` without files: one part per
+    field, in order, each value in the form's charset (characters outside it as `&#N;`)."""
+    pairs = list(fields.items()) if isinstance(fields, Mapping) else list(fields)
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{_quoted(name)}"\r\n\r\n'.encode(
+            charset, "xmlcharrefreplace"
+        )
+        + value.encode(charset, "xmlcharrefreplace")
+        + b"\r\n"
+        for name, value in pairs
+    ]
+    return b"".join(parts) + f"--{boundary}--\r\n".encode("ascii")
+
+
+def _quoted(name: str) -> str:
+    """A field name as browsers write it in a part's header (quotes and line breaks escaped)."""
+    return name.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def encode_form(fields: Mapping[str, str] | Sequence[tuple[str, str]], charset: str) -> bytes:
@@ -317,10 +341,17 @@ class ForumHttp:
         charset: str = "utf-8",
         content: bool = False,
         idempotent: bool = True,
+        multipart: bool = False,
     ) -> Page:
-        """POST a urlencoded form. `idempotent=False` retries only when the request surely never arrived."""
-        body = encode_form(fields, charset)
-        headers = {"Content-Type": f"application/x-www-form-urlencoded; charset={charset}"}
+        """POST a form, urlencoded (or `multipart`, as a form of that `enctype` is sent). `idempotent=False`
+        retries only when the request surely never arrived."""
+        if multipart:
+            boundary = f"----forumbot{secrets.token_hex(12)}"
+            body = encode_multipart(fields, charset, boundary)
+            headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        else:
+            body = encode_form(fields, charset)
+            headers = {"Content-Type": f"application/x-www-form-urlencoded; charset={charset}"}
         return self._request("POST", url, body=body, headers=headers, content=content, idempotent=idempotent)
 
     def _request(
@@ -350,7 +381,8 @@ class ForumHttp:
         """The answer decoded and checked: None for a login wall where content was expected (and a
         login is possible), an error for a refusal or an error status."""
         text, charset = decode_body(response)
-        page = Page(str(response.url), response.status_code, response.content, text, charset)
+        hops = tuple(hop.headers.get("location", "") for hop in response.history)
+        page = Page(str(response.url), response.status_code, response.content, text, charset, hops)
         if content and self._rules.is_login_wall(text):
             if self._authenticate is None:
                 raise NotLoggedIn(N_("{url}: the forum served its login page instead of the content"), url=url)
@@ -440,8 +472,11 @@ class ForumHttp:
                     return response
                 if not idempotent and response.history:
                     # The form was accepted (the forum redirected): only the page it sent us to failed.
-                    # Fetch that page again; sending the form again would post twice.
-                    return self._send("GET", str(response.url), None, None, True)
+                    # Fetch that page again; sending the form again would post twice. The redirects that
+                    # named what the form made stay with the answer.
+                    again = self._send("GET", str(response.url), None, None, True)
+                    again.history = [*response.history, *again.history]
+                    return again
                 last_error = f"HTTP {status} {response.reason_phrase}".rstrip()
                 if not idempotent:
                     raise MaybeSent(

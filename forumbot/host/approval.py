@@ -38,7 +38,8 @@ def draft_code(stored: StoredDraft) -> str:
 
 
 def draft_subject(game: str, day: int, stored: StoredDraft) -> str:
-    return f"{game}: черновик итогов дня {day} [{draft_code(stored)}]"
+    # the code first: boards cut a PM's subject (IPB to 40 characters), and a reply keeps only what is left
+    return f"[{draft_code(stored)}] {game}: черновик итогов дня {day}"
 
 
 @dataclass(frozen=True)

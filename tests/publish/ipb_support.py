@@ -1,6 +1,7 @@
-"""Day 1 of `publish_support`, played on the fake IPB 2.2 board: the same players, votes, orders, draft
-and approval, with the board's own forms, charset and flood rules, the server and the client on one
-fake clock."""
+"""Day 1 of `publish_support`, played on the fake IPB 2.2 or IPB 3.4 board: the same players, votes, orders,
+draft and approval, with the board's own forms, charset, flood rules and redirects, the server and the client on
+one fake clock. The bot logs in as `BOT_LOGIN` while the board prints his display name, `BOT`, on all he writes
+(as IPB allows by default): what the bot looks for is what the board prints."""
 
 from __future__ import annotations
 
@@ -28,49 +29,76 @@ from publish_support import (
     played_on,
 )
 
+from fakeboard.invision import InvisionServer
 from fakeboard.ipb2 import Ipb2Server
+from fakeboard.ipb3 import Ipb3Server
 from forumbot.forum.http import HttpSettings
+from forumbot.forum.invision.reader import InvisionClient
+from forumbot.forum.invision.writer import InvisionPoster
 from forumbot.forum.ipb2.reader import IpbClient
 from forumbot.forum.ipb2.writer import Ipb2Poster
+from forumbot.forum.ipb3.reader import Ipb3Client
+from forumbot.forum.ipb3.writer import Ipb3Poster
 from forumbot.host.outbox import MARKER
 from forumbot.store import Store
+
+BOT_LOGIN = "hostbot"  # the name the bot logs in with; the board prints `BOT`
+LOGINS = {BOT_LOGIN: BOT}
 
 
 @dataclass
 class IpbPlayed(Played):
-    """`Played`, whose clients speak IPB 2."""
+    """`Played` on a fake IPB board, whose clients speak its version and log in with the bot's login name."""
 
-    def client(self, username: str = BOT, password: str = BOT_PASSWORD, **http: Any) -> IpbClient:  # type: ignore[override]
+    version: int = 2
+
+    def client(self, username: str = BOT_LOGIN, password: str = BOT_PASSWORD, **http: Any) -> InvisionClient:  # type: ignore[override]
         settings = {"min_interval": 0.0, "backoff_base": 0.0, "max_attempts": 2} | http
-        client = IpbClient(
+        kind = IpbClient if self.version == 2 else Ipb3Client
+        client = kind(
             self.server.url, username=username, password=password, settings=HttpSettings(**settings), clock=self.clock
         )
         self.clients.append(client)  # type: ignore[arg-type]
         return client
 
-    def poster(self, client: IpbClient | None = None, **options: Any) -> Ipb2Poster:  # type: ignore[override]
-        return Ipb2Poster(client or self.client(), **options)
+    def poster(self, client: InvisionClient | None = None, **options: Any) -> InvisionPoster[Any]:  # type: ignore[override]
+        made = client or self.client()
+        if self.version == 2:
+            assert isinstance(made, IpbClient)
+            return Ipb2Poster(made, **options)
+        assert isinstance(made, Ipb3Client)
+        return Ipb3Poster(made, **options)
+
+    def writes(self) -> list[Any]:
+        """The requests that submitted a form of the board's (posts, PMs, the close), the sign-ins left out."""
+        return [
+            r
+            for r in self.server.requests
+            if (r.method == "POST" and not {"act=Login", "do=process"} & set(r.query.split("&")))
+            or "module=moderate" in r.query
+        ]
 
     def posts_made(self) -> int:
-        return self.server.count("index.php", method="POST") - self.server.count(
-            "index.php", method="POST", query="act=Login"
-        )
+        return len(self.writes())
 
 
 @contextmanager
 def ipb_played_day(
-    tmp_path: Path, *, charset: str = "utf-8", flood_interval: float = 0.0, bot_moderator: bool = True
+    tmp_path: Path, *, version: int = 2, bot_moderator: bool = True, **server: Any
 ) -> Iterator[IpbPlayed]:
-    """The Russian board on IPB 2.2 with day 1 played, dealt, drafted and approved (as `played_day`)."""
+    """The Russian board on IPB 2.2 (`version` 2; `charset`, `copies`...) or IPB 3.4 (`friendly_urls`,
+    `invites`...) with day 1 played, dealt, drafted and approved (as `played_day`)."""
     board, topic = board_with_day1(bot_moderator=bot_moderator, language="ru")
     clock = FakeClock()
-    server = Ipb2Server(board, clock=clock, charset=charset, flood_interval=flood_interval)
+    kind: type[InvisionServer] = Ipb2Server if version == 2 else Ipb3Server
+    made = kind(board, clock=clock, logins=LOGINS, **server)
     store = Store(tmp_path / "state.db")
 
     def make() -> IpbPlayed:  # once the server runs: its url is in the game's config
-        return IpbPlayed(board, server, clock, store, game_config(server.url, engine="ipb2"), topic)
+        engine = "ipb2" if version == 2 else "ipb3"
+        return IpbPlayed(board, made, clock, store, game_config(made.url, engine=engine), topic, version=version)  # type: ignore[arg-type]
 
-    with played_on(server, make) as played:
+    with played_on(made, make) as played:
         yield played
 
 
@@ -85,7 +113,8 @@ def assert_ipb_published_once(day: Played) -> None:
     checks = [m for m in day.pms(SHERIFF) if m.subject != ROLE_SUBJECT]
     assert len(checks) == 1 and CHECKED in checks[0].body
     assert len(day.board.pms_from(BOT)) == len(WRITTEN) + 1
-    row = day.store.game(GAME)
-    assert row.state is not None and row.state.day == 2
-    day2 = day.store.day(row.id, 2)
-    assert day2 is not None and day2["topic"] == str(topic.topic_id) and day.store.day(row.id, 3) is None
+    row = day.store.game(GAME).state
+    game = day.store.game(GAME)
+    assert row is not None and row.day == 2
+    day2 = day.store.day(game.id, 2)
+    assert day2 is not None and day2["topic"] == str(topic.topic_id) and day.store.day(game.id, 3) is None

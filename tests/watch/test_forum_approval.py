@@ -108,7 +108,7 @@ def test_the_draft_pm_shows_the_post_the_audit_and_how_to_answer(table: Table) -
     table.board.add_post(table.topic, "Фредо", quoted, START + timedelta(minutes=40))
     table.run(AFTER_DEADLINE)
     subject, body = table.draft_pm()
-    assert re.search(r"черновик итогов дня 1 \[[0-9a-f]{8}\]$", subject)
+    assert re.search(r"^\[[0-9a-f]{8}\] .*черновик итогов дня 1$", subject)
     assert "Одобряю" in body and "Отклоняю" in body and "forumbot draft approve" not in body
     assert "Не засчитано:" in body and "Фредо → Том: в цитате или спойлере" in body
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from forumbot.errors import N_, ParseError
@@ -17,6 +18,8 @@ from forumbot.forum.dialect import PageKind
 from forumbot.forum.markup import (
     Element,
     Page,
+    collapse,
+    first_class,
     form_fields,
     iter_class,
     page_label,
@@ -168,6 +171,33 @@ def parse_posting_form(html: Page) -> dict[str, str]:
     if form is None:
         raise not_a(root, None, "posting form")
     return form_fields(form, text_fields=True)
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """The member a page was served to, as the board prints him: his display name (what his posts and PMs
+    show, which may differ from the name he logs in with) and his member id."""
+
+    name: str
+    member_id: int | None
+
+
+def viewer(html: Page) -> Viewer | None:
+    """Who the page was served to: 2.x's member bar (`div#userlinks p.home`, «Вошли как: <a showuser=N>»),
+    3.x's `a#user_link` to his profile; None on a guest's page."""
+    root = parse_html(html)
+    for div in root.iter("div"):
+        if div.get("id") == "userlinks":
+            home = first_class(div, "p", "home")
+            link = next((a for a in (home if home is not None else div).iter("a") if member_id(a.get("href"))), None)
+            if link is not None and text_of(link):
+                return Viewer(text_of(link), member_id(link.get("href")))
+    for link in root.iter("a"):
+        if link.get("id") == "user_link":
+            shown = collapse("".join([link.text or "", *(child.tail or "" for child in link)]))
+            if shown:
+                return Viewer(shown, member_id(link.get("href")))
+    return None
 
 
 def logged_in(root: Element) -> bool:

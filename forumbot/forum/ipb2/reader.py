@@ -10,7 +10,7 @@ from forumbot.forum.dialect import UrlTable
 from forumbot.forum.http import ForumHttp, Page
 from forumbot.forum.invision.pages import is_login_wall
 from forumbot.forum.invision.reader import InvisionClient
-from forumbot.forum.ipb2 import NAME, pages
+from forumbot.forum.ipb2 import NAME, answers, forms, pages
 from forumbot.forum.markup import BodyReader
 from forumbot.posts import PmSummary, PrivateMessage, TopicPage
 
@@ -55,17 +55,22 @@ class IpbClient(InvisionClient):
         return self.tz or UTC
 
     def _authenticate(self, http: ForumHttp) -> None:
-        """IPB 2.x: GET the form for its referer, POST `UserName`/`PassWord` in the board's charset."""
+        """IPB 2.x: the login form as served (its `referer`), the name and password typed, "remember me"
+        ticked, its button pressed, in the board's charset. Success is a redirect screen (200, a meta
+        refresh), whose page is then asked for as a browser does: it shows the account as the board prints
+        him; a wrong password is the login form again."""
         username, password = self._credentials_or_fail()
         form_page = http.get(http.url(self.urls.login_form), content=False)
         if not is_login_wall(form_page.text):
             return
-        fields = self._parse_login_form(form_page)
-        action = http.rebase(fields.pop("_action", self.urls.login))
-        fields = {name: value for name, value in fields.items() if not name.startswith("_")}
-        fields.update(UserName=username, PassWord=password, CookieDate="1")
-        answer = http.post(action, fields, charset=form_page.charset)
+        submission = forms.login_form(form_page.text, username, password)
+        if submission is None:
+            raise LoginFailed(N_("{forum}: the login page has no login form (form[name=LOGIN])"), forum=self.forum)
+        action = http.rebase(submission[0] or self.urls.login)
+        answer = http.post(action, submission[1], charset=form_page.charset)
         if is_login_wall(answer.text):
-            raise LoginFailed(
-                N_("{forum}: {value}"), forum=self.forum, value=login_error(answer) or "the forum refused the login"
-            )
+            said = answers.login_refusal(answer.text) or login_error(answer) or "the forum refused the login"
+            raise LoginFailed(N_("{forum}: {value}"), forum=self.forum, value=said)
+        screen = answers.redirect_screen(answer.text)
+        landed = http.get(http.rebase(screen.url), content=False) if screen is not None and screen.url else answer
+        self._learn_viewer(self._tree(landed.text, last_use=True))

@@ -486,6 +486,19 @@ def _quoted_times(box: Element) -> dict[int, datetime]:
     return found
 
 
+_QUOTE_STAMP = re.compile(r"\[quote\b[^\]]*?\btimestamp=['\"]?(\d+)", re.I)
+
+
+def quoted_time(html: Page) -> datetime | None:
+    """The unix time a message's reply form cites in its quote (`[quote name='…' timestamp='…']`, in the
+    form's textarea): the message's exact send time, which its own page prints only to the minute."""
+    for area in parse_html(html).iter("textarea"):
+        m = _QUOTE_STAMP.search(area.text or "")
+        if m:
+            return datetime.fromtimestamp(int(m.group(1)), UTC)
+    return None
+
+
 def _conversation_id(box: Element) -> int:
     for a in box.iter("a"):
         found = query_int(a.get("href"), "topicID")

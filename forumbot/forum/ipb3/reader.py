@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from datetime import timezone
+from datetime import datetime, timezone
 from typing import Any
 
 from forumbot.errors import N_, ForumbotError, ForumError, LoginFailed, ParseError
@@ -13,9 +13,11 @@ from forumbot.forum.dialect import UrlTable
 from forumbot.forum.http import ForumHttp, Page
 from forumbot.forum.invision.pages import is_login_wall, message_row
 from forumbot.forum.invision.reader import InvisionClient
-from forumbot.forum.ipb3 import NAME, pages
-from forumbot.forum.markup import BodyReader, Element, browser_fields, find_form
+from forumbot.forum.ipb3 import NAME, forms, pages
+from forumbot.forum.markup import BodyReader, Element
 from forumbot.posts import ConversationPage, PmSummary, PrivateMessage, TopicPage
+
+REPLY_FORM = "index.php?app=members&module=messaging&section=send&do=replyForm"
 
 
 class Ipb3Client(InvisionClient):
@@ -76,22 +78,22 @@ class Ipb3Client(InvisionClient):
         return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
 
     def _authenticate(self, http: ForumHttp) -> None:
-        """The login form as served (`auth_key`, `referer`, remember me), with the account's name and password."""
+        """The login form as served (`auth_key`, `referer`, remember me), with the account's name and password,
+        sent with its button; success is a silent 302 to the board, whose page shows the account as the board
+        prints him."""
         username, password = self._credentials_or_fail()
         form_page = http.get(http.url(self.urls.login_form), content=False)
         if not is_login_wall(form_page.text):
             return
-        form = find_form(self._tree(form_page.text, last_use=True), "login")
-        if form is None:
+        submission = forms.login_form(self._tree(form_page.text, last_use=True), username, password)
+        if submission is None:
             raise LoginFailed(N_("{forum}: the login page has no login form (form#login)"), forum=self.forum)
-        given = {"ips_username": username, "ips_password": password, "rememberMe": "1"}
-        served = browser_fields(form)
-        fields = [(name, given.pop(name)) if name in given else (name, value) for name, value in served]
-        answer = http.post(http.rebase(form.get("action") or self.urls.login), fields + list(given.items()))
+        answer = http.post(http.rebase(submission[0] or self.urls.login), submission[1], charset=form_page.charset)
         if is_login_wall(answer.text):
             raise LoginFailed(
                 N_("{forum}: {value}"), forum=self.forum, value=login_error(answer) or "the forum refused the login"
             )
+        self._learn_viewer(self._tree(answer.text, last_use=True))
 
     # -- the Messenger ----------------------------------------------------------------------------
 
@@ -125,6 +127,18 @@ class Ipb3Client(InvisionClient):
                 pm_id=pm_id,
             )
         return self._messages[pm_id]
+
+    def exact_pm_time(self, pm_id: int) -> datetime | None:
+        """The message's send time to the second: its reply form quotes it with its unix time (the form is
+        only shown, never sent); None where the board does not say."""
+        held = self._messages.get(pm_id)
+        if held is None or held.conversation_id is None:
+            return None
+        url = self.http.url(f"{REPLY_FORM}&topicID={held.conversation_id}&msgID={pm_id}")
+        try:
+            return pages.quoted_time(self.http.get(url).text)
+        except (ParseError, ForumError):
+            return None
 
     def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
         return (or_error(self.fetch_pm, pm) for pm in pms)
