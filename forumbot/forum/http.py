@@ -32,6 +32,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import partial
 from typing import Protocol, TypeVar
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -115,6 +116,9 @@ class Page:
     content: bytes
     text: str
     charset: str
+    # The board's clock when it answered (its `Date` header, to the second; None when it sent none): the
+    # "now" its relative dates ("5 минут назад") were printed against, whatever our own clock says.
+    date: datetime | None = None
 
 
 class RefusedPage(NoPermission):
@@ -206,6 +210,19 @@ def retry_after_seconds(value: str | None, now: float) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     return max(0.0, when.timestamp() - now)
+
+
+def answer_date(response: httpx.Response) -> datetime | None:
+    """The instant an answer's `Date` header names (RFC 9110 6.6.1: the origin server's clock when it made the
+    answer), None when it has none or an unreadable one."""
+    value = response.headers.get("Date")
+    if not value:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def encode_form(fields: Mapping[str, str] | Sequence[tuple[str, str]], charset: str) -> bytes:
@@ -350,7 +367,7 @@ class ForumHttp:
         """The answer decoded and checked: None for a login wall where content was expected (and a
         login is possible), an error for a refusal or an error status."""
         text, charset = decode_body(response)
-        page = Page(str(response.url), response.status_code, response.content, text, charset)
+        page = Page(str(response.url), response.status_code, response.content, text, charset, answer_date(response))
         if content and self._rules.is_login_wall(text):
             if self._authenticate is None:
                 raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")

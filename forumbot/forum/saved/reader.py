@@ -81,9 +81,10 @@ class SavedPagesClient:
         progress: Progress | None = None,
         on_body: BodyReader | None = None,
     ) -> Iterator[TopicPage]:
-        """The saved pages of the topic from `from_page` on; pages whose topic the markup does not
-        name are taken only when the folder holds no page that names it (parsed when the folder was
-        loaded: `on_body` sees nothing)."""
+        """The saved pages of the topic from `from_page` on, every one of them to its last; pages whose topic
+        the markup does not name are taken only when the folder holds no page that names it (parsed when the
+        folder was loaded: `on_body` sees nothing). A page the topic has and the folder lacks is an error
+        naming it: a topic read without one of its pages would lose its votes unsaid."""
         tid = self.topic_id(topic)
         held = self._folder().topic_pages
         named = [page for page in held if page.topic_id == tid]
@@ -92,6 +93,13 @@ class SavedPagesClient:
         if not wanted:
             present = sorted({page.topic_id for page in held if page.topic_id is not None})
             raise ParseError(f"{self.folder}: no saved page of topic {tid} (topics saved: {present or 'none'})")
+        last = max(page.page_count for page in pages.values())
+        lacking = [n for n in range(from_page, last + 1) if n not in pages]
+        if lacking:
+            shown = ", ".join(map(str, lacking))
+            raise ParseError(
+                f"{self.folder}: topic {tid} has {last} pages, but page(s) {shown} are not saved: save them too"
+            )
         for done, page in enumerate(wanted, 1):
             report(progress, done, len(wanted))
             yield page
