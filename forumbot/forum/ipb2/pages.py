@@ -95,9 +95,9 @@ def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, u
     """What keeps a page read as `kind` from proving it came whole (None: it proves it): its text (`source`,
     when given) reaches `</html>`, it holds the footer, a topic page holds the posts its page-jump script
     implies, and a PM page its message body. A page of another kind is left to its parser."""
-    root = parse_html(html)
     if source is not None and not closes_html(source):
         return NO_END
+    root = parse_html(html)
     if first_by_id(root, "table", "gfooter") is None and first_class(root, "div", "copyright") is None:
         return "no footer (table#gfooter, div.copyright)"
     if kind == "topic":

@@ -145,9 +145,9 @@ def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, u
     when given) reaches `</html>`, it holds the board's footer (a topic page: or its bottom controls after its
     last post), a topic page before the last at least its page size of posts, a conversation page before the
     last its 20 messages. A page of another kind is left to its parser."""
-    root = parse_html(html)
     if source is not None and not closes_html(source):
         return NO_END
+    root = parse_html(html)
     blocks = [div for div in iter_class(root, "div", "post_block") if _POST_BLOCK_ID.fullmatch(div.get("id", ""))]
     footer = first_by_id(root, "div", "footer_utilities") is not None or bool(root.xpath("//*[@id='copyright']"))
     if not footer and kind != "topic":

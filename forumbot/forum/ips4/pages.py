@@ -64,9 +64,9 @@ def page_kind(html: Page) -> PageKind | None:
 def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, url: str | None = None) -> str | None:
     """What keeps a page from proving it came whole (None: it proves it): its text (`source`, when given)
     reaches `</html>` and it holds the board's footer."""
-    root = parse_html(html)
     if source is not None and not closes_html(source):
         return NO_END
+    root = parse_html(html)
     if first_by_id(root, "footer", "ipsLayout_footer") is None and first_by_id(root, "p", "elCopyright") is None:
         return "no footer (footer#ipsLayout_footer, p#elCopyright)"
     return None

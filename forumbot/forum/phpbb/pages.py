@@ -177,9 +177,9 @@ def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, u
     when given) reaches `</html>`, it holds the footer (`div#page-footer`), and the posts of a topic page and
     the rows of a PM folder are as many as its pagination implies. A page of another kind is left to its
     parser, which names what it is."""
-    root = parse_html(html)
     if source is not None and not closes_html(source):
         return NO_END
+    root = parse_html(html)
     if first_by_id(root, "div", "page-footer") is None:
         return "no footer (div#page-footer)"
     if kind == "topic":

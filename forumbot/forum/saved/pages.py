@@ -148,7 +148,11 @@ class _Collector:
                 self.refused.append((file.name, "an empty file"))
                 return
             moment = _file_time(file, tz) or now
-            root = read_page(data, file.name)
+            try:
+                root = read_page(data, file.name)
+            except ParseError as exc:  # not even a page: what the browser saved is no use
+                self.refused.append((file.name, str(exc)))
+                return
             dialect, kind = detect_page(root, self.dialects)
             if dialect is not None and dialect.pages is not None and kind in _PAGES_READ:
                 missing = dialect.pages.unproven(root, kind, source=data, url=saved_url(root))
