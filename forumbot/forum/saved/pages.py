@@ -154,14 +154,14 @@ class _Collector:
                 self.refused.append((file.name, str(exc)))
                 return
             dialect, kind = detect_page(root, self.dialects)
-            if dialect is not None and dialect.pages is not None and kind in _PAGES_READ:
+            if dialect is not None and kind in ("login", "no_permission"):
+                self.refused.append((file.name, _KIND_REASONS[kind].format(engine=dialect.label)))
+                return
+            if dialect is not None and dialect.pages is not None:  # a page of a board: is it all there?
                 missing = dialect.pages.unproven(root, kind, source=data, url=saved_url(root))
                 if missing is not None:
                     self.refused.append((file.name, f"{dialect.label} {_KIND_NAMES[kind]} cut short: {missing}"))
                     return
-            if dialect is not None and kind in ("login", "no_permission"):
-                self.refused.append((file.name, _KIND_REASONS[kind].format(engine=dialect.label)))
-                return
             self._take(file.name, root, dialect, kind, tz, moment)
         except (OSError, ForumbotError, ValueError) as exc:
             self.skip(file.name, str(exc))
@@ -230,8 +230,14 @@ class _Collector:
         )
 
 
-_PAGES_READ: frozenset[PageKind] = frozenset({"topic", "pm_inbox", "pm"})
-_KIND_NAMES: dict[PageKind, str] = {"topic": "topic page", "pm_inbox": "PM folder", "pm": "PM page"}
+_KIND_NAMES: dict[PageKind, str] = {
+    "topic": "topic page",
+    "pm_inbox": "PM folder",
+    "pm": "PM page",
+    "login": "login page",
+    "no_permission": "refusal page",
+    "unknown": "page",
+}
 _KIND_REASONS: dict[PageKind, str] = {
     "login": "{engine} login page, not a topic page or PM",
     "no_permission": "{engine} 'no permission' page, not a topic page or PM",

@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 from forumbot.errors import ParseError
 from forumbot.forum import registry
+from forumbot.forum.client import ClientSettings
+from forumbot.forum.invision.pages import read_page
 from forumbot.forum.markup import parse_html
 from forumbot.forum.saved import pages as saved
 
@@ -165,3 +169,54 @@ def test_not_a_folder(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match="not a folder of saved pages"):
         registry.load_saved_folder(tmp_path / "missing")
     assert registry.detect_page("<html><body><p>plain</p></body></html>") == (None, "unknown")
+
+
+CUT_PAGES = [  # a page, its engine, and where its footer opens (a browser saves a page cut after it whole)
+    ("phpbb/viewtopic_page1.html", "phpBB", b'id="page-footer"'),
+    ("phpbb-ru/42-pm-inbox-all-ages.html", "phpBB", b'id="page-footer"'),
+    ("phpbb-ru/31-pm-view-lt1min.html", "phpBB", b'id="page-footer"'),
+    ("ipb/topic_page1_cp1251.html", "IPB 2.x", b'id="gfooter"'),
+    ("ipb/pm_inbox.html", "IPB 2.x", b'id="gfooter"'),
+    ("ipb/pm_view_cp1251.html", "IPB 2.x", b'id="gfooter"'),
+    ("ipb3/ipb346_topic_rel1.html", "IPB 3.x", b"<div class='topic_controls clear ipsPad_top_bottom_half'>"),
+    ("ipb3/ipb346_pm_folder.html", "IPB 3.x", b"id='footer_utilities'"),
+    ("ipb3/ipb346_pm_conversation.html", "IPB 3.x", b"id='footer_utilities'"),
+    ("ips4/ips4_topic_saved.html", "IPS 4", b'id="ipsLayout_footer"'),
+]
+
+
+@pytest.mark.parametrize(("source", "engine", "footer"), CUT_PAGES)
+@pytest.mark.parametrize("cut", [0.3, 0.6, 0.9, 0.99])
+def test_half_a_page_in_place_of_a_page_is_refused_named(
+    tmp_path: Path, source: str, engine: str, footer: bytes, cut: float
+) -> None:
+    """The page's bytes cut short (a download that broke off): refused, the file named with what it lacks. The
+    same cut page as a browser saves it (every open tag closed, `</html>` added): refused while the cut is
+    before its footer; after it, everything the page holds is there."""
+    whole = (FIXTURES / source).read_bytes()
+    at = int(whole.lower().rindex(b"</html>") * cut)
+    (tmp_path / "cut.html").write_bytes(whole[:at])
+    named = rf"cut\.html: {re.escape(engine)} (topic page|PM folder|PM page|page) cut short: "
+    with pytest.raises(ParseError, match=rf"a saved page cannot be read whole \({named}it stops before its end"):
+        registry.load_saved_folder(tmp_path, tz=MSK)
+    saved = etree.tostring(read_page(whole[:at]), encoding="unicode", method="html")
+    (tmp_path / "cut.html").write_text(saved, encoding="utf-8")
+    if at < whole.rindex(footer):
+        with pytest.raises(ParseError, match=rf"{named}(no footer|\d+ \w+ where page)"):
+            registry.load_saved_folder(tmp_path, tz=MSK)
+    else:
+        assert registry.load_saved_folder(tmp_path, tz=MSK).skipped == ()
+    (tmp_path / "cut.html").write_bytes(whole)
+    found = registry.load_saved_folder(tmp_path, tz=MSK)
+    assert found.skipped == () and (found.topic_pages or found.inbox or found.messages)
+
+
+def test_a_topic_read_from_saved_pages_names_the_pages_the_folder_lacks(tmp_path: Path) -> None:
+    """Pages 1 and 3 saved of a topic of 4: its reader refuses to read the topic without pages 2 and 4."""
+    for n in (1, 3):
+        put(tmp_path, f"demo/pages/day1_page{n}.html")
+    client = registry.open_client(ClientSettings(forum=str(tmp_path)))
+    with pytest.raises(ParseError, match=r"has 4 pages, but page\(s\) 2, 4 are not saved"):
+        list(client.fetch_topic(1))
+    with pytest.raises(ParseError, match=r"page\(s\) 4 are not saved"):
+        list(client.fetch_topic(1, from_page=3))
