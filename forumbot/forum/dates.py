@@ -287,8 +287,8 @@ _YESTERDAY = frozenset({"yesterday", "вчера"})
 
 def parse_ipb_interval(text: str, tz: tzinfo, now: datetime | None = None) -> tuple[datetime, datetime] | None:
     """`parse_forum_interval` for IPB: its fully relative forms ("3 часов назад", "минуту назад", "вчера"
-    with no time) are read by IPB's own bands (above), against `now`, the fetch time; every other text
-    as `parse_forum_interval` reads it."""
+    with no time) are read by IPB's own bands (above), against `now`, the board's clock when it made the page;
+    every other text as `parse_forum_interval` reads it."""
     cleaned = " ".join(text.split())
     words = [w.lower() for w in _WORD.findall(cleaned)]
     if now is not None and words and not any(c.isdigit() for c in cleaned) and set(words) <= _YESTERDAY:

@@ -196,14 +196,17 @@ NO_END = "it stops before its end (no </html>)"
 def closes_html(source: str | bytes) -> bool:
     """Whether the page's text reaches its closing `</html>` (what a board or a proxy adds after it is
     ignored). A page cut short, sent without a Content-Length, looks complete to HTTP: this is how it shows."""
-    pattern = _HTML_END_BYTES if isinstance(source, bytes) else _HTML_END
-    return pattern.search(source) is not None  # type: ignore[arg-type]
+    if isinstance(source, bytes):
+        return _HTML_END_BYTES.search(source, max(0, len(source) - 4096)) is not None or (
+            _HTML_END_BYTES.search(source) is not None
+        )
+    return _HTML_END.search(source, max(0, len(source) - 4096)) is not None or _HTML_END.search(source) is not None
 
 
 def first_by_id(root: Element, tag: str, ident: str) -> Element | None:
-    """The first `tag#ident` of the page (an XPath search: faster than walking a big page in Python)."""
-    found = root.xpath(f"//{tag}[@id=$ident]", ident=ident)
-    return found[0] if found else None
+    """The page's `tag#ident`, found through the parser's table of ids (a search of a big page's elements in
+    Python takes a thousand times longer)."""
+    return next((el for el in root.xpath("id($ident)", ident=ident) if el.tag == tag), None)
 
 
 def expected_count(page: int, pages: int, per_page: int | None, total: int | None) -> int | None:

@@ -18,9 +18,11 @@ import pytest
 import respx
 
 from fakeboard.clock import FakeClock
+from forumbot.forum.dates import page_clock
 from forumbot.forum.http import HttpSettings, Page, answer_date
 from forumbot.forum.ipb2.reader import IpbClient
 from forumbot.forum.ipb3.reader import Ipb3Client
+from forumbot.forum.phpbb import pages as phpbb
 from forumbot.forum.phpbb.reader import PhpbbClient
 from forumbot.host.daywindow import read_day_pms
 
@@ -197,3 +199,24 @@ def test_an_answer_without_a_date_is_read_by_the_boards_clock_as_last_seen() -> 
         assert client._board_now(Page(BASE, 200, b"", "", "utf-8")) == told + timedelta(seconds=60)
     finally:
         client.close()
+
+
+# --- the time a page prints of itself ---------------------------------------------------------------------
+
+
+def test_the_phpbb_index_prints_the_boards_time_in_its_footers_zone() -> None:
+    guest = (FIXTURES / "phpbb-ru/13-index-guest.html").read_bytes()
+    member = (FIXTURES / "phpbb-ru/06-index-logged-in-cookie-only.html").read_bytes()  # its last visit, earlier
+    assert phpbb.page_now(guest) == datetime(2026, 12, 1, 12, 0, tzinfo=MSK)
+    assert phpbb.page_now(member) == datetime(2026, 12, 1, 11, 57, tzinfo=MSK)
+    assert phpbb.page_now((FIXTURES / "phpbb-ru/17-viewtopic-A-lt1min.html").read_bytes()) is None
+
+
+def test_the_page_clock_is_the_printed_minute_refined_by_the_date_within_it() -> None:
+    printed = datetime(2026, 11, 29, 21, 10, tzinfo=MSK)
+    told = datetime(2026, 11, 29, 18, 10, 42, tzinfo=UTC)
+    assert page_clock(printed, told) == told  # within the printed minute: to the second
+    assert page_clock(printed, told + timedelta(minutes=5)) == printed  # another machine's clock: the page wins
+    assert page_clock(printed, None) == printed
+    assert page_clock(None, told) == told
+    assert page_clock(None, None) is None

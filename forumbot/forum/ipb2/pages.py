@@ -1,8 +1,9 @@
 """IPB 2.x pages (2.2 / 2.3 skins) -> data. Pure functions, no I/O.
 
 Every `parse_*` takes the page as text, bytes or a parsed tree; `tz` is the zone plain-text dates are
-printed in (default: the zone of `now`, else UTC); `now` is when the page was fetched, against which
-relative dates are read when the footer shows no "now" of its own.
+printed in (default: the zone of `now`, else UTC); `now` is the board's clock when it answered (its `Date`
+header), against which relative dates are read when the footer shows no "now" of its own (and which refines the
+footer's, printed to the minute, to the second: `dates.page_clock`).
 
 - a post is a `table.ipbtable` holding `div.postcolor#post-N`; the author is `div#post-member-N
   span.normalname a` (cut to 16 characters + "..."; the full name is then in the popup menu

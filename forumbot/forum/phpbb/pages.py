@@ -98,7 +98,6 @@ __all__ = [
 
 _POST_ID = re.compile(r"p(\d+)")
 _NUMBER = re.compile(r"\d+")
-_TIME_LINES = "//p[contains(concat(' ', normalize-space(@class), ' '), ' time ')]"  # the index's `p.time`
 _USERNAME_CLASSES = ("username", "username-coloured")
 _PART_CLASSES = frozenset({"author", "content", "notice", "postprofile"})
 _LOCK_ICON = "fa-lock"  # the reply button's icon on a locked topic
@@ -183,11 +182,11 @@ def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, u
     if first_by_id(root, "div", "page-footer") is None:
         return "no footer (div#page-footer)"
     if kind == "topic":
-        posts = [div for div in root.xpath("//div[@id and contains(@class, 'post')]") if _is_post_div(div)]
-        return _count_mismatch(root, len(posts), "posts", url) if posts else None
+        posts, pagers = _posts_and_pagers(root)
+        return _count_mismatch(pagers, len(posts), "posts", url) if posts else None
     if kind == "pm_inbox":
         rows = [dl for dl in iter_class(root, "dl", "row-item") if first_class(dl, "a", "topictitle") is not None]
-        return _count_mismatch(root, len(rows), "messages", url) if rows else None
+        return _count_mismatch(_posts_and_pagers(root)[1], len(rows), "messages", url) if rows else None
     if kind == "pm":
         box = next((div for div in iter_class(root, "div", "post") if has_class(div, "pm")), None)
         if box is not None and first_class(box, "div", "content") is None:
@@ -195,13 +194,25 @@ def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, u
     return None
 
 
-def _is_post_div(div: Element) -> bool:
-    return _POST_ID.fullmatch(div.get("id") or "") is not None and has_class(div, "post")
+def _posts_and_pagers(root: Element) -> tuple[list[Element], list[Element]]:
+    """One pass over a page's divs: its posts (`div#pN.post`) and its paginations (`div.pagination`)."""
+    posts: list[Element] = []
+    pagers: list[Element] = []
+    for div in root.iter("div"):
+        cls = div.get("class")
+        if not cls:
+            continue
+        is_post, is_pager, _ = _page_part_classes(cls)
+        if is_post and _POST_ID.fullmatch(div.get("id") or ""):
+            posts.append(div)
+        elif is_pager:
+            pagers.append(div)
+    return posts, pagers
 
 
-def _count_mismatch(root: Element, found: int, what: str, url: str | None) -> str | None:
-    """Whether the page holds the `what` its pagination says it does (the count of all and the page size)."""
-    boxes = list(iter_class(root, "div", "pagination"))
+def _count_mismatch(boxes: list[Element], found: int, what: str, url: str | None) -> str | None:
+    """Whether the page holds the `what` its paginations (`boxes`) say it does (the count of all, the page
+    size)."""
     total = next((n for n in map(_total_of, boxes) if n is not None), None)
     page, pages, _ = max((_pagination(box) for box in boxes), key=lambda found: found[1], default=(1, 1, None))
     size = next((n for n in (_page_size(box, page, url) for box in boxes) if n is not None), None)
@@ -231,11 +242,14 @@ def _page_size(box: Element, page: int, url: str | None) -> int | None:
 
 
 def page_now(html: Page, tz: tzinfo | None = None) -> datetime | None:
-    """The board's time as the page prints it, where it does (the index's `p.time`, «Текущее время: …», to the
-    minute), in the zone its footer states (else `tz`, else UTC); None on the pages that print none (topics,
-    PMs, folders). A member's last visit is printed the same way, earlier: the latest date is the board's."""
+    """The board's time as the page prints it, where it does (the index's `p.time` in `div#page-body`,
+    «Текущее время: …», to the minute), in the zone its footer states (else `tz`, else UTC); None on the pages
+    that print none (topics, PMs, folders). A member's last visit is printed the same way, earlier (or
+    relative): the latest date is the board's."""
     root = parse_html(html)
-    shown = [text_of(p).rpartition(": ")[2] for p in root.xpath(_TIME_LINES)]
+    body = first_by_id(root, "div", "page-body")
+    lines = [p for p in body if p.tag == "p" and has_class(p, "time")] if body is not None else []
+    shown = [text_of(p).rpartition(": ")[2] for p in lines]
     if not shown:
         return None
     footer = parse_board_zone(root)
