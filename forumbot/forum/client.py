@@ -29,7 +29,7 @@ import httpx
 
 from forumbot.errors import ConfigError, ForumbotError, ForumError, LoginFailed, PageCutShort, ParseError
 from forumbot.forum.dialect import Opening, PageKind, UrlTable
-from forumbot.forum.http import Clock, ForumHttp, HttpSettings, Page
+from forumbot.forum.http import Clock, EmptyPage, ForumHttp, HttpSettings, Page
 from forumbot.forum.markup import BodyReader, Element, has_class, parse_html, text_of
 from forumbot.posts import PmSummary, Preferences, PrivateMessage, TopicPage
 
@@ -359,7 +359,11 @@ class HttpForumClient:
         for attempt in range(REFETCHES + 1):
             if attempt:
                 self.http.clock.sleep(REFETCH_PAUSE * attempt)
-            page = fetched() if fetched is not None and not attempt else self.http.get(url)
+            try:
+                page = fetched() if fetched is not None and not attempt else self.http.get(url)
+            except EmptyPage:  # cut before its first byte
+                missing = "it is empty"
+                continue
             lacking = self._unproven(page, kind)
             if lacking is None:
                 return page

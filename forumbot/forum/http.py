@@ -121,6 +121,10 @@ class Page:
     date: datetime | None = None
 
 
+class EmptyPage(ParseError):
+    """A page asked for its content that came with none: a page cut short before its first byte."""
+
+
 class RefusedPage(NoPermission):
     """A refusal that came as a page (an error status, or the dialect's no-permission page): `page` is
     what the forum said, for a caller that reads the board's own reason (IPB 3 sends its flood control
@@ -368,6 +372,8 @@ class ForumHttp:
         login is possible), an error for a refusal or an error status."""
         text, charset = decode_body(response)
         page = Page(str(response.url), response.status_code, response.content, text, charset, answer_date(response))
+        if content and page.status < 400:
+            _not_empty(url, page)  # before the rules, which cannot read a page of nothing
         if content and self._rules.is_login_wall(text):
             if self._authenticate is None:
                 raise NotLoggedIn(f"{url}: the forum served its login page instead of the content")
@@ -544,7 +550,7 @@ def normalise_base_url(base_url: str) -> str:
 def _not_empty(url: str, page: Page) -> Page:
     """A page asked for its content that came empty: said with its address, not as a bare "empty page"."""
     if not page.text.strip():
-        raise ParseError(f"{url}: the forum sent an empty page")
+        raise EmptyPage(f"{url}: the forum sent an empty page")
     return page
 
 

@@ -8,8 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import httpx
 import pytest
+import respx
 
 from fakeboard import Board, BoardServer
 from fakeboard.clock import FakeClock
@@ -23,6 +26,7 @@ from forumbot.forum.ipb2.reader import IpbClient
 from forumbot.forum.ipb3.reader import Ipb3Client
 from forumbot.forum.phpbb.reader import PhpbbClient
 
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 BOT, PASSWORD = "Ведущий", "секрет"
 PLAYERS = ("Алиса", "Борис", "Вера")
 PER_PAGE = 3
@@ -123,3 +127,18 @@ def test_a_page_cut_every_time_stops_the_read_naming_it(live: tuple[Engine, Live
 def asked(server: FakeServer, address: str) -> int:
     """The requests whose path and query hold `address`."""
     return sum(1 for r in server.requests if address in f"{r.path}?{r.query}")
+
+
+def test_an_empty_answer_is_a_page_cut_before_its_first_byte(clock: FakeClock) -> None:
+    """An empty 200 in place of a page: asked for again; empty every time, the read stops naming it."""
+    page = (FIXTURES / "phpbb/pm_view.html").read_bytes()
+    url = "http://board.test/ucp.php?i=pm&mode=view&f=0&p=1"
+    with respx.mock() as router:
+        route = router.get(url).mock(side_effect=[httpx.Response(200, content=b""), httpx.Response(200, content=page)])
+        with PhpbbClient("http://board.test/", clock=clock, settings=HttpSettings(min_interval=0)) as client:
+            assert client.fetch_pm(1).body_text == "Убиваем — Пётр"
+            assert route.call_count == 2
+            route.side_effect = None
+            route.return_value = httpx.Response(200, content=b"")
+            with pytest.raises(PageCutShort, match=r"p=1: the page came cut short 3 times \(it is empty\)"):
+                client.fetch_pm(1)
