@@ -17,7 +17,10 @@ import httpx
 import pytest
 import respx
 
+from fakeboard import Board, BoardServer
 from fakeboard.clock import FakeClock
+from fakeboard.ipb2 import Ipb2Server
+from fakeboard.ipb3 import Ipb3Server
 from forumbot.forum.dates import page_clock
 from forumbot.forum.http import HttpSettings, Page, answer_date
 from forumbot.forum.ipb2.reader import IpbClient
@@ -220,3 +223,51 @@ def test_the_page_clock_is_the_printed_minute_refined_by_the_date_within_it() ->
     assert page_clock(printed, None) == printed
     assert page_clock(None, told) == told
     assert page_clock(None, None) is None
+
+
+# --- live: the fake boards print relative dates by their own clock, ours is off ------------------------------
+
+LIVE_START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("skew", [5 * 60, -5 * 60, 3 * 3600])
+@pytest.mark.parametrize("engine", ["phpbb", "ipb2", "ipb3"])
+def test_live_pm_times_come_out_as_the_board_meant(engine: str, skew: int) -> None:
+    """A PM sent 90 seconds before the board's now, another 20 minutes before: read by a bot whose clock is
+    `skew` off, each lies in the interval the bot reads, and the first is before a deadline a minute ago."""
+    client_clock = FakeClock(LIVE_START + timedelta(minutes=30, seconds=skew))
+
+    def board_time() -> float:
+        return client_clock.now - skew  # the board's own clock, moving as the bot's does
+
+    board = Board.russian(bot="Ведущий", bot_password="секрет", flood_interval=0.0, now=lambda: LIVE_START)
+    board.add_user("Алиса", "пароль")
+    now = datetime.fromtimestamp(board_time(), UTC)
+    sent = {
+        board.send_pm("Алиса", "Ведущий", "Приказ", "Проверяю — Вера", time=now - timedelta(seconds=90)): now
+        - timedelta(seconds=90),
+        board.send_pm("Алиса", "Ведущий", "Ночь", "Лечу — Алиса", time=now - timedelta(minutes=20)): now
+        - timedelta(minutes=20),
+    }
+    server_type, client_type = {
+        "phpbb": (BoardServer, PhpbbClient),
+        "ipb2": (Ipb2Server, IpbClient),
+        "ipb3": (Ipb3Server, Ipb3Client),
+    }[engine]
+    with server_type(board, clock=board_time) as server:
+        settings = HttpSettings(min_interval=0.0)
+        # IPB 3 shows its viewer's zone only on a page with exact times beside printed ones (a topic's): the
+        # game's zone is configured, as the host does
+        zone = "Europe/Moscow" if engine == "ipb3" else None
+        with client_type(
+            server.url, username="Ведущий", password="секрет", settings=settings, clock=client_clock, tz=zone
+        ) as client:
+            rows = client.fetch_inbox()
+            read = [pm for pm in client.fetch_pms(rows) if not isinstance(pm, Exception)]
+            window = read_day_pms(client, now - timedelta(hours=1), now - timedelta(seconds=60))
+    assert {pm.pm_id for pm in read} == set(sent)
+    for pm in read:
+        assert pm.time is not None
+        until = pm.time_until or pm.time + timedelta(seconds=1)
+        assert pm.time <= sent[pm.pm_id] < until, (pm.pm_id, pm.time_text)
+    assert len(window.inside) == 2 and window.late == []
