@@ -1,6 +1,6 @@
 """Faults a test injects into a fake board: answers that fail before the board acts (`fail_next`,
-`fail_path`) and answers that fail after it acted (`fail_after_acting`: the post is stored, the PM sent, and
-then the answer is lost). Every engine's server takes them alike."""
+`fail_path`) and answers that fail after it acted (`fail_after_acting`: the post is stored, the PM sent, the
+page made, and then the answer is lost, late, or cut short). Every engine's server takes them alike."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-AFTER_ACTING = ("503", "429", "reset", "slow")
+AFTER_ACTING = ("503", "429", "reset", "slow", "cut")
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,10 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         return
 
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """Every answer's `Date` is the board's own clock (a test's `FakeClock`), as a real board's is."""
+        return super().date_time_string(self.app.clock() if timestamp is None else timestamp)
+
 
 class FakeServer:
     """`board` over HTTP on 127.0.0.1 (the engine's subclass says how it answers).
@@ -269,7 +273,9 @@ class FakeServer:
         only one whose form or query has the field `name`, with "#name=value" that value, e.g.
         "POST ucp.php#post" for the PM's send and not its add-recipients step, or "POST index.php#act=Msg")
         is carried out, and then its answer fails with `fault`: "503", "429", "reset" (the connection
-        closes with no answer) or "slow" (the answer comes `slow_for` seconds late)."""
+        closes with no answer), "slow" (the answer comes `slow_for` seconds late) or "cut" (the first half
+        of the answer, without a Content-Length, and the connection closes: it looks whole to HTTP, as
+        a page cut short by PHP's own server does). A GET's page is "acted" on too: "GET viewtopic.php"."""
         self.faults.fail_after_acting(substr, fault)
 
     def clear_faults(self) -> None:
@@ -311,6 +317,10 @@ class FakeServer:
             except OSError:
                 pass
             return
+        if late == "cut":
+            record.status = response.status
+            self._send(handler, response, cut=True)
+            return
         if late == "slow":
             _time.sleep(self.slow_for)
         elif late in ("503", "429"):
@@ -320,17 +330,23 @@ class FakeServer:
         record.status = response.status
         self._send(handler, response)
 
-    def _send(self, handler: _Handler, response: Response) -> None:
+    def _send(self, handler: _Handler, response: Response, *, cut: bool = False) -> None:
+        """The answer; `cut`: its first half, no Content-Length, and the connection closed after it."""
         handler.send_response(response.status)
         names = {name.lower() for name, _ in response.headers}
         if "content-type" not in names:
             handler.send_header("Content-Type", "text/html; charset=UTF-8")
         for name, value in (*response.headers, *self.page_headers):
             handler.send_header(name, value)
-        handler.send_header("Content-Length", str(len(response.body)))
+        body = response.body[: len(response.body) // 2] if cut else response.body
+        if cut:
+            handler.send_header("Connection", "close")
+            handler.close_connection = True
+        else:
+            handler.send_header("Content-Length", str(len(body)))
         handler.end_headers()
         if handler.command != "HEAD":
-            handler.wfile.write(response.body)
+            handler.wfile.write(body)
 
     def _request(self, handler: _Handler, path: str, query: str, raw: bytes) -> Request:
         host = handler.headers.get("Host") or f"127.0.0.1:{self.port}"

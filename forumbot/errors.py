@@ -9,7 +9,8 @@
     ├── ParseError             a page that is not what it should be (not a topic page, broken markup)
     └── ForumError             the forum's side
         ├── ForumUnavailable   network fault, timeout, 5xx after retries
-        │   └── MaybeSent      a form that may have reached the board: look for it before sending again
+        │   ├── MaybeSent      a form that may have reached the board: look for it before sending again
+        │   └── PageCutShort   a page that kept coming without its end: nothing of it is counted
         ├── LoginFailed        the forum refused our credentials
         ├── NotLoggedIn        a login wall was served where content was expected
         ├── NoPermission       the account may not see or do this
@@ -110,6 +111,11 @@ class ForumUnavailable(ForumError):
 class MaybeSent(ForumUnavailable):
     """A post, PM or lock whose request may have reached the board (it answered 5xx or 429, or the
     connection broke after sending): sending it again could make it twice."""
+
+
+class PageCutShort(ForumUnavailable):
+    """A page that did not prove it came whole (its end, its footer, the posts or rows it promises), however
+    often it was fetched again: the read stops, naming the page and what it lacks, and nothing of it counts."""
 
 
 class LoginFailed(ForumError):

@@ -114,16 +114,16 @@ class InvisionServer(FakeServer):
         if request.user is not None and request.session is not None and key == self.auth_key(request.user):
             self.sessions.close(request.session.sid)
 
-    def _send(self, handler: Any, response: Response) -> None:
+    def _send(self, handler: Any, response: Response, *, cut: bool = False) -> None:
         """A silent redirect goes without a body and without a content type, as IPB's header redirect does."""
-        if response.status in (301, 302) and not response.body:
+        if response.status in (301, 302) and not response.body and not cut:
             handler.send_response(response.status)
             for name, value in (*response.headers, *self.page_headers):
                 handler.send_header(name, value)
             handler.send_header("Content-Length", "0")
             handler.end_headers()
             return
-        super()._send(handler, response)
+        super()._send(handler, response, cut=cut)
 
     def _dispatch(self, request: Request) -> Response:
         script = request.path.rsplit("/", 1)[-1] or "index.php"

@@ -42,7 +42,10 @@ def tally_command(
     variant: VariantOption = None,
     day: Annotated[int, typer.Option(help="The game day (double-vote days of gameru-3.3).")] = 1,
     tz: Annotated[str, typer.Option(help="The game's time zone.")] = "Europe/Moscow",
-    now: Annotated[str | None, typer.Option(help="Saved pages: the moment relative dates refer to.")] = None,
+    now: Annotated[
+        str | None,
+        typer.Option(help="The count's moment; saved pages whose own time and file time are unknown: their now."),
+    ] = None,
     topic_id: Annotated[int | None, typer.Option("--topic", help="Which topic, when the folder holds several.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print votes, tally and leader as JSON.")] = False,
     bbcode: Annotated[bool, typer.Option("--bbcode", help="Print the ready-to-paste vote-count post.")] = False,
@@ -166,7 +169,10 @@ def orders_command(
     dead: Annotated[Path | None, typer.Option(help="The dead players, one nick per line.")] = None,
     start: Annotated[str | None, typer.Option(help="The day's start (ISO; game time zone if no offset).")] = None,
     deadline: Annotated[str | None, typer.Option(help="The day's deadline (ISO): PMs at or after it are late.")] = None,
-    now: Annotated[str | None, typer.Option(help="When the pages were saved: what relative dates count from.")] = None,
+    now: Annotated[
+        str | None,
+        typer.Option(help="When pages were saved, for those whose own time and file time are unknown."),
+    ] = None,
     variant: VariantOption = None,
     tz: Annotated[str, typer.Option(help="The zone the pages print their dates in.")] = "Europe/Moscow",
     as_json: Annotated[bool, typer.Option("--json", help="Print every line as JSON.")] = False,

@@ -27,9 +27,9 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from forumbot.errors import N_, ConfigError, ForumbotError, ForumError, LoginFailed, ParseError
-from forumbot.forum.dialect import Opening, UrlTable
-from forumbot.forum.http import Clock, ForumHttp, HttpSettings, Page
+from forumbot.errors import N_, ConfigError, ForumbotError, ForumError, LoginFailed, PageCutShort, ParseError
+from forumbot.forum.dialect import Opening, PageKind, UrlTable
+from forumbot.forum.http import Clock, EmptyPage, ForumHttp, HttpSettings, Page
 from forumbot.forum.markup import BodyReader, Element, has_class, parse_html, text_of
 from forumbot.posts import PmSummary, Preferences, PrivateMessage, TopicPage
 
@@ -37,6 +37,10 @@ Progress = Callable[[int, int], None]  # (pages fetched so far, pages in the top
 
 MAX_GROWTH = 20  # pages a topic may gain while it is read (new posts spill over); more is a broken board
 MAX_INBOX_PAGES = 200  # a guard against pagination that loops; 200 pages of PMs is far beyond a game
+# A page that does not prove it came whole is asked for again this many times (after REFETCH_PAUSE, twice
+# that...), then the read stops: a board whose pages keep breaking is one to read later, not to half-read.
+REFETCHES = 2
+REFETCH_PAUSE = 1.0
 
 
 class ForumClient(Protocol):
@@ -184,6 +188,7 @@ class HttpForumClient:
         self._parsed = threading.local()  # per fetching thread: the latest page's text and tree
         self._zone_lock = threading.Lock()
         self._account_zone: tzinfo | None = None
+        self._board_ahead: float | None = None  # seconds the board's clock is ahead of ours, as last seen
         self.http = ForumHttp(
             base_url,
             self,
@@ -227,6 +232,10 @@ class HttpForumClient:
         raise NotImplementedError
 
     def _parse_login_form(self, page: Page) -> dict[str, str]:
+        raise NotImplementedError
+
+    def _unproven(self, page: Page, kind: PageKind) -> str | None:
+        """What keeps `page`, read as `kind`, from proving it came whole (the engine's `pages.unproven`)."""
         raise NotImplementedError
 
     # -- the interface --------------------------------------------------------------------------
@@ -329,7 +338,7 @@ class HttpForumClient:
         found: dict[int, PmSummary] = {}
         while url is not None and url not in visited and len(visited) < MAX_INBOX_PAGES:
             visited.add(url)
-            summaries, next_link = self._parse_inbox(self.http.get(url))
+            summaries, next_link = self._parse_inbox(self.whole(url, "pm_inbox"))
             for summary in summaries:
                 found.setdefault(summary.pm_id, summary)
             url = self.http.rebase(next_link) if next_link else None
@@ -338,21 +347,49 @@ class HttpForumClient:
     def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage:
         """One PM, by id or inbox row (the URL is built from the id: captured links may name another host)."""
         pm_id = pm.pm_id if isinstance(pm, PmSummary) else int(pm)
-        return self._parse_pm(self.http.get(self.http.url(self.urls.pm.format(pm=pm_id))))
+        return self._parse_pm(self.whole(self.http.url(self.urls.pm.format(pm=pm_id)), "pm"))
 
     def fetch_pms(self, pms: Sequence[PmSummary]) -> Iterator[PrivateMessage | ForumbotError]:
-        """The PMs fetched `concurrency` at a time, in the given order, each parsed in this thread."""
+        """The PMs fetched `concurrency` at a time, in the given order, each parsed in this thread. One that
+        cannot be read is handed over as its error; one that keeps coming cut short stops the read."""
         urls = [self.http.url(self.urls.pm.format(pm=pm.pm_id)) for pm in pms]
-        for fetched in self.http.get_each(urls):
+        for url, fetched in zip(urls, self.http.get_each(urls), strict=True):
             try:
-                yield self._parse_pm(fetched())
+                yield self._parse_pm(self.whole(url, "pm", fetched))
+            except PageCutShort:
+                raise
             except (ParseError, ForumError) as exc:  # one unreadable PM never stops the others
                 yield exc
+
+    def whole(self, url: str, kind: PageKind, fetched: Callable[[], Page] | None = None) -> Page:
+        """The page at `url` (the answer `fetched` gives, if given), read as `kind`, once it proves it came
+        whole: it reaches its end and holds its footer and what its pagination promises (the engine's
+        `pages.unproven`). HTTP alone cannot tell: a board that sends no Content-Length (PHP's own server,
+        many others) hands over a page cut halfway as if it were all. A page that does not prove it is asked
+        for again, `REFETCHES` times; then the read stops with `PageCutShort`, naming the page and what it
+        lacks, and nothing of it is counted."""
+        missing = ""
+        for attempt in range(REFETCHES + 1):
+            if attempt:
+                self.http.clock.sleep(REFETCH_PAUSE * attempt)
+            try:
+                page = fetched() if fetched is not None and not attempt else self.http.get(url)
+            except EmptyPage:  # cut before its first byte
+                missing = "it is empty"
+                continue
+            lacking = self._unproven(page, kind)
+            if lacking is None:
+                return page
+            missing = lacking
+        raise PageCutShort(
+            f"{url}: the page came cut short {REFETCHES + 1} times ({missing}); stopped reading, "
+            "nothing of it was counted"
+        )
 
     # -- helpers --------------------------------------------------------------------------------
 
     def _topic_page(self, topic: int, number: int, size: int, on_body: BodyReader | None = None) -> TopicPage:
-        return self._parse_topic(self.http.get(self._topic_url(topic, number, size)), on_body)
+        return self._parse_topic(self.whole(self._topic_url(topic, number, size), "topic"), on_body)
 
     def _topic_pages(
         self, topic: int, numbers: Sequence[int], size: int, on_body: BodyReader | None = None
@@ -360,7 +397,10 @@ class HttpForumClient:
         """The pages `numbers`, fetched `concurrency` at a time, each parsed in this thread as it arrives
         (never in a fetching thread: see `ForumHttp.get_each`)."""
         urls = [self._topic_url(topic, n, size) for n in numbers]
-        return (self._parse_topic(fetched(), on_body) for fetched in self.http.get_each(urls))
+        return (
+            self._parse_topic(self.whole(url, "topic", fetched), on_body)
+            for url, fetched in zip(urls, self.http.get_each(urls), strict=True)
+        )
 
     def _topic_url(self, topic: int, number: int, size: int) -> str:
         return self.http.url(self.urls.topic_url(topic, (number - 1) * size))
@@ -372,6 +412,19 @@ class HttpForumClient:
 
     def _now(self) -> datetime:
         return datetime.fromtimestamp(self.http.clock.time(), tz=self.tz or UTC)
+
+    def _board_now(self, page: Page) -> datetime:
+        """The board's clock when it made `page`, the "now" of its relative dates: the `Date` its answer
+        carried; for an answer without one, our clock moved by what the board's last dated answer showed
+        (our own clock alone only while the board never said its time). Never simply our clock: the bot's
+        machine and the board's may disagree by minutes, and a PM read against the wrong one is late."""
+        ours = self.http.clock.time()
+        with self._zone_lock:
+            if page.date is not None:
+                self._board_ahead = page.date.timestamp() - ours
+                return page.date.astimezone(self.tz or UTC)
+            ahead = self._board_ahead or 0.0
+        return datetime.fromtimestamp(ours + ahead, tz=self.tz or UTC)
 
     def _tree(self, html: str, *, last_use: bool = False) -> Element:
         """The page parsed once for all its readers in the thread that fetched it: `_request()` asks the
@@ -466,6 +519,7 @@ __all__ = [
     "ForumSource",
     "HttpForumClient",
     "Progress",
+    "REFETCHES",
     "login_error",
     "offset_between",
     "page_size_of",

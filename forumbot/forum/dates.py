@@ -6,6 +6,10 @@ IPB 2 `27.11.2026, 22:00` / `Nov 29 2026, 11:15 PM`, IPB 3 `29 November 2026 - 0
 and relative forms: `Сегодня, 9:30`, `Вчера, 23:58`, `Today, 11:15 PM`, `5 minutes ago`,
 `менее минуты назад`. Relative forms need the page's "now"; without it they give None.
 
+A page's "now" is the board's clock when it made the page, never the reader's: the time the page prints of
+itself (IPB 2's footer «Сейчас: 29.11.2026, 21:10»), else the time the board's answer carries (its HTTP
+`Date` header); `page_clock` puts the two together.
+
 A printed date names a span of time, not an instant: `parse_forum_interval` gives that span,
 `parse_forum_date` a single instant (the start of the span for absolute texts).
 """
@@ -62,6 +66,22 @@ def is_relative(text: str) -> bool:
     """Whether the text is a relative date (today/yesterday/... ago), which needs a "now"."""
     words = {w.lower() for w in _WORD.findall(text)}
     return bool(words & (_DAY_SHIFT.keys() | _AGO_WORDS))
+
+
+def page_clock(
+    printed: datetime | None, told: datetime | None, *, printed_to: timedelta = timedelta(minutes=1)
+) -> datetime | None:
+    """The board's "now" for one page, against which its relative dates are read.
+
+    `printed` is the time the page prints of itself (to the minute: `printed_to`), `told` the time the board's
+    answer carried (its `Date` header, to the second). The page's own time wins: `told` only refines it to
+    the second when it falls within the printed minute (a `Date` outside it is another machine's clock: a
+    proxy's, a cache's). A page that prints no time of its own is read against `told`."""
+    if printed is None:
+        return told
+    if told is not None and printed <= told < printed + printed_to:
+        return told
+    return printed
 
 
 def parse_forum_date(text: str, tz: tzinfo, now: datetime | None = None) -> datetime | None:
@@ -267,8 +287,8 @@ _YESTERDAY = frozenset({"yesterday", "вчера"})
 
 def parse_ipb_interval(text: str, tz: tzinfo, now: datetime | None = None) -> tuple[datetime, datetime] | None:
     """`parse_forum_interval` for IPB: its fully relative forms ("3 часов назад", "минуту назад", "вчера"
-    with no time) are read by IPB's own bands (above), against `now`, the fetch time; every other text
-    as `parse_forum_interval` reads it."""
+    with no time) are read by IPB's own bands (above), against `now`, the board's clock when it made the page;
+    every other text as `parse_forum_interval` reads it."""
     cleaned = " ".join(text.split())
     words = [w.lower() for w in _WORD.findall(cleaned)]
     if now is not None and words and not any(c.isdigit() for c in cleaned) and set(words) <= _YESTERDAY:

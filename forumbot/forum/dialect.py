@@ -54,6 +54,14 @@ class Pages(Protocol):
         """What kind of this engine's page it is; None when another engine made it."""
         ...
 
+    def unproven(
+        self, html: Page, kind: PageKind, *, source: str | bytes | None = None, url: str | None = None
+    ) -> str | None:
+        """What keeps a page read as `kind` (a topic page, a PM folder, a PM) from proving it came whole:
+        its text (`source`) reaches `</html>`, it holds the engine's footer, and the posts or rows its
+        pagination implies; None when it proves it."""
+        ...
+
 
 ConversationReader = Callable[[Page, "str | None", "tzinfo | None", "datetime | None"], ConversationPage]
 

@@ -33,6 +33,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -119,6 +120,13 @@ class Page:
     # the `Location` of each redirect followed on the way, in order: a write's answer names what it made
     # there (a fragment such as `#entry999` is dropped from `url`)
     locations: tuple[str, ...] = ()
+    # The board's clock when it answered (its `Date` header, to the second; None when it sent none): the
+    # "now" its relative dates ("5 минут назад") were printed against, whatever our own clock says.
+    date: datetime | None = None
+
+
+class EmptyPage(ParseError):
+    """A page asked for its content that came with none: a page cut short before its first byte."""
 
 
 class RefusedPage(NoPermission):
@@ -230,6 +238,19 @@ def encode_multipart(fields: Mapping[str, str] | Sequence[tuple[str, str]], char
 def _quoted(name: str) -> str:
     """A field name as browsers write it in a part's header (quotes and line breaks escaped)."""
     return name.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def answer_date(response: httpx.Response) -> datetime | None:
+    """The instant an answer's `Date` header names (RFC 9110 6.6.1: the origin server's clock when it made the
+    answer), None when it has none or an unreadable one."""
+    value = response.headers.get("Date")
+    if not value:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def encode_form(fields: Mapping[str, str] | Sequence[tuple[str, str]], charset: str) -> bytes:
@@ -382,7 +403,17 @@ class ForumHttp:
         login is possible), an error for a refusal or an error status."""
         text, charset = decode_body(response)
         hops = tuple(hop.headers.get("location", "") for hop in response.history)
-        page = Page(str(response.url), response.status_code, response.content, text, charset, hops)
+        page = Page(
+            str(response.url),
+            response.status_code,
+            response.content,
+            text,
+            charset,
+            locations=hops,
+            date=answer_date(response),
+        )
+        if content and page.status < 400:
+            _not_empty(url, page)  # before the rules, which cannot read a page of nothing
         if content and self._rules.is_login_wall(text):
             if self._authenticate is None:
                 raise NotLoggedIn(N_("{url}: the forum served its login page instead of the content"), url=url)
@@ -571,7 +602,7 @@ def normalise_base_url(base_url: str) -> str:
 def _not_empty(url: str, page: Page) -> Page:
     """A page asked for its content that came empty: said with its address, not as a bare "empty page"."""
     if not page.text.strip():
-        raise ParseError(N_("{url}: the forum sent an empty page"), url=url)
+        raise EmptyPage(N_("{url}: the forum sent an empty page"), url=url)
     return page
 
 

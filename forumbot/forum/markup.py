@@ -182,6 +182,50 @@ def page_problems(root: Element, url: str | None = None) -> tuple[str, ...]:
     return tuple(f"{page_label(root, url)}: {problem}" for problem in note.split("\n")) if note else ()
 
 
+# --- a page proves it came whole --------------------------------------------------------------------
+
+_HTML_END = re.compile(r"</html\s*>", re.I)
+_HTML_END_BYTES = re.compile(rb"</html\s*>", re.I)
+NO_END = "it stops before its end (no </html>)"
+
+
+def closes_html(source: str | bytes) -> bool:
+    """Whether the page's text reaches its closing `</html>` (what a board or a proxy adds after it is
+    ignored). A page cut short, sent without a Content-Length, looks complete to HTTP: this is how it shows."""
+    if isinstance(source, bytes):
+        return _HTML_END_BYTES.search(source, max(0, len(source) - 4096)) is not None or (
+            _HTML_END_BYTES.search(source) is not None
+        )
+    return _HTML_END.search(source, max(0, len(source) - 4096)) is not None or _HTML_END.search(source) is not None
+
+
+def first_by_id(root: Element, tag: str, ident: str) -> Element | None:
+    """The page's `tag#ident`, found through the parser's table of ids (a search of a big page's elements in
+    Python takes a thousand times longer)."""
+    return next((el for el in root.xpath("id($ident)", ident=ident) if el.tag == tag), None)
+
+
+def expected_count(page: int, pages: int, per_page: int | None, total: int | None) -> int | None:
+    """How many items (posts, rows) page `page` of `pages` holds when a page holds `per_page` and all pages
+    `total` (None: the page does not say enough to tell): a page before the last is full, the last holds
+    the rest."""
+    if pages <= 1:
+        return total
+    if page < pages:
+        return per_page
+    if per_page is None or total is None:
+        return None
+    return total - (pages - 1) * per_page
+
+
+def count_mismatch(found: int, expected: int | None, what: str, where: str, *, exact: bool = True) -> str | None:
+    """What is wrong when `found` items are not the `expected` ones (fewer; or, `exact`, more): None when
+    nothing is, or when the page does not say how many it holds."""
+    if expected is None or found == expected or (found > expected and not exact):
+        return None
+    return f"{found} {what} where {where} {expected}"
+
+
 def has_class(el: Element, name: str) -> bool:
     cls: str | None = el.get("class")
     return cls is not None and name in cls.split()

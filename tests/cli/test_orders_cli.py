@@ -5,7 +5,9 @@ two days before the pages were saved at 09:50:29 UTC). Expected rows are read of
 from __future__ import annotations
 
 import json
+import os
 import shutil
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,11 @@ SAVED_AT = "2026-12-01T09:50:29+00:00"
 def folder(tmp_path: Path) -> Path:
     saved = tmp_path / "pms"
     saved.mkdir()
+    saved_at = datetime.fromisoformat(SAVED_AT).timestamp()
     for number in SAVED:
         page = next(PAGES.glob(f"{number}-*.html"))
         shutil.copy(page, saved / page.name)
+        os.utime(saved / page.name, (saved_at, saved_at))  # the files' time: when the pages were saved
     (tmp_path / "players.txt").write_text("\n".join(PLAYERS) + "\n", encoding="utf-8")
     return saved
 

@@ -350,6 +350,12 @@ def serve(board: FakeBoard) -> Iterator[str]:
         def log_message(self, format: str, *args: object) -> None:  # keep test output quiet
             pass
 
+        def date_time_string(self, timestamp: float | None = None) -> str:
+            """The answer's `Date`: the board's clock (the test's), as a real board's is its own."""
+            if timestamp is None and board.clock is not None:
+                timestamp = board.clock.time()
+            return super().date_time_string(timestamp)
+
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

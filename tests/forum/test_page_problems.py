@@ -38,7 +38,8 @@ def page(*posts: str, charset: str = "utf-8") -> str:
         '<body id="phpbb" class="section-viewtopic"><div id="wrap"><div id="page-body">'
         '<h2 class="topic-title"><a href="./viewtopic.php?t=7">День 1</a></h2>'
         + "".join(posts)
-        + '</div></div><a href="https://www.phpbb.com/">phpBB</a></body></html>'
+        + '</div><div id="page-footer" class="page-footer"></div></div><a href="https://www.phpbb.com/">phpBB</a>'
+        "</body></html>"
     )
 
 

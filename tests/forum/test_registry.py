@@ -25,7 +25,7 @@ HTTP_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 @pytest.fixture
 def saved_folder(tmp_path: Path) -> Path:
-    for name in ("viewtopic_page1", "viewtopic_page2", "pm_inbox", "pm_view", "login_page"):
+    for name in ("viewtopic_page1", "viewtopic_page2", "pm_inbox", "pm_view", "viewforum_mafia"):
         shutil.copy(HTTP_FIXTURES / "phpbb" / f"{name}.html", tmp_path / f"{name}.html")
     return tmp_path
 
@@ -39,7 +39,7 @@ def test_a_folder_opens_the_saved_pages_client(saved_folder: Path) -> None:
     assert [post.post_id for page in pages for post in page.posts] == list(range(2, 18))
     assert [pm.pm_id for pm in client.fetch_inbox()] == [3, 2, 1]
     assert client.fetch_pm(1).body_text == "Убиваем — Пётр"
-    assert [file.name for file in client.skipped] == ["login_page.html"]
+    assert [file.name for file in client.skipped] == ["viewforum_mafia.html"]
     assert [page.page for page in client.fetch_topic("viewtopic.php?t=2", from_page=2)] == [2]
 
 

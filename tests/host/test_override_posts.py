@@ -5,7 +5,7 @@ post the host names is left out of the count the engine makes, not only marked "
 from __future__ import annotations
 
 import json
-import shutil
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,9 @@ from forumbot.cli import app
 from forumbot.store import Store
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+# The captured IPB 3 page is page 1 of 2, whose page 2 was not captured: without its pager it is the topic's
+# only page (a folder of saved pages that lacks a page of the topic is refused).
+ALONE = re.compile(r"<div class='pagination clearfix left '>.*?</div>", re.S)
 CONFIG = """\
 [game]
 name = "Mafia-1"
@@ -75,7 +78,8 @@ def day_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, board: Board, *, ig
     root = tmp_path / ("ignored" if ignore else "plain")
     (root / "pages").mkdir(parents=True)
     for name in board.pages:
-        shutil.copy(FIXTURES / name, root / "pages" / Path(name).name)
+        page = (FIXTURES / name).read_text("utf-8")
+        (root / "pages" / Path(name).name).write_text(ALONE.sub("", page), "utf-8")
     players = json.dumps(list(board.players), ensure_ascii=False)
     (root / "game.toml").write_text(CONFIG.format(players=players), "utf-8")
     monkeypatch.chdir(root)

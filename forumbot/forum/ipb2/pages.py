@@ -1,8 +1,9 @@
 """IPB 2.x pages (2.2 / 2.3 skins) -> data. Pure functions, no I/O.
 
 Every `parse_*` takes the page as text, bytes or a parsed tree; `tz` is the zone plain-text dates are
-printed in (default: the zone of `now`, else UTC); `now` is when the page was fetched, against which
-relative dates are read when the footer shows no "now" of its own.
+printed in (default: the zone of `now`, else UTC); `now` is the board's clock when it answered (its `Date`
+header), against which relative dates are read when the footer shows no "now" of its own (and which refines the
+footer's, printed to the minute, to the second: `dates.page_clock`).
 
 - a post is a `table.ipbtable` holding `div.postcolor#post-N`; the author is `div#post-member-N
   span.normalname a` (cut to 16 characters + "..."; the full name is then in the popup menu
@@ -16,6 +17,9 @@ relative dates are read when the footer shows no "now" of its own.
   of `content_html`.
 - pages are `&st=N`: `span.pagecurrent`, `span.pagelink a`, and the page-jump script gives
   (posts per page, post count).
+- a whole page reaches `</html>` and holds the footer (`table#gfooter`, whose «Сейчас: …» is the board's
+  time, or the copyright `div.copyright`); a topic page of several pages holds the posts the page-jump
+  script implies (page N of M the page size, the last the rest).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import re
 from datetime import datetime, tzinfo
 
 from forumbot.errors import N_
-from forumbot.forum.dates import parse_forum_date
+from forumbot.forum.dates import page_clock, parse_forum_date
 from forumbot.forum.dialect import PageKind
 from forumbot.forum.invision.pages import (
     PostError,
@@ -56,11 +60,16 @@ from forumbot.forum.invision.pages import (
 )
 from forumbot.forum.ipb2 import NAME
 from forumbot.forum.markup import (
+    NO_END,
     BodyReader,
     Element,
     Page,
     absolute,
+    closes_html,
     collapse,
+    count_mismatch,
+    expected_count,
+    first_by_id,
     first_class,
     handed_over,
     iter_class,
@@ -82,6 +91,41 @@ _EDIT = re.compile(r"^(?P<label>.*?)(?P<who>\S.*?)\s*(?: - |: )(?P<when>.+)$")
 _PART_CLASSES = frozenset({"postdetails", "edit", "post-edit-reason", "normalname", "unreg"})
 _PAGE_CLASSES = frozenset({"postcolor", "pagecurrent", "pagelink", "maintitle"})
 _SHADED = frozenset({"post1shaded", "post2shaded"})
+
+
+def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, url: str | None = None) -> str | None:
+    """What keeps a page read as `kind` from proving it came whole (None: it proves it): its text (`source`,
+    when given) reaches `</html>`, it holds the footer, a topic page holds the posts its page-jump script
+    implies, and a PM page its message body. A page of another kind is left to its parser."""
+    if source is not None and not closes_html(source):
+        return NO_END
+    root = parse_html(html)
+    if first_by_id(root, "table", "gfooter") is None and first_class(root, "div", "copyright") is None:
+        return "no footer (table#gfooter, div.copyright)"
+    if kind == "topic":
+        found = _page_parts(root)
+        bodies = [div for div in found["postcolor"] if _POST_BODY_ID.fullmatch(div.get("id", "")) and _shown(div)]
+        if not bodies:
+            return None
+        page, pages, _ = pagination(root, found["pagecurrent"], found["pagelink"])
+        size, total = page_jump(root) or (None, None)
+        expected = expected_count(page, pages, size, total)
+        return count_mismatch(len(bodies), expected, "posts", f"page {page} of {pages} holds")
+    if kind == "pm":
+        area = first_by_id(root, "div", "ucpcontent")
+        if area is not None and area.find(".//table") is not None and first_class(area, "div", "postcolor") is None:
+            return "no message body (div.postcolor)"
+    return None
+
+
+def page_jump(root: Element) -> tuple[int, int] | None:
+    """(posts per page, posts in all) from the page-jump script of a page of several pages."""
+    for script in root.iter("script"):
+        code = script.text or ""
+        m = _PAGE_JUMP.search(code) if "ipb_pages_array" in code else None
+        if m and int(m.group(1)) > 0:
+            return int(m.group(1)), int(m.group(2))
+    return None
 
 
 def footer_now(root: Element, tz: tzinfo) -> datetime | None:
@@ -158,7 +202,7 @@ def topic_page(
     bodies = [div for div in found["postcolor"] if _POST_BODY_ID.fullmatch(div.get("id", "")) and _shown(div)]
     if not bodies:
         raise not_a(root, url, "topic page")
-    clock = footer_now(root, tz) or now
+    clock = page_clock(footer_now(root, tz), now)
     page, page_count, next_href = pagination(root, found["pagecurrent"], found["pagelink"])
     topic_id = _topic_id(root, url)
     posts, problems = parse_each(
@@ -231,12 +275,9 @@ def pagination(root: Element, current: list[Element], links: list[Element]) -> t
             elif label in (">", "»", "›") and next_href is None:
                 next_href = a.get("href")
     count = max(numbers)
-    for script in root.iter("script"):
-        code = script.text or ""
-        m = _PAGE_JUMP.search(code) if "ipb_pages_array" in code else None
-        if m and int(m.group(1)) > 0:
-            count = max(count, math.ceil(int(m.group(2)) / int(m.group(1))))
-            break
+    jump = page_jump(root)
+    if jump is not None:
+        count = max(count, math.ceil(jump[1] / jump[0]))
     return page, count, next_href
 
 
@@ -345,7 +386,7 @@ def _edit_line(line: Element) -> dict[str, object]:
 
 
 def inbox(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> tuple[list[PmSummary], str | None]:
-    clock = footer_now(root, tz) or now
+    clock = page_clock(footer_now(root, tz), now)
     rows = []
     for link in root.iter("a"):
         href = link.get("href") or ""
@@ -394,7 +435,7 @@ def pm(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> Priv
     if subject_el is None:
         subject_el = bold
     time_text = collapse(bold.tail).lstrip(",").strip() if bold is not None else ""
-    start, until = interval(time_text, tz, footer_now(root, tz) or now)
+    start, until = interval(time_text, tz, page_clock(footer_now(root, tz), now))
     return PrivateMessage(
         pm_id=query_int(url, "MSID") or _pm_id(root),
         sender=sender,

@@ -6,7 +6,7 @@ from datetime import UTC, tzinfo
 
 from forumbot.errors import N_, LoginFailed
 from forumbot.forum.client import login_error, offset_between
-from forumbot.forum.dialect import UrlTable
+from forumbot.forum.dialect import PageKind, UrlTable
 from forumbot.forum.http import ForumHttp, Page
 from forumbot.forum.invision.pages import is_login_wall
 from forumbot.forum.invision.reader import InvisionClient
@@ -30,28 +30,32 @@ class IpbClient(InvisionClient):
         topic_params=("showtopic", "t"),
     )
 
+    def _unproven(self, page: Page, kind: PageKind) -> str | None:
+        return pages.unproven(self._tree(page.text), kind, source=page.text, url=page.url)
+
     def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
-        tz = self._zone_of(page)
+        tz, now = self._zone_of(page), self._board_now(page)
         root = self._tree(page.text, last_use=True)
-        return pages.parse_topic_page(root, url=page.url, tz=tz, now=self._now(), on_body=on_body)
+        return pages.parse_topic_page(root, url=page.url, tz=tz, now=now, on_body=on_body)
 
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
-        tz = self._zone_of(page)
-        return pages.parse_pm_inbox(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
+        tz, now = self._zone_of(page), self._board_now(page)
+        return pages.parse_pm_inbox(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=now)
 
     def _parse_pm(self, page: Page) -> PrivateMessage:
-        tz = self._zone_of(page)
-        return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
+        tz, now = self._zone_of(page), self._board_now(page)
+        return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=now)
 
     def _zone_of(self, page: Page) -> tzinfo:
-        """The viewer's offset: configured, else the footer's "now" minus the instant we fetched it.
+        """The viewer's offset: configured, else the footer's "now" against the board's clock (its answer's
+        `Date`), never against ours, which may be hours off.
 
         IPB prints every date in the member's own offset (profile, board default, DST flag), which the
-        host rarely knows; the footer ("Сейчас: 29.11.2026, 21:10") shows it against our clock.
+        host rarely knows; the footer ("Сейчас: 29.11.2026, 21:10") shows it against the board's clock.
         """
         if self.tz is None:
             shown = pages.page_now(self._tree(page.text), UTC)
-            self.tz = offset_between(shown, self._now()) if shown is not None else None
+            self.tz = offset_between(shown, self._board_now(page)) if shown is not None else None
         return self.tz or UTC
 
     def _authenticate(self, http: ForumHttp) -> None:

@@ -17,6 +17,12 @@ folders) are printed in (default: the zone of `now`, else UTC); post times are e
   per message with `p.posted_info` "Отправлено <date>" (text only, often relative), 20 to a page; a
   folder (`table#message_table`) has a row per conversation (`tr#<conversation id>`) naming its
   starter, its last message's author and id, and that message's date.
+- a whole page reaches `</html>` and holds the board's footer (`div#footer_utilities`, or the copyright
+  `#copyright`); a topic page may show, instead, the topic's bottom controls (`div.topic_controls` after its
+  last post: the captured 3.3 page has no board shell). A topic page before the last holds at least the page
+  size of posts (`perPage` of the page-jump script; a moderator sees more: the posts waiting and the hidden
+  ones), a conversation page before the last its 20 messages. 3.x prints no time of its own: its relative
+  dates are read against the board's clock as its answer told it (the `Date` header).
 """
 
 from __future__ import annotations
@@ -55,11 +61,16 @@ from forumbot.forum.invision.pages import (
 )
 from forumbot.forum.ipb3 import NAME
 from forumbot.forum.markup import (
+    NO_END,
     BodyReader,
     Element,
     Page,
     absolute,
+    closes_html,
     collapse,
+    count_mismatch,
+    expected_count,
+    first_by_id,
     first_class,
     handed_over,
     has_class,
@@ -128,6 +139,40 @@ class Pager:
                 self.param = self.param or m.group(1)
                 self.per_page = int(m.group(2))
                 return
+
+
+def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, url: str | None = None) -> str | None:
+    """What keeps a page read as `kind` from proving it came whole (None: it proves it): its text (`source`,
+    when given) reaches `</html>`, it holds the board's footer (a topic page: or its bottom controls after its
+    last post), a topic page before the last at least its page size of posts, a conversation page before the
+    last its 20 messages. A page of another kind is left to its parser."""
+    if source is not None and not closes_html(source):
+        return NO_END
+    root = parse_html(html)
+    blocks = [div for div in iter_class(root, "div", "post_block") if _POST_BLOCK_ID.fullmatch(div.get("id", ""))]
+    footer = first_by_id(root, "div", "footer_utilities") is not None or bool(root.xpath("//*[@id='copyright']"))
+    if not footer and kind != "topic":
+        return "no footer (div#footer_utilities, #copyright)"
+    if not footer and not (blocks and _controls_after(root, blocks[-1])):
+        return "no footer (div#footer_utilities, #copyright) nor the topic's controls after its last post"
+    if kind not in ("topic", "pm") or not blocks:
+        return None
+    pager = Pager(root)
+    size = pager.per_page if kind == "topic" else MESSAGES_PER_PAGE
+    expected = expected_count(pager.page, pager.count, size, None)
+    what = "posts" if kind == "topic" else "messages"
+    return count_mismatch(len(blocks), expected, what, f"page {pager.page} of {pager.count} holds", exact=False)
+
+
+def _controls_after(root: Element, last_post: Element) -> bool:
+    """Whether a `div.topic_controls` (the pagination and buttons under a topic) follows the last post."""
+    seen = False
+    for div in root.iter("div"):
+        if div is last_post:
+            seen = True
+        elif seen and has_class(div, "topic_controls"):
+            return True
+    return False
 
 
 def _printed_offset(root: Element) -> timedelta | None:

@@ -7,9 +7,9 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from forumbot.errors import N_, ForumbotError, ForumError, LoginFailed, ParseError
+from forumbot.errors import N_, ForumbotError, ForumError, LoginFailed, PageCutShort, ParseError
 from forumbot.forum.client import MAX_INBOX_PAGES, login_error, or_error
-from forumbot.forum.dialect import UrlTable
+from forumbot.forum.dialect import PageKind, UrlTable
 from forumbot.forum.http import ForumHttp, Page
 from forumbot.forum.invision.pages import is_login_wall, message_row
 from forumbot.forum.invision.reader import InvisionClient
@@ -49,9 +49,13 @@ class Ipb3Client(InvisionClient):
         self._messages: dict[int, PrivateMessage] = {}
         self._read_lock = threading.Lock()
 
+    def _unproven(self, page: Page, kind: PageKind) -> str | None:
+        return pages.unproven(self._tree(page.text), kind, source=page.text, url=page.url)
+
     def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
         root = self._learn_zone_from(self._tree(page.text, last_use=True))
-        parsed = pages.parse_topic_page(root, url=page.url, tz=self.tz, now=self._now(), on_body=on_body)
+        now = self._board_now(page)
+        parsed = pages.parse_topic_page(root, url=page.url, tz=self.tz, now=now, on_body=on_body)
         self._page_param = self._page_param or parsed.page_param
         return parsed
 
@@ -72,10 +76,12 @@ class Ipb3Client(InvisionClient):
         return self.http.url(base)
 
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
-        return pages.parse_pm_inbox(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
+        now = self._board_now(page)
+        return pages.parse_pm_inbox(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=now)
 
     def _parse_pm(self, page: Page) -> PrivateMessage:
-        return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=self._now())
+        now = self._board_now(page)
+        return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=now)
 
     def _authenticate(self, http: ForumHttp) -> None:
         """The login form as served (`auth_key`, `referer`, remember me), with the account's name and password,
@@ -161,27 +167,30 @@ class Ipb3Client(InvisionClient):
     def _read_conversations(self, rows: Sequence[PmSummary]) -> Iterator[list[PrivateMessage] | ForumbotError]:
         """The conversations' first pages `concurrency` at a time, then each one's further pages."""
         urls = [self._conversation_url(_conversation_of(row)) for row in rows]
-        for fetched in self.http.get_each(urls):
+        for url, fetched in zip(urls, self.http.get_each(urls), strict=True):
             try:
-                yield self._rest_of(self._conversation_page(fetched()))
+                yield self._rest_of(self._conversation_page(self.whole(url, "pm", fetched)))
+            except PageCutShort:
+                raise
             except (ParseError, ForumError) as exc:
                 yield exc
 
     def _read_conversation(self, conversation_id: int) -> list[PrivateMessage]:
-        return self._rest_of(self._conversation_page(self.http.get(self._conversation_url(conversation_id))))
+        url = self._conversation_url(conversation_id)
+        return self._rest_of(self._conversation_page(self.whole(url, "pm")))
 
     def _rest_of(self, first: ConversationPage) -> list[PrivateMessage]:
         """Every message of the conversation: its pages followed by their own next links."""
         messages, page, visited = list(first.messages), first, {first.url}
         while page.next_url and page.next_url not in visited and len(visited) < MAX_INBOX_PAGES:
             visited.add(page.next_url)
-            page = self._conversation_page(self.http.get(self.http.rebase(page.next_url)))
+            page = self._conversation_page(self.whole(self.http.rebase(page.next_url), "pm"))
             messages += [m for m in page.messages if m.pm_id not in {held.pm_id for held in messages}]
         return messages
 
     def _conversation_page(self, page: Page) -> ConversationPage:
         root = self._learn_zone_from(self._tree(page.text, last_use=True))
-        parsed = pages.parse_conversation_page(root, page.url, self.tz, now=self._now())
+        parsed = pages.parse_conversation_page(root, page.url, self.tz, now=self._board_now(page))
         self._viewer_id = self._viewer_id or parsed.viewer_id
         return parsed
 

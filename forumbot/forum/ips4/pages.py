@@ -8,6 +8,8 @@
 - a comment moderators alone see (hidden or waiting) is an `article.ipsModerated`;
 - pagination `ul.ipsPagination[data-pages]`, `li.ipsPagination_active`, and a `li.ipsPagination_next`
   that is `ipsPagination_inactive` on the last page; pages are addressed by `page=N`.
+- a whole page reaches `</html>` and holds the board's footer (`footer#ipsLayout_footer`, or the copyright
+  `p#elCopyright`); the page says how many pages the topic has, not how many comments a page holds.
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ from forumbot.forum.invision.pages import (
 )
 from forumbot.forum.ips4 import NAME
 from forumbot.forum.markup import (
+    NO_END,
     BodyReader,
     Element,
     Page,
     absolute,
+    closes_html,
     collapse,
+    first_by_id,
     first_class,
     handed_over,
     has_class,
@@ -54,6 +59,17 @@ def page_kind(html: Page) -> PageKind | None:
     if version_of(root) != 4:
         return None
     return "topic" if first_class(root, "article", "ipsComment") is not None else "unknown"
+
+
+def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, url: str | None = None) -> str | None:
+    """What keeps a page from proving it came whole (None: it proves it): its text (`source`, when given)
+    reaches `</html>` and it holds the board's footer."""
+    if source is not None and not closes_html(source):
+        return NO_END
+    root = parse_html(html)
+    if first_by_id(root, "footer", "ipsLayout_footer") is None and first_by_id(root, "p", "elCopyright") is None:
+        return "no footer (footer#ipsLayout_footer, p#elCopyright)"
+    return None
 
 
 def parse_topic_page(

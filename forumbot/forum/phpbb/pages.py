@@ -17,6 +17,12 @@ fixtures/phpbb-ru/):
   `div.post.pm`, its `p.author` lines (`<br>`-separated): date, sender, recipients. PM dates are
   plain text in the viewer's zone and language, often relative.
 - the footer (`#page-footer`) states the viewer's zone: `<span title="Европа/Москва">UTC+03:00</span>`.
+- a whole page reaches `</html>` and holds its footer `div#page-footer` (print views too); a topic page's and
+  a PM folder's pagination (`div.pagination`) opens with the count of all its posts or messages ("7
+  сообщений", "16 posts"), its links carry the offsets (`start=`): page N of M holds the page size, the last
+  one the rest (a moderator's count includes what only moderators see, as the page does).
+- the index prints the board's time (`p.time`: «Текущее время: 01 дек 2026, 12:00», to the minute, in the
+  footer's zone; a member's last visit is a `p.time` too, and earlier); topic, PM and folder pages do not.
 Every `parse_*` takes the page as text, bytes or an already parsed lxml tree.
 """
 
@@ -27,15 +33,20 @@ import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from forumbot.errors import N_, ParseError
-from forumbot.forum.dates import MONTHS, parse_forum_date, parse_forum_interval
+from forumbot.forum.dates import MONTHS, page_clock, parse_forum_date, parse_forum_interval
 from forumbot.forum.dialect import PageKind
 from forumbot.forum.markup import (
+    NO_END,
     BodyReader,
     Element,
     Page,
     absolute,
     browser_fields,
+    closes_html,
     collapse,
+    count_mismatch,
+    expected_count,
+    first_by_id,
     first_class,
     form_fields,
     handed_over,
@@ -73,6 +84,7 @@ __all__ = [
     "is_no_permission",
     "is_relative_format",
     "page_kind",
+    "page_now",
     "parse_board_zone",
     "parse_login_form",
     "parse_pm",
@@ -81,9 +93,11 @@ __all__ = [
     "parse_preferences",
     "parse_quote_stamp",
     "parse_topic_page",
+    "unproven",
 ]
 
 _POST_ID = re.compile(r"p(\d+)")
+_NUMBER = re.compile(r"\d+")
 _USERNAME_CLASSES = ("username", "username-coloured")
 _PART_CLASSES = frozenset({"author", "content", "notice", "postprofile"})
 _LOCK_ICON = "fa-lock"  # the reply button's icon on a locked topic
@@ -154,6 +168,96 @@ def is_no_permission(html: Page) -> bool:
     return panel is not None and _NO_PERMISSION.search(text_of(panel)) is not None
 
 
+# --- a page proves it is whole ------------------------------------------------------------------
+
+
+def unproven(html: Page, kind: PageKind, *, source: str | bytes | None = None, url: str | None = None) -> str | None:
+    """What keeps a page read as `kind` from proving it came whole (None: it proves it): its text (`source`,
+    when given) reaches `</html>`, it holds the footer (`div#page-footer`), and the posts of a topic page and
+    the rows of a PM folder are as many as its pagination implies. A page of another kind is left to its
+    parser, which names what it is."""
+    if source is not None and not closes_html(source):
+        return NO_END
+    root = parse_html(html)
+    if first_by_id(root, "div", "page-footer") is None:
+        return "no footer (div#page-footer)"
+    if kind == "topic":
+        posts, pagers = _posts_and_pagers(root)
+        return _count_mismatch(pagers, len(posts), "posts", url) if posts else None
+    if kind == "pm_inbox":
+        rows = [dl for dl in iter_class(root, "dl", "row-item") if first_class(dl, "a", "topictitle") is not None]
+        return _count_mismatch(_posts_and_pagers(root)[1], len(rows), "messages", url) if rows else None
+    if kind == "pm":
+        box = next((div for div in iter_class(root, "div", "post") if has_class(div, "pm")), None)
+        if box is not None and first_class(box, "div", "content") is None:
+            return "no message body (div.content)"
+    return None
+
+
+def _posts_and_pagers(root: Element) -> tuple[list[Element], list[Element]]:
+    """One pass over a page's divs: its posts (`div#pN.post`) and its paginations (`div.pagination`)."""
+    posts: list[Element] = []
+    pagers: list[Element] = []
+    for div in root.iter("div"):
+        cls = div.get("class")
+        if not cls:
+            continue
+        is_post, is_pager, _ = _page_part_classes(cls)
+        if is_post and _POST_ID.fullmatch(div.get("id") or ""):
+            posts.append(div)
+        elif is_pager:
+            pagers.append(div)
+    return posts, pagers
+
+
+def _count_mismatch(boxes: list[Element], found: int, what: str, url: str | None) -> str | None:
+    """Whether the page holds the `what` its paginations (`boxes`) say it does (the count of all, the page
+    size)."""
+    total = next((n for n in map(_total_of, boxes) if n is not None), None)
+    page, pages, _ = max((_pagination(box) for box in boxes), key=lambda found: found[1], default=(1, 1, None))
+    size = next((n for n in (_page_size(box, page, url) for box in boxes) if n is not None), None)
+    expected = expected_count(page, pages, size, total)
+    return count_mismatch(found, expected, what, f"page {page} of {pages} holds")
+
+
+def _total_of(box: Element) -> int | None:
+    """The count of all posts (or messages) a pagination opens with: the first number of its own text,
+    outside its links and page numbers ("Первое новое сообщение • 7 сообщений • Страница 1 из 1")."""
+    for text in [box.text, *(child.tail for child in box)]:
+        m = _NUMBER.search(text or "")
+        if m:
+            return int(m.group(0))
+    return None
+
+
+def _page_size(box: Element, page: int, url: str | None) -> int | None:
+    """Posts a page holds, from the offsets of the pagination's page links (`start=20` on page 3 -> 10),
+    else of the page's own URL."""
+    for a in box.iter("a"):
+        label, start = text_of(a), query_int(a.get("href"), "start")
+        if label.isdigit() and int(label) > 1 and start:
+            return start // (int(label) - 1)
+    start = query_int(url, "start")
+    return start // (page - 1) if start and page > 1 else None
+
+
+def page_now(html: Page, tz: tzinfo | None = None) -> datetime | None:
+    """The board's time as the page prints it, where it does (the index's `p.time` in `div#page-body`,
+    «Текущее время: …», to the minute), in the zone its footer states (else `tz`, else UTC); None on the pages
+    that print none (topics, PMs, folders). A member's last visit is printed the same way, earlier (or
+    relative): the latest date is the board's."""
+    root = parse_html(html)
+    body = first_by_id(root, "div", "page-body")
+    lines = [p for p in body if p.tag == "p" and has_class(p, "time")] if body is not None else []
+    shown = [text_of(p).rpartition(": ")[2] for p in lines]
+    if not shown:
+        return None
+    footer = parse_board_zone(root)
+    zone = footer.offset if footer is not None else tz or UTC
+    found = [moment for text in shown if (moment := parse_forum_date(text, zone)) is not None]
+    return max(found, default=None)
+
+
 def _not_a(root: Element, url: str | None, kind: str) -> ParseError:
     where = page_label(root, url)
     if is_login_wall(root):
@@ -192,6 +296,7 @@ def parse_topic_page(
     body with its element (see `BodyReader`)."""
     root = parse_html(html)
     tz = tz or UTC
+    now = page_clock(page_now(root, tz), now)
     divs, pager, heading, locked = _page_parts(root, may_be_locked=_may_show_lock(html))
     damage = page_problems(root, url)
     if not divs:
@@ -476,6 +581,7 @@ def parse_pm_inbox(
     clock when it rendered the page as `now` for relative dates ("6 минут назад", "Сегодня, 11:49");
     each row's `time`/`time_until` is the interval the date allows (`dates.parse_forum_interval`)."""
     root = parse_html(html)
+    now = page_clock(page_now(root, tz), now)
     rows = [(dl, first_class(dl, "a", "topictitle")) for dl in iter_class(root, "dl", "row-item")]
     rows = [(dl, link) for dl, link in rows if link is not None]
     if not rows and not any(f.get("id") == "viewfolder" for f in root.iter("form")):
@@ -539,6 +645,7 @@ def parse_pm(
     text never reaches `body_text`."""
     root = parse_html(html)
     tz = tz or UTC
+    now = page_clock(page_now(root, tz), now)
     box = next((div for div in iter_class(root, "div", "pm") if has_class(div, "post")), None)
     content = first_class(box, "div", "content") if box is not None else None
     if box is None or content is None:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, tzinfo
 
 from forumbot.errors import N_, ConfigError, ForumError, LoginFailed, ParseError
 from forumbot.forum.client import HttpForumClient, login_error, offset_text, zone_named
-from forumbot.forum.dialect import UrlTable
+from forumbot.forum.dialect import PageKind, UrlTable
 from forumbot.forum.http import ForumHttp, Page
 from forumbot.forum.markup import BodyReader, browser_fields, find_form, submit_buttons
 from forumbot.forum.phpbb import NAME, pages
@@ -35,18 +35,22 @@ class PhpbbClient(HttpForumClient):
     def is_no_permission(self, html: str) -> bool:
         return pages.is_no_permission(self._tree(html))
 
+    def _unproven(self, page: Page, kind: PageKind) -> str | None:
+        return pages.unproven(self._tree(page.text), kind, source=page.text, url=page.url)
+
     def _parse_topic(self, page: Page, on_body: BodyReader | None = None) -> TopicPage:
+        now = self._board_now(page)
         root = self._tree(page.text, last_use=True)
-        return pages.parse_topic_page(root, url=page.url, tz=self.tz or UTC, now=self._now(), on_body=on_body)
+        return pages.parse_topic_page(root, url=page.url, tz=self.tz or UTC, now=now, on_body=on_body)
 
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
-        tz = self.account_zone(page)
+        tz, now = self.account_zone(page), self._board_now(page)
         root = self._tree(page.text, last_use=True)
-        return pages.parse_pm_inbox(root, url=page.url, tz=tz, now=self._now())
+        return pages.parse_pm_inbox(root, url=page.url, tz=tz, now=now)
 
     def _parse_pm(self, page: Page) -> PrivateMessage:
-        tz = self.account_zone(page)
-        return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=self._now())
+        tz, now = self.account_zone(page), self._board_now(page)
+        return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=now)
 
     def exact_pm_time(self, pm_id: int) -> datetime | None:
         """The PM's send time to the second: phpBB's quote form cites it as a unix time

@@ -5,8 +5,13 @@ undeclared bytes are UTF-8, else windows-1251 or KOI8-R as their letters tell, e
 skipped naming why), parsed once, and recognised by its markup: the engine (phpBB, IPB 2.x, IPB 3.x,
 IPS 4) and the page kind (topic page, PM folder, one PM or conversation). A file that is none of
 these is reported with the reason, never dropped silently; a board of an engine forumbot does not
-read (mybb.ru / rusff, whose links look like phpBB's) is named as such. Relative dates resolve
-against the page's own footer, else `now`, else the file's modification time.
+read (mybb.ru / rusff, whose links look like phpBB's) is named as such.
+
+A file in place of a page that cannot be read whole is refused, the folder with it, naming the file and
+why: an empty file, a login page, a "no permission" page, and a topic page, PM folder or PM that does not
+prove it was saved whole (its engine's `pages.unproven`: its end, its footer, the posts its pagination
+implies). Relative dates are read against the board's clock when it made the page: the time the page prints
+of itself (IPB 2's footer), else the file's modification time (when the browser saved it), else `now`.
 
 An IPB 3 conversation gives every message on its pages, each under its own id, and each message
 not written by the viewer (the account the page was saved by) is a row of the inbox; a folder row
@@ -104,7 +109,23 @@ def load_saved_folder(
     found = _Collector(str(folder), dialects)
     for file in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES):
         found.add(file, zone, now)
+    if found.refused:
+        said = "; ".join(f"{name}: {why}" for name, why in found.refused)
+        raise ParseError(f"{folder}: {_count(len(found.refused))} cannot be read whole ({said}); save them again")
     return found.result()
+
+
+def _count(files: int) -> str:
+    return "a saved page" if files == 1 else f"{files} saved pages"
+
+
+def _file_time(file: Path, tz: tzinfo) -> datetime | None:
+    """When the file was last written (the browser saved the page), None when the file system cannot say."""
+    try:
+        stamp = file.stat().st_mtime
+    except OSError:
+        return None
+    return datetime.fromtimestamp(stamp, tz) if stamp > 0 else None
 
 
 class _Collector:
@@ -116,15 +137,31 @@ class _Collector:
         self.inbox: dict[int, PmSummary] = {}
         self.messages: dict[int, PrivateMessage] = {}
         self.skipped: list[SkippedFile] = []
+        self.refused: list[tuple[str, str]] = []  # files in place of a page that cannot be read whole, and why
         self.conversations: set[int] = set()  # IPB 3 conversations with a saved page
         self.replies: dict[int, PmSummary] = {}  # their messages to the viewer, as inbox rows
 
     def add(self, file: Path, tz: tzinfo, now: datetime | None) -> None:
         try:
             data = file.read_bytes()
-            moment = now or datetime.fromtimestamp(file.stat().st_mtime, tz)
-            root = read_page(data, file.name)
+            if not data.strip():
+                self.refused.append((file.name, "an empty file"))
+                return
+            moment = _file_time(file, tz) or now
+            try:
+                root = read_page(data, file.name)
+            except ParseError as exc:  # not even a page: what the browser saved is no use
+                self.refused.append((file.name, str(exc)))
+                return
             dialect, kind = detect_page(root, self.dialects)
+            if dialect is not None and kind in ("login", "no_permission"):
+                self.refused.append((file.name, _KIND_REASONS[kind].format(engine=dialect.label)))
+                return
+            if dialect is not None and dialect.pages is not None:  # a page of a board: is it all there?
+                missing = dialect.pages.unproven(root, kind, source=data, url=saved_url(root))
+                if missing is not None:
+                    self.refused.append((file.name, f"{dialect.label} {_KIND_NAMES[kind]} cut short: {missing}"))
+                    return
             self._take(file.name, root, dialect, kind, tz, moment)
         except (OSError, ForumbotError, ValueError) as exc:
             self.skip(file.name, str(exc))
@@ -133,7 +170,7 @@ class _Collector:
         self.skipped.append(SkippedFile(name=name, reason=reason))
 
     def _take(
-        self, name: str, root: Element, dialect: Dialect | None, kind: PageKind, tz: tzinfo, now: datetime
+        self, name: str, root: Element, dialect: Dialect | None, kind: PageKind, tz: tzinfo, now: datetime | None
     ) -> None:
         if dialect is None or dialect.pages is None:
             foreign = unsupported_engine(root)
@@ -193,6 +230,14 @@ class _Collector:
         )
 
 
+_KIND_NAMES: dict[PageKind, str] = {
+    "topic": "topic page",
+    "pm_inbox": "PM folder",
+    "pm": "PM page",
+    "login": "login page",
+    "no_permission": "refusal page",
+    "unknown": "page",
+}
 _KIND_REASONS: dict[PageKind, str] = {
     "login": "{engine} login page, not a topic page or PM",
     "no_permission": "{engine} 'no permission' page, not a topic page or PM",

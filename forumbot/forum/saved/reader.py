@@ -81,9 +81,10 @@ class SavedPagesClient:
         progress: Progress | None = None,
         on_body: BodyReader | None = None,
     ) -> Iterator[TopicPage]:
-        """The saved pages of the topic from `from_page` on; pages whose topic the markup does not
-        name are taken only when the folder holds no page that names it (parsed when the folder was
-        loaded: `on_body` sees nothing)."""
+        """The saved pages of the topic from `from_page` on, every one of them to its last; pages whose topic
+        the markup does not name are taken only when the folder holds no page that names it (parsed when the
+        folder was loaded: `on_body` sees nothing). A page the topic has and the folder lacks is an error
+        naming it: a topic read without one of its pages would lose its votes unsaid."""
         tid = self.topic_id(topic)
         held = self._folder().topic_pages
         named = [page for page in held if page.topic_id == tid]
@@ -96,6 +97,17 @@ class SavedPagesClient:
                 folder=self.folder,
                 tid=tid,
                 value=present or "none",
+            )
+        last = max(page.page_count for page in pages.values())
+        lacking = [n for n in range(from_page, last + 1) if n not in pages]
+        if lacking:
+            shown = ", ".join(map(str, lacking))
+            raise ParseError(
+                N_("{folder}: topic {tid} has {last} pages, but page(s) {shown} are not saved: save them too"),
+                folder=self.folder,
+                tid=tid,
+                last=last,
+                shown=shown,
             )
         for done, page in enumerate(wanted, 1):
             report(progress, done, len(wanted))

@@ -49,6 +49,15 @@ def grown(conversation: str) -> str:
     return conversation[:end] + block + conversation[end:]
 
 
+def filled(conversation: str, messages: int) -> str:
+    """The conversation's first page holding `messages` messages, as a page before the last does (20): the
+    host's first message repeated under new ids (the account's own: no row of the inbox)."""
+    start, end = conversation.index("<a id='msg301'></a>"), conversation.index("<a id='msg305'></a>")
+    block = conversation[start:end]
+    more = "".join(block.replace("301", str(9000 + n)) for n in range(messages - 2))
+    return conversation[:end] + more + conversation[end:]
+
+
 class Board:
     """Answers by the query's own words; counts every request."""
 
@@ -161,7 +170,7 @@ def test_every_page_of_a_conversation_is_read(clock: FakeClock) -> None:
     assert pager is not None
     link = f"{BASE}index.php?app=members&amp;module=messaging&amp;section=view&amp;{CONVERSATION}&amp;st=20"
     paged = pager.group(0).replace(f"{BASE}index.php?showtopic=16002&amp;page=2", link)
-    first = conversation.replace("<h2 class='maintitle'>", paged + "<h2 class='maintitle'>", 1)
+    first = filled(conversation, 20).replace("<h2 class='maintitle'>", paged + "<h2 class='maintitle'>", 1)
     board = topic_board(real("ipb346_topic_rel1"), "showtopic=16002&page=2")
     board.conversation = first
     board.conversation_pages["st=20"] = grown(conversation).replace("<a id='msg305'></a>", "")
