@@ -10,13 +10,17 @@
     └── ForumError             the forum's side
         ├── ForumUnavailable   network fault, timeout, 5xx after retries
         │   ├── MaybeSent      a form that may have reached the board: look for it before sending again
-        │   └── PageCutShort   a page that kept coming without its end: nothing of it is counted
+        │   │   └── Unproven   the board answered a write with a page that proves neither way
+        │   ├── PageCutShort   a page that kept coming without its end: nothing of it is counted
+        │   └── TryLater       the board refused a write for now (flood control, busy): `wait`, then again
         ├── LoginFailed        the forum refused our credentials
         ├── NotLoggedIn        a login wall was served where content was expected
         ├── NoPermission       the account may not see or do this
         ├── HeldForApproval    a post stored but held for a moderator: never post it again
         ├── UnknownRecipient   no member has a PM recipient's name: nothing sent
-        └── TooManyRecipients  more PM recipients than the board takes (`limit`): nothing sent
+        ├── TooManyRecipients  more PM recipients than the board takes (`limit`): nothing sent
+        ├── Rejected           any other refusal for good, in the board's words: nothing stored
+        └── Outdated           a reply made from an earlier read of its topic, which has new posts: not posted
 
 An error is said in the host's language when it is shown, not when it is raised (so the engine, which raises
 some, reads no catalogue): it carries its message as a template marked for the catalogue and the values that
@@ -118,6 +122,21 @@ class PageCutShort(ForumUnavailable):
     often it was fetched again: the read stops, naming the page and what it lacks, and nothing of it counts."""
 
 
+class Unproven(MaybeSent):
+    """The board answered a write with a whole page that proves neither that it stored it nor that it
+    refused it (an unknown message, quoted); its marker was looked for and is not on the board."""
+
+
+class TryLater(ForumUnavailable):
+    """The board refused a write for the moment (flood control that outlasted the waits, a 429 or 503):
+    try again after `wait` seconds (None: it did not say). A busy server may have acted before it
+    answered, so what it refused is looked for before it is sent again."""
+
+    def __init__(self, message: str, wait: float | None = None, **values: Any) -> None:
+        super().__init__(message, **values)
+        self.wait = wait
+
+
 class LoginFailed(ForumError):
     pass
 
@@ -145,3 +164,13 @@ class TooManyRecipients(ForumError):
     def __init__(self, message: str, limit: int, **values: Any) -> None:
         super().__init__(message, **values)
         self.limit = limit
+
+
+class Rejected(ForumError):
+    """The board refused a write for good, in its own words (an empty message, a topic that does not
+    exist...): nothing was stored, and sending it again would be refused again."""
+
+
+class Outdated(ForumError):
+    """A reply made from an earlier read of its topic (a vote count), which has new posts since: not
+    posted; it is made again from a fresh read."""

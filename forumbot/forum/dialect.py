@@ -77,7 +77,11 @@ class Opening:
 
 
 ReaderFactory = Callable[["ClientSettings", Opening], "ForumClient"]
-WriterFactory = Callable[["ForumClient", float], "Poster"]
+class WriterFactory(Protocol):
+    """Makes an engine's poster for a client; the flood interval in seconds when the config knows it
+    (left out: the writer's own default, or what it learns from the board)."""
+
+    def __call__(self, client: ForumClient, flood_interval: float = ..., /) -> Poster: ...
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,15 @@ URLs and call the pure parsers:
 
 - one `httpx.Client` with a constant User-Agent (phpBB binds a session to it), a cookie jar and timeouts;
 - login state: a lazy first login, and one re-login when a login wall is served where content was
-  expected (the request is then retried once; a second wall is `NotLoggedIn`);
+  expected (a read is then asked once more; a second wall is `NotLoggedIn`). A write is never sent again
+  here: a login page in answer to it is `LoggedOutAnswer` (the session is marked ended), for the writer
+  to log in again and look for what it wrote before anything is sent again;
 - a per-host rate limit: a token bucket of request starts (an average per minute, a burst that covers a
   topic read), and optionally a minimum interval between two starts (see `RateLimiter`);
 - retries with exponential backoff and jitter on timeouts, connection errors, 5xx and 429 (honouring
   `Retry-After`), a bounded number of attempts, then `ForumUnavailable` naming the URL and the last error;
-  a form that posts is never sent twice: once it may have reached the board it is `MaybeSent`;
+  a form that posts is never sent twice: once it may have reached the board it is `MaybeSent` (a 429 or
+  503 answer `BoardBusy`, with the seconds its `Retry-After` asks for);
 - a deadline for each whole request and answer, so a board that trickles its bytes cannot hold a run;
 - mapping of httpx exceptions, here and nowhere else;
 - bounded concurrency (`map_ordered`) for fetching the pages of a topic once their count is known.
@@ -137,6 +140,27 @@ class RefusedPage(NoPermission):
     def __init__(self, message: str, page: Page, **values: Any) -> None:
         super().__init__(message, **values)
         self.page = page
+
+
+class LoggedOutAnswer(MaybeSent):
+    """A login page in answer to a write: the session had ended. The board may or may not have acted (a
+    page replaced on the way proves nothing), so nothing is sent again here: `page` is what came, for the
+    writer's own reading; it logs in again and looks for what it wrote first."""
+
+    def __init__(self, message: str, page: Page, **values: Any) -> None:
+        super().__init__(message, **values)
+        self.page = page
+
+
+class BoardBusy(MaybeSent):
+    """A write answered 429 or 503: refused for now, `wait` seconds as its `Retry-After` asks (None: it
+    did not say). A server may act and then answer so, so what it refused is looked for before it is sent
+    again."""
+
+    def __init__(self, message: str, status: int, wait: float | None, **values: Any) -> None:
+        super().__init__(message, **values)
+        self.status = status
+        self.wait = wait
 
 
 class PageRules(Protocol):
@@ -341,6 +365,12 @@ class ForumHttp:
                 if not self._logged_in:  # another thread may have logged in while we waited
                     self.login()
 
+    def _logged_out(self, seen_generation: int) -> None:
+        """The session ended (a login page came): the next request logs in first."""
+        with self._login_lock:
+            if self._login_generation == seen_generation:
+                self._logged_in = False
+
     def _relogin(self, seen_generation: int) -> None:
         with self._login_lock:
             if self._login_generation == seen_generation:  # nobody re-logged in since our request left
@@ -391,6 +421,15 @@ class ForumHttp:
         generation = self._login_generation
         response = self._send(method, url, body, headers, idempotent)
         page = self._accept(url, response, content=content)
+        if page is None and not idempotent:  # a write is never sent twice: the writer decides
+            self._logged_out(generation)
+            text, charset = decode_body(response)
+            answer = Page(
+                str(response.url), response.status_code, response.content, text, charset, date=answer_date(response)
+            )
+            raise LoggedOutAnswer(
+                N_("{url}: the forum answered with its login page; the session had ended"), answer, url=url
+            )
         if page is None:  # a login wall: log in again (once for all threads) and ask once more
             self._relogin(generation)
             page = self._accept(url, self._send(method, url, body, headers, idempotent), content=content)
@@ -509,11 +548,28 @@ class ForumHttp:
                     again.history = [*response.history, *again.history]
                     return again
                 last_error = f"HTTP {status} {response.reason_phrase}".rstrip()
+                delay = retry_after_seconds(response.headers.get("Retry-After"), self.clock.time())
+                if not idempotent and status in (429, 503):
+                    if delay is None:
+                        raise BoardBusy(
+                            N_("{url}: {last_error}; the board may have acted on it"),
+                            status,
+                            delay,
+                            url=url,
+                            last_error=last_error,
+                        )
+                    raise BoardBusy(
+                        N_("{url}: {last_error}, asks to wait {delay:g} s; the board may have acted on it"),
+                        status,
+                        delay,
+                        url=url,
+                        last_error=last_error,
+                        delay=delay,
+                    )
                 if not idempotent:
                     raise MaybeSent(
                         N_("{url}: {last_error}; the board may have acted on it"), url=url, last_error=last_error
                     )
-                delay = retry_after_seconds(response.headers.get("Retry-After"), self.clock.time())
                 if delay is not None and delay > self.settings.max_retry_after:
                     last_error += f" (asks to retry after {delay:.0f} s)"
                     break

@@ -7,11 +7,16 @@ answer in, one of these out) and its `writer.py` acts on it:
   none, e.g. a PM whose id the board does not show);
 - `RefusedForGood`: the board refused it and will refuse it again (`said`: the board's words; `why`: the
   kind of refusal); nothing was stored, or (held for approval) it must not be sent again;
-- `RefusedForNow`: the board refused it for the moment (flood control, a form too old, posts to review):
-  try again after `wait` seconds (None: the writer's own interval);
-- `LoggedOut`: the board asked for a login instead;
+- `RefusedForNow`: the board refused it for the moment (flood control, a form too old, posts to review, a
+  server too busy: 429 or 503 with `Retry-After`): try again after `wait` seconds (None: the writer's own
+  interval). A busy server may have acted before it answered so: what it refused is looked for first;
+- `LoggedOut`: the board asked for a login instead (a login page in answer to a write): maybe sent, so
+  the writer logs in again and looks for the marker before anything is sent again;
 - `Unknown`: nothing in the answer proves either way: maybe sent. It is settled by looking for the marker,
-  never by sending again blindly.
+  never by sending again blindly. `why` says what kind of doubt: a whole page that proves nothing
+  ("unproven": an unknown message), the board's "the form was invalid" ("form_invalid": phpBB stores
+  nothing then, but a request replayed on the way may have been stored) or an answer that stopped before
+  its page did ("cut").
 
 `refusal_error` turns a refusal into the exception of the error tree (`forumbot.errors`) a caller expects.
 """
@@ -26,11 +31,13 @@ from forumbot.errors import (
     HeldForApproval,
     NoPermission,
     NotLoggedIn,
+    Rejected,
     TooManyRecipients,
     UnknownRecipient,
 )
 
 __all__ = [
+    "Doubt",
     "Later",
     "LoggedOut",
     "Outcome",
@@ -43,10 +50,15 @@ __all__ = [
 ]
 
 # Why a board refused for good: the account may not; no such recipient; more recipients than it takes;
-# stored but held for a moderator; any other refusal, in the board's words.
-Refusal = Literal["no_permission", "unknown_recipient", "too_many_recipients", "held_for_approval", "rejected"]
-# Why a board refused for now: flood control; a form too old or too young; new posts shown for review.
-Later = Literal["flood", "form_invalid", "review"]
+# stored but held for a moderator; the topic is locked to the account; any other refusal, in the board's words.
+Refusal = Literal[
+    "no_permission", "unknown_recipient", "too_many_recipients", "held_for_approval", "locked", "rejected"
+]
+# Why a board refused for now: flood control; a form too old or too young; new posts shown for review; the
+# server too busy (429 or 503, with `Retry-After` when it says how long).
+Later = Literal["flood", "form_invalid", "review", "busy"]
+# What kind of doubt an unknown answer leaves (see the module's doc).
+Doubt = Literal["unproven", "form_invalid", "cut"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,7 @@ class LoggedOut:
 @dataclass(frozen=True)
 class Unknown:
     said: str = ""
+    why: Doubt = "unproven"
 
 
 Outcome = Stored | RefusedForGood | RefusedForNow | LoggedOut | Unknown
@@ -84,7 +97,8 @@ _ERRORS: dict[Refusal, type[ForumError]] = {
     "no_permission": NoPermission,
     "unknown_recipient": UnknownRecipient,
     "held_for_approval": HeldForApproval,
-    "rejected": ForumError,
+    "locked": NoPermission,
+    "rejected": Rejected,
 }
 
 

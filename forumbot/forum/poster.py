@@ -21,6 +21,7 @@ __all__ = [
     "MAX_FLOOD_WAITS",
     "MAX_FOLDER_PAGES",
     "Fields",
+    "CurrentReplies",
     "DateFormatting",
     "ForumTopicRow",
     "LockResult",
@@ -31,7 +32,8 @@ __all__ = [
     "same_title",
 ]
 
-FLOOD_INTERVAL = 15.0  # seconds: phpBB's default flood_interval, for posts and PMs alike
+FLOOD_INTERVAL = 15.0  # seconds: phpBB's default flood_interval, for posts and PMs alike (a writer's guess when
+# neither the config nor the board tells it)
 MAX_FLOOD_WAITS = 4
 MAX_FOLDER_PAGES = 20
 MAX_CANDIDATES = 40  # topics or PMs opened when looking for a marker
@@ -41,11 +43,13 @@ Fields = list[tuple[str, str]]
 @dataclass(frozen=True)
 class LockResult:
     """What a lock attempt found: `locked` is the topic's state as read afterwards; `already` when it
-    was locked before the attempt; `reason` what the board said when it did not lock."""
+    was locked before the attempt; `reason` what the board said when it did not lock; `refused` when the
+    board said the account may not (a refusal for good: anything else not locked may be tried again)."""
 
     locked: bool
     already: bool = False
     reason: str = ""
+    refused: bool = False
 
     def __bool__(self) -> bool:
         return self.locked
@@ -91,6 +95,17 @@ class Preparing(Protocol):
     Posters without it (the IPB ones, whose forms have no age rule) send each PM from scratch."""
 
     def prepare_pms(self, upcoming: Sequence[Sequence[str]]) -> None: ...
+
+
+@runtime_checkable
+class CurrentReplies(Protocol):
+    """A poster whose board tells when posts were made since a reply's form was fetched (phpBB hands the
+    form back for review): a reply made from the topic as read (a vote count) is then not posted
+    (`Outdated`), so that it is made again from a fresh read. Posters without it post the reply."""
+
+    def post_reply_if_current(
+        self, topic: int | str, subject: str, message: str, *, marker: str | None = None
+    ) -> int: ...
 
 
 @runtime_checkable

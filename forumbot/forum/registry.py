@@ -31,7 +31,7 @@ from forumbot.forum.ipb3.dialect import DIALECT as IPB3
 from forumbot.forum.ips4.dialect import DIALECT as IPS4
 from forumbot.forum.markup import Page
 from forumbot.forum.phpbb.dialect import DIALECT as PHPBB
-from forumbot.forum.poster import FLOOD_INTERVAL, Poster
+from forumbot.forum.poster import Poster
 from forumbot.forum.saved import pages as saved_pages
 from forumbot.forum.saved.dialect import DIALECT as SAVED
 from forumbot.i18n import gettext
@@ -234,8 +234,9 @@ class _NoRules:
         return False
 
 
-def poster_for(client: ForumClient, *, flood_interval: float = FLOOD_INTERVAL) -> Poster:
-    """The poster for a forum client, by its engine (saved pages, and engines only read, are never written)."""
+def poster_for(client: ForumClient, *, flood_interval: float | None = None) -> Poster:
+    """The poster for a forum client, by its engine (saved pages, and engines only read, are never written);
+    `flood_interval`: the board's, when the config says it (None: the writer's own default, or learned)."""
     name = getattr(client, "dialect", "?")
     chosen = next((d for d in DIALECTS if d.name == name), None)
     if chosen is None or chosen.writer is None:
@@ -246,4 +247,4 @@ def poster_for(client: ForumClient, *, flood_interval: float = FLOOD_INTERVAL) -
             writable=writable,
             name=name,
         )
-    return chosen.writer(client, flood_interval)
+    return chosen.writer(client) if flood_interval is None else chosen.writer(client, flood_interval)

@@ -11,7 +11,7 @@ import pytest
 from publish_support import BOT, FORUM, PLAYERS, START, Played, played_day
 
 from fakeboard.phpbb import FLOOD_ERROR, FORM_INVALID
-from forumbot.errors import ForumError, NoPermission
+from forumbot.errors import ForumError, NoPermission, Unproven
 from forumbot.forum import registry
 from forumbot.forum.phpbb.answers import form_error, forum_message
 from forumbot.forum.phpbb.pages import parse_forum_topics
@@ -75,16 +75,20 @@ def test_flood_control_is_waited_out_and_nothing_is_posted_twice(tmp_path: Path)
         assert refused == 3
 
 
-def test_flood_refusal_checks_the_forum_before_posting_again(tmp_path: Path) -> None:
+def test_a_flood_refusal_proves_nothing_was_stored_so_nothing_is_looked_for(tmp_path: Path) -> None:
     with played_day(tmp_path, drafted=False, flood_interval=15) as day:
         poster = day.poster(flood_interval=15)
-        topic = poster.post_topic(FORUM, "one", f"1\n{MARK}")
-        # an earlier attempt went through unseen: the flood answer is checked against the marker
-        assert poster.post_topic(FORUM, "one", f"1\n{MARK}", marker=MARKER) == topic
-        assert len(day.topics_titled("one")) == 1
+        poster.post_topic(FORUM, "one", "1")
+        day.server.reset_log()
+        topic = poster.post_topic(FORUM, "two", f"2\n{MARK}", marker=MARKER)
+        assert [t.title for t in day.board.topics if t.topic_id == topic] == ["two"]
+        assert day.server.count("posting.php", method="POST") == 2  # refused once ("too soon"), then taken
+        assert day.server.count("viewforum.php") == 0
 
 
-def test_a_form_refused_as_invalid_is_fetched_again_once(day: Played, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_invalid_form_is_settled_by_the_marker_then_a_fresh_form(
+    day: Played, monkeypatch: pytest.MonkeyPatch
+) -> None:
     original = day.server._check_form
     refusals: list[str] = []
 
@@ -96,18 +100,23 @@ def test_a_form_refused_as_invalid_is_fetched_again_once(day: Played, monkeypatc
 
     monkeypatch.setattr(day.server, "_check_form", refuse_once)
     poster = day.poster()
-    topic = poster.post_topic(FORUM, "after a refusal", "body")
-    poster.send_pm(["Alice"], "after a refusal", "body")
+    topic = poster.post_topic(FORUM, "after a refusal", f"body\n{MARK}", marker=MARKER)
+    poster.send_pm(["Alice"], "after a refusal", f"body\n{MARK}", marker=MARKER)
     assert refusals == ["posting", "ucp_pm_compose"]
-    assert [p.body for p in day.board.posts_of(topic)] == ["body"] and len(day.pms("Alice")) == 1
+    assert [p.body for p in day.board.posts_of(topic)] == [f"body\n{MARK}"] and len(day.pms("Alice")) == 1
     assert day.server.count("posting.php", method="GET") == 2
+    # before each second submission, the forum and the sent PMs were looked at for what the first may have made
+    assert day.server.count("viewforum.php") == 1 and day.server.count("ucp.php", query="folder=outbox") == 1
 
 
-def test_a_form_refused_twice_is_an_error(day: Played, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_form_refused_again_and_again_is_an_error_and_nothing_is_stored(
+    day: Played, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(day.server, "_check_form", lambda request, form_name: form_name == "login")
-    with pytest.raises(ForumError, match="refused the form twice"):
-        day.poster().post_topic(FORUM, "never", "body")
+    with pytest.raises(Unproven, match="called the form invalid"):
+        day.poster().post_topic(FORUM, "never", f"body\n{MARK}", marker=MARKER)
     assert not day.topics_titled("never")
+    assert day.server.count("posting.php", method="POST") == 3
 
 
 def test_a_reply_shown_for_review_is_submitted_again_from_the_form_the_board_returned(day: Played) -> None:
@@ -153,7 +162,8 @@ def test_lock_by_a_moderator_and_again(day: Played) -> None:
 def test_lock_refused_to_a_member_is_false_not_an_error(tmp_path: Path) -> None:
     with played_day(tmp_path, drafted=False, bot_moderator=False) as day:
         refused = day.poster().lock_topic(day.day1_topic, FORUM)
-        assert not refused.locked and "may not" in refused.reason
+        assert not refused.locked and refused.refused  # the board said so: for good
+        assert refused.reason == "You are not authorised to access this area."
         assert not day.board.topic(day.day1_topic).locked
 
 

@@ -2,26 +2,38 @@
 what was written after a crash (by a marker string written into the text).
 
     poster = PhpbbPoster(client)                      # a logged-in-on-demand PhpbbClient
-    topic = poster.post_topic(4, "Mafia-1. День 2", body)
-    poster.lock_topic(3)                              # False when the account may not lock
-    poster.send_pm(["Alice"], "Mafia-1: ваша роль", text)
+    topic = poster.post_topic(4, "Mafia-1. День 2", body, marker=marker)
+    poster.lock_topic(3)                              # a LockResult: locked, already, refused, reason
+    poster.send_pm(["Alice"], "Mafia-1: ваша роль", text, marker=marker)
     poster.find_marker_in_forum(4, "Mafia-1. День 2", marker)   # the topic id, or None
 
-Every request goes through the client's `ForumHttp` (login state, retries, error mapping); the pages are
-read by `pages.py`, the forms filled by `forms.py`, the board's answers read by `answers.py`. Every form
-is submitted as the board served it: its hidden fields, checked boxes, selected options, and the one
-submit button pressed with its own (localised) value; no word of the board's language is written here.
+Every request goes through the client's `ForumHttp`; the pages are read by `pages.py`, the forms filled
+by `forms.py`, and every answer to a write is read by `answers.py` into one outcome
+(`forumbot.forum.outcome`), which is all this module acts on:
+
+- stored: the id is returned;
+- refused for good (the board's words): the error of the tree (`NoPermission` for a locked topic or an
+  account that may not, `UnknownRecipient`, `TooManyRecipients` with the limit, `HeldForApproval`,
+  `Rejected` for the rest), nothing sent again;
+- refused for now: flood control is waited out and the write submitted again with a fresh form (posts
+  and PMs share one flood clock); the board's interval is the config's, else learned from its answers
+  (phpBB's flood answer does not say how long: the waits grow from one second until a submission is
+  taken, and that distance is kept between the submissions that follow); a reply shown for review
+  (someone posted since its form was fetched) is submitted again with the form the board handed back,
+  unless it was made from the topic as read (`post_reply_if_current`: a vote count), which is then
+  `Outdated`; a busy server (429 or 503) is waited out when it says how long, briefly, else `TryLater`;
+- logged out (a login page in answer to a write), an invalid form, any unknown answer: maybe sent. The
+  writer logs in again if it must and looks for the marker before anything is sent again; a write found
+  is returned as stored. An unknown answer or a transport fault (timeout, reset, an answer cut short)
+  that its marker does not settle stays `MaybeSent` (`Unproven` for a whole page that proves nothing):
+  the board may still act, and the next run looks again before sending.
+
 What phpBB's forms want (checked on the exchanges with a real phpBB 3.3.11 board in `fixtures/phpbb-ru/`,
 Russian and English):
 
 - a fresh form for every submission (`form_token`, `creation_time`; a reply form also carries
   `topic_cur_post_id`), submitted more than a second after it was fetched, else "The submitted form was
-  invalid" (then the form is fetched once more);
-- a reply to a topic someone posted in since the form was fetched is shown for review, not posted: the
-  form is fetched again and the reply submitted again;
-- flood control ("You cannot make another post so soon after your last.", posts and PMs alike): wait the
-  board's interval and submit again, never twice the same text: when a marker is given, the forum is
-  searched for it before a new attempt, in case an earlier attempt went through unseen;
+  invalid";
 - PMs in two steps: `username_list` + `add_to` (the form comes back with `address_list[u][ID]=to` and
   fresh tokens), then `subject`, `message`, `post`. Step one sends nothing and phpBB's tokens hold for
   hours, so `prepare_pms` does it for the next PMs while one waits out its second; a prepared form the
@@ -29,56 +41,48 @@ Russian and English):
 - locking through the moderators' quick-mod link and its confirmation page (`form#confirm`, whose
   `confirm` button carries the viewer's localised "yes": phpBB compares the value, and a wrong one is a
   silent redirect). The topic itself says whether it is locked (the lock icon on its reply button), so
-  the topic is read before (already locked: nothing to do) and after (did it take?);
+  the topic is read before (already locked: nothing to do) and after (did it take?); a lock not made is
+  refused for good only when the board said the account may not;
 - a PM goes to at most the board's recipient limit: above it phpBB keeps the first N in the form it
   returns and sends nothing, and it drops an unknown name silently when a known one comes with it, so
   the recipients the form comes back with are compared with the ones asked for before anything is sent.
 
-Errors: a refusal for permissions (or a locked topic) is `NoPermission`; an unknown PM recipient is a
-`ForumError` naming the nick; more recipients than the board takes is `TooManyRecipients` (with the
-limit); any other answer that is neither a success nor a known refusal is a `ForumError` quoting the
-forum's message.
-
-The texts matched in the board's answers (flood control, an invalid form, too many recipients, unknown
-recipients, a post held for approval, refusals) are phpBB's own, English and Russian language packs, and
-each is tested against the real pages; successes are recognised by their structure, not their words.
+No word of the board's language is written here: the texts matched are `answers.py`'s.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from forumbot.errors import (
-    N_,
     ConfigError,
     ForumbotError,
     ForumError,
     HeldForApproval,
     MaybeSent,
     NoPermission,
+    NotLoggedIn,
+    Outdated,
     ParseError,
+    Rejected,
     TooManyRecipients,
+    TryLater,
     UnknownRecipient,
+    Unproven,
 )
 from forumbot.forum.client import ForumClient
-from forumbot.forum.http import Page
+from forumbot.forum.http import BoardBusy, LoggedOutAnswer, Page, RefusedPage
 from forumbot.forum.markup import browser_fields, find_form, iter_class, parse_html, text_of
-from forumbot.forum.outcome import (
-    LoggedOut,
-    Outcome,
-    RefusedForGood,
-    RefusedForNow,
-    Stored,
-    Unknown,
-    refusal_error,
-)
+from forumbot.forum.outcome import LoggedOut, Outcome, RefusedForGood, RefusedForNow, Stored, Unknown
 from forumbot.forum.phpbb import pages
 from forumbot.forum.phpbb.answers import (
     form_error,
     form_missing,
     forum_message,
+    lock_answer,
     pm_answer,
     post_answer,
     recipients_trouble,
@@ -87,7 +91,6 @@ from forumbot.forum.phpbb.forms import FORM_MIN_AGE, PREFERENCES, addressed_reci
 from forumbot.forum.phpbb.pages import forum_pages, parse_forum_topics
 from forumbot.forum.phpbb.reader import PhpbbClient
 from forumbot.forum.poster import (
-    FLOOD_INTERVAL,
     MAX_CANDIDATES,
     MAX_FLOOD_WAITS,
     MAX_FOLDER_PAGES,
@@ -99,9 +102,19 @@ from forumbot.forum.poster import (
 )
 from forumbot.posts import PmSummary, Preferences
 
-__all__ = ["PhpbbPoster", "writer_for"]
+__all__ = ["FLOOD_PROBES", "MAX_BUSY_WAIT", "PhpbbPoster", "writer_for"]
 
 MAX_REVIEWS = 3  # replies shown for review in a row (a busy topic) before giving up
+MAX_INVALID = 2  # "the form was invalid" answers to one write before giving up for this run
+MAX_LOGINS = 1  # logins again within one write (a login page in answer to it)
+MAX_BUSY = 2  # 429 / 503 answers to one write waited out before giving up for this run
+MAX_BUSY_WAIT = 30.0  # seconds of a busy server's Retry-After waited here; longer: TryLater, for the next run
+# Learning the board's flood interval (its answer does not say it): the seconds after the last post the
+# next attempts are made at, until one is taken.
+FLOOD_PROBES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+
+Look = Callable[[], int | None]
+Classify = Callable[[Page], Outcome]
 
 
 @dataclass(frozen=True)
@@ -114,25 +127,59 @@ class _Addressed:
     fetched: float
 
 
+@dataclass
+class _Write:
+    """One write's attempts: what they met, and whether one may have been stored (then its marker is
+    looked for before anything is sent again). `what` names the write in errors."""
+
+    what: str
+    seen: Look | None
+    doubt: str = ""  # why an earlier attempt may have been stored ("" : none may have)
+    floods: int = 0
+    invalid: int = 0
+    logins: int = 0
+    busy: int = 0
+    reviews: int = 0
+    said: list[str] = field(default_factory=list)
+
+    def look(self) -> int | None:
+        """After an attempt that may have been stored: its id if the board shows it, else None (it is not
+        there, and the board has finished answering: another attempt may go). No marker: no other attempt."""
+        if not self.doubt:
+            return None
+        if self.seen is None:
+            raise MaybeSent(f"{self.what}: {self.doubt}; no marker to look for: nothing was sent again")
+        try:
+            found = self.seen()
+        except ForumbotError as exc:
+            raise MaybeSent(
+                f"{self.what}: {self.doubt}; looking for its marker failed ({exc}): nothing sent again"
+            ) from exc
+        self.doubt = ""
+        return found
+
+
 class PhpbbPoster:
-    """Posts, locks and PMs as the client's account. `flood_interval` is the board's flood control
-    setting (phpBB's default 15 s): how long to wait after the forum says "too soon"; once it has said
-    so, later submissions keep that distance by themselves."""
+    """Posts, locks and PMs as the client's account. `flood_interval`: the board's flood control setting
+    in seconds, when the config knows it; None: learned from the board's answers (see the module)."""
 
     def __init__(
         self,
         client: PhpbbClient,
         *,
-        flood_interval: float = FLOOD_INTERVAL,
+        flood_interval: float | None = None,
         max_flood_waits: int = MAX_FLOOD_WAITS,
     ) -> None:
         self.client = client
         self.http = client.http
         self._username = client._credentials_or_fail()[0]
         self.flood_interval = flood_interval
+        self.interval_known = flood_interval is not None  # else learned: `flood_interval` is the upper bound seen
         self.max_flood_waits = max_flood_waits
         self._flooded = False  # the board has flood control: keep the interval between submissions
-        self._last_submit: float | None = None
+        self._last_stored: float | None = None  # when this account's last write was taken (the flood clock)
+        self._probing: float | None = None  # while learning the interval: when the flood clock started
+        self._too_short = 0.0  # while learning again: the interval learned before, which proved too short
         self._prepared: list[_Addressed] = []  # compose forms addressed ahead, in the order of their PMs
 
     @property
@@ -150,61 +197,62 @@ class PhpbbPoster:
 
     def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int:
         """A reply in `topic` (an id or a topic URL; an empty subject keeps phpBB's "Re: ..."); returns the
-        post's id."""
+        post's id. A reply shown for review (others posted since its form was fetched) is submitted again
+        with the form the board handed back."""
+        return self._reply(topic, subject, message, marker, current=False)
+
+    def post_reply_if_current(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int:
+        """`post_reply` for a reply made from the topic as read (a vote count): if the board shows posts
+        made since its form was fetched, it is not posted (`Outdated`): it must be made again."""
+        return self._reply(topic, subject, message, marker, current=True)
+
+    def _reply(self, topic: int | str, subject: str, message: str, marker: str | None, *, current: bool) -> int:
         topic_id = self.client.topic_id(topic)
         form = self.http.url(f"posting.php?mode=reply&t={topic_id}")
         values = {"message": message} | ({"subject": subject} if subject else {})
         seen = (lambda: self.find_marker_in_topic(topic_id, marker)) if marker else None
-        return self._post(form, values, "reply", seen)
+        return self._post(form, values, "reply", seen, current=current)
 
     def _post(
         self,
         form_url: str,
         values: dict[str, str],
         made: Literal["topic", "reply"],
-        seen: Callable[[], int | None] | None,
+        seen: Look | None,
+        *,
+        current: bool = False,
     ) -> int:
-        invalid = floods = reviews = 0
-        page = self.http.get(form_url)
+        write = _Write(form_url, seen)
+        handed: Page | None = None  # the form the board handed back for review, submitted as it is
         while True:
+            found = write.look()
+            if found is not None:
+                return self._stored(found)
+            page = handed or self.http.get(form_url)
+            handed = None
             fetched = self.http.clock.time()
             action, fields = self._served(page, form_url, press="post")
-            answer = self._submit_once(action, fill(fields, values), page.charset, fetched, seen)
-            if isinstance(answer, int):
-                return answer
-            outcome = post_answer(answer.url, answer.text, made)
+            outcome, answer = self._attempt(
+                action, fill(fields, values), page.charset, fetched, write, lambda a: post_answer(a.url, a.text, made)
+            )
             if isinstance(outcome, Stored):
                 if outcome.remote_id is None:
-                    if made == "topic":
-                        raise ParseError(N_("{url}: posted, but the topic's id is not in the answer"), url=answer.url)
-                    raise ParseError(N_("{url}: posted, but the post's id is not in the answer"), url=answer.url)
-                return outcome.remote_id
-            if not isinstance(outcome, RefusedForNow):
-                raise self._refused(form_url, answer, outcome, "the forum did not post")
-            if outcome.why == "flood":
-                floods += 1
-                found = self._after_flood(floods, form_url, seen)
-                if found is not None:
-                    return found
-                page = self.http.get(form_url)
-            elif outcome.why == "form_invalid":
-                invalid += 1
-                if invalid > 1:
-                    raise ForumError(
-                        N_("{form_url}: the forum refused the form twice: {said}"), form_url=form_url, said=outcome.said
-                    )
-                page = self.http.get(form_url)
-            else:
-                # Someone posted since the form was issued: phpBB stored nothing and served the form again
-                # with the new topic_cur_post_id; submitting that form as it is posts the reply.
-                reviews += 1
-                if reviews > MAX_REVIEWS:
-                    raise ForumError(
-                        N_("{form_url}: others keep posting; the reply was shown for review {reviews} times"),
-                        form_url=form_url,
-                        reviews=reviews,
-                    )
-                page = answer
+                    kind = "topic" if made == "topic" else "post"
+                    raise ParseError(f"{answer.url}: posted, but the {kind}'s id is not in the answer")
+                return self._stored(outcome.remote_id)
+            if isinstance(outcome, RefusedForNow) and outcome.why == "review":
+                # Someone posted since the form was issued: phpBB stored nothing and handed the form back
+                # with the new topic_cur_post_id; that form as it is posts the reply (`current`: not this one)
+                if current:
+                    raise Outdated(f"{form_url}: others posted since the reply was made; it was not posted")
+                write.reviews += 1
+                if write.reviews > MAX_REVIEWS:
+                    raise TryLater(f"{form_url}: others keep posting; the reply was handed back {write.reviews} times")
+                handed = answer
+                continue
+            found = self._settle(outcome, write, form_url, "the forum did not post")
+            if found is not None:
+                return self._stored(found)
 
     # -- private messages -------------------------------------------------------------------------
 
@@ -219,34 +267,26 @@ class PhpbbPoster:
             raise ValueError("a PM needs at least one recipient")
         compose = self.http.url("ucp.php?i=pm&mode=compose")
         seen = (lambda: self.find_marker_in_sent(marker, subject=subject, recipients=names)) if marker else None
-        invalid = floods = 0
+        write = _Write(compose, seen)
         ahead = self._take_prepared(names)
         while True:
+            found = write.look()
+            if found is not None:
+                return self._stored(found)
             addressed, fetched = self._addressed(compose, names, ahead)
             ahead = None  # a second attempt always starts from a fresh form
             action, fields = self._served(addressed, compose, press="post")
             fields = [(k, v) for k, v in fields if k != "username_list"]
             fields = fill(fields, {"subject": subject, "message": message})
-            answer = self._submit_once(action, fields, addressed.charset, fetched, seen)
-            if isinstance(answer, int):
-                return answer
-            outcome = pm_answer(answer.text)
+            outcome, _ = self._attempt(action, fields, addressed.charset, fetched, write, lambda a: pm_answer(a.text))
             if isinstance(outcome, Stored):
-                return outcome.remote_id  # None: a message page with no error and no form, its id not shown
-            if not isinstance(outcome, RefusedForNow):
-                raise self._refused(compose, answer, outcome, f"the PM to {', '.join(names)} was not sent")
-            if outcome.why == "flood":
-                floods += 1
-                found = self._after_flood(floods, compose, seen)
-                if found is not None:
-                    return found
-            else:
-                invalid += 1
+                self._took()
+                return outcome.remote_id  # None: the board said it was sent, its id cut off
+            if isinstance(outcome, Unknown) and outcome.why == "form_invalid":
                 self._prepared.clear()  # forms addressed as long ago as this one are suspect too
-                if invalid > 1:
-                    raise ForumError(
-                        N_("{compose}: the forum refused the PM form twice: {said}"), compose=compose, said=outcome.said
-                    )
+            found = self._settle(outcome, write, compose, f"the PM to {', '.join(names)} was not sent")
+            if found is not None:
+                return self._stored(found)
 
     def prepare_pms(self, upcoming: Sequence[Sequence[str]]) -> None:
         """Address, in order, the compose forms of the PMs to be sent next (step one only: nothing is
@@ -285,6 +325,8 @@ class PhpbbPoster:
         else:
             added = self._add_recipients(compose, names)
             fetched = self.http.clock.time()
+        if find_form(parse_html(added.text), "postform") is None:
+            self._not_a_form(compose, added)
         error = form_error(added.text)
         kept = addressed_recipients(added.text)
         taken = {name.casefold() for name in kept.values()}
@@ -294,26 +336,14 @@ class PhpbbPoster:
         trouble = recipients_trouble(error)
         if trouble == "too_many_recipients":
             raise TooManyRecipients(
-                N_("{compose}: {error} The board takes {n} recipients in one PM, not {n2}; PM not sent"),
+                f"{compose}: {error} The board takes {len(kept)} recipients in one PM, not {len(names)}; PM not sent",
                 len(kept),
-                compose=compose,
-                error=error,
-                n=len(kept),
-                n2=len(names),
             )
         if trouble == "unknown_recipient":
             # phpBB names no one: when some names exist it drops the unknown ones without a word
             unknown = (self._unknown(compose, missing) if len(names) > 1 else missing) or missing or names
-            raise UnknownRecipient(
-                N_("no member of the forum is called {names}: PM not sent"), names=", ".join(map(repr, unknown))
-            )
-        raise ForumError(
-            N_("{compose}: the forum took {n} of the PM's recipients {names}: {error}"),
-            compose=compose,
-            n=len(kept),
-            names=", ".join(names),
-            error=error,
-        )
+            raise UnknownRecipient(f"no member of the forum is called {', '.join(map(repr, unknown))}: PM not sent")
+        raise Rejected(f"{compose}: the forum took {len(kept)} of the PM's recipients {', '.join(names)}: {error}")
 
     def _unknown(self, compose: str, names: list[str]) -> list[str]:
         """Which of `names` the forum does not know (one "add" per name: phpBB does not say which)."""
@@ -321,7 +351,7 @@ class PhpbbPoster:
 
     def _add_recipients(self, compose: str, names: list[str]) -> Page:
         """Step one of a PM: a fresh compose form, its "add" button pressed with `names`; the form the
-        board returns."""
+        board returns. It sends nothing, so the client may ask it again (after a login page, say)."""
         page = self.http.get(compose)
         action, fields = self._served(page, compose, press="add_to")
         fields = [(k, v) for k, v in fields if not k.startswith("address_list")]
@@ -339,28 +369,44 @@ class PhpbbPoster:
     def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
         """Lock the topic through the moderators' quick-mod tool and its confirmation, pressing the
         confirmation's own button. The topic is read first (already locked: done) and after (the board
-        answers a lock it did not make with a plain redirect). A refusal is a result, not an error."""
+        answers a confirmation it did not take with a plain redirect). A lock not made is a result, not
+        an error: `refused` when the board said the account may not (for good), else it may be tried
+        again (locking twice is harmless, so a login page in answer is met with one more try)."""
         if self.topic_locked(topic_id):
             return LockResult(locked=True, already=True)
         where = f"f={forum_id}&" if forum_id is not None else ""
         url = self.http.url(f"mcp.php?{where}t={topic_id}&quickmod=1&action=lock")
-        said = ""
-        try:
-            page = self.http.get(url)
-            confirm = confirm_form(page.text)
-            if confirm is None:
-                said = forum_message(page.text) or "no confirmation form"
-            else:
-                action, fields = confirm
-                answer = self.http.post(self.http.rebase(action or url), fields, charset=page.charset, content=True)
-                said = forum_message(answer.text) or ""
-        except NoPermission as exc:
-            said = str(exc)
-        except ParseError as exc:
-            said = str(exc)
+        outcome: Outcome = Unknown()
+        for _ in range(1 + MAX_LOGINS):
+            outcome = self._lock_once(url)
+            if not isinstance(outcome, LoggedOut):
+                break
+            self.http.login()
         if self.topic_locked(topic_id):
             return LockResult(locked=True)
-        return LockResult(locked=False, reason=said or "the board did not lock it")
+        refused = isinstance(outcome, RefusedForGood)
+        said = outcome.said if isinstance(outcome, RefusedForGood | RefusedForNow | LoggedOut | Unknown) else ""
+        return LockResult(locked=False, reason=said or "the board did not lock it and said nothing", refused=refused)
+
+    def _lock_once(self, url: str) -> Outcome:
+        """One lock: the confirmation box fetched and confirmed; what the board answered."""
+        try:
+            page = self.http.get(url)
+        except RefusedPage as exc:
+            return form_missing(exc.page.text)
+        confirm = confirm_form(page.text)
+        if confirm is None:
+            return form_missing(page.text)
+        action, fields = confirm
+        try:
+            answer = self.http.post(
+                self.http.rebase(action or url), fields, charset=page.charset, content=True, idempotent=False
+            )
+        except (LoggedOutAnswer, RefusedPage) as exc:
+            return form_missing(exc.page.text)
+        except MaybeSent as exc:
+            return Unknown(str(exc))
+        return lock_answer(answer.text)
 
     # -- the account's own preferences ----------------------------------------------------------
 
@@ -373,9 +419,7 @@ class PhpbbPoster:
         fetched = self.http.clock.time()
         form = find_form(parse_html(page.text), "ucp")
         if form is None:
-            raise ForumError(
-                N_("{url}: no preferences form: {value}"), url=url, value=forum_message(page.text) or "unexpected page"
-            )
+            raise ForumError(f"{url}: no preferences form: {forum_message(page.text) or 'unexpected page'}")
         fields = browser_fields(form, press="submit")
         options = {value for name, value in fields if name == "dateoptions"}
         preset = any(o.get("value") == dateformat for o in form.iter("option"))
@@ -386,15 +430,10 @@ class PhpbbPoster:
             (text_of(d) for d in iter_class(parse_html(answer.text), "div", "error")), None
         )
         if error:
-            raise ForumError(N_("{url}: the board kept the old date format: {error}"), url=url, error=error)
+            raise ForumError(f"{url}: the board kept the old date format: {error}")
         after = pages.parse_preferences(self.http.get(url).text)
         if after.dateformat != dateformat:
-            raise ForumError(
-                N_("{url}: the board kept the date format {dateformat!r}, not {dateformat2!r}"),
-                url=url,
-                dateformat=after.dateformat,
-                dateformat2=dateformat,
-            )
+            raise ForumError(f"{url}: the board kept the date format {after.dateformat!r}, not {dateformat!r}")
         return after
 
     # -- finding what was written -----------------------------------------------------------------
@@ -458,91 +497,151 @@ class PhpbbPoster:
             yield from summaries
             url = self.http.rebase(next_link) if next_link else None
 
-    # -- helpers ----------------------------------------------------------------------------------
+    # -- one attempt, and what its outcome asks --------------------------------------------------
 
     def _served(self, page: Page, url: str, *, press: str) -> tuple[str, Fields]:
-        """The posting / compose form of the page as a browser would submit it with button `press`;
-        a message page instead is the forum's refusal."""
-        root = parse_html(page.text)
-        form = find_form(root, "postform")
-        if form is not None:
-            return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
-        refused = form_missing(page.text)
-        if refused.why == "no_permission":
-            raise NoPermission(N_("{url}: {said}"), url=url, said=refused.said)
-        raise ForumError(N_("{url}: no form to fill in: {said}"), url=url, said=refused.said)
+        """The posting / compose form of the page as a browser would submit it with button `press`; a
+        page instead of the form is the board's answer (nothing was sent)."""
+        form = find_form(parse_html(page.text), "postform")
+        if form is None:
+            self._not_a_form(url, page)
+        assert form is not None
+        return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
+
+    def _not_a_form(self, url: str, page: Page) -> None:
+        """A page served where a form was asked for, as the error it is (nothing was sent)."""
+        outcome = form_missing(page.text)
+        if isinstance(outcome, RefusedForGood):
+            raise self._refusal(url, outcome, "no form to fill in")
+        if isinstance(outcome, LoggedOut):
+            raise NotLoggedIn(f"{url}: the forum asks to log in again: {outcome.said}")
+        said = outcome.said if isinstance(outcome, Unknown | RefusedForNow) else ""
+        raise Unproven(f"{url}: no form to fill in; the forum served «{said or 'a page without one'}»")
+
+    def _attempt(
+        self, action: str, fields: Fields, charset: str, fetched: float, write: _Write, classify: Classify
+    ) -> tuple[Outcome, Page]:
+        """Submit once and read the answer. A fault of the transport (a timeout, a reset, an answer that
+        broke off) leaves the write maybe sent: its marker is looked for at once, and if the board does not
+        show it the doubt stands (`MaybeSent`): the board may still act, the next run looks again."""
+        try:
+            answer = self._submit(action, fields, charset, fetched)
+        except LoggedOutAnswer as exc:
+            return classify(exc.page), exc.page
+        except RefusedPage as exc:
+            return classify(exc.page), exc.page
+        except BoardBusy as exc:
+            return RefusedForNow("busy", str(exc), exc.wait), Page(action, exc.status, b"", "", charset)
+        except MaybeSent as exc:
+            write.doubt = str(exc)
+            found = write.look()
+            if found is not None:
+                return Stored(found), Page(action, 0, b"", "", charset)
+            raise MaybeSent(f"{exc}; its marker is not on the board yet: nothing was sent again") from exc
+        return classify(answer), answer
+
+    def _settle(self, outcome: Outcome, write: _Write, url: str, failed: str) -> int | None:
+        """Act on an answer that stored nothing proven: raise, or wait, or log in, so that the next
+        attempt may go (after `write.look()`, when this one may have been stored). An answer that proves
+        nothing is settled by its marker at once: the id found, else the doubt stands (raised)."""
+        if isinstance(outcome, RefusedForGood):
+            raise self._refusal(url, outcome, failed)
+        if isinstance(outcome, RefusedForNow) and outcome.why == "flood":
+            write.floods += 1
+            self._wait_out_flood(write, url, outcome.said)
+        elif isinstance(outcome, RefusedForNow) and outcome.why == "busy":
+            write.busy += 1
+            write.doubt = outcome.said  # a busy server may have acted before it said so
+            if outcome.wait is not None and outcome.wait > MAX_BUSY_WAIT:
+                raise TryLater(f"{url}: {outcome.said}: nothing was sent again", outcome.wait)
+            if outcome.wait is None or write.busy > MAX_BUSY:  # it says not how long: settle it, send nothing
+                found = write.look()
+                if found is not None:
+                    return found
+                raise TryLater(f"{url}: {outcome.said}; it is not on the board: nothing was sent again", outcome.wait)
+            self.http.clock.sleep(outcome.wait)
+        elif isinstance(outcome, LoggedOut):
+            write.logins += 1
+            write.doubt = f"{url}: the forum answered with its login page ({outcome.said})"
+            if write.logins > MAX_LOGINS:
+                raise MaybeSent(f"{write.doubt} again after a new login: nothing was sent again")
+            self.http.login()
+        elif isinstance(outcome, Unknown) and outcome.why == "form_invalid":
+            write.invalid += 1
+            write.doubt = f"{url}: the forum called the form invalid ({outcome.said})"
+            if write.invalid > MAX_INVALID:
+                raise Unproven(f"{write.doubt} {write.invalid} times: nothing was sent again")
+        else:
+            said = outcome.said if isinstance(outcome, Unknown | RefusedForNow) else ""
+            cut = isinstance(outcome, Unknown) and outcome.why == "cut"
+            write.doubt = f"{url}: the answer {'broke off' if cut else 'proves nothing'}: «{said or 'no message'}»"
+            found = write.look()
+            if found is not None:
+                return found
+            error = MaybeSent if cut else Unproven
+            raise error(f"{url}: {failed}? the forum answered «{said or 'no message'}», and it is not on the board")
+        return None
 
     def _submit(self, action: str, fields: Fields, charset: str, fetched: float) -> Page:
         """POST a filled form once: no sooner than phpBB's one second after the form was issued, nor than
-        the flood interval after the last submission once the board has shown it keeps one."""
+        the flood interval after the last write it took once the board has shown it keeps one."""
         clock = self.http.clock
         ready = fetched + FORM_MIN_AGE
-        if self._flooded and self._last_submit is not None:
-            ready = max(ready, self._last_submit + self.flood_interval)
+        if self._flooded and self._last_stored is not None and self.flood_interval is not None:
+            ready = max(ready, self._last_stored + self.flood_interval)
         clock.sleep(max(0.0, ready - clock.time()))
-        try:
-            return self.http.post(action, fields, charset=charset, content=True, idempotent=False)
-        finally:
-            self._last_submit = clock.time()
+        return self.http.post(action, fields, charset=charset, content=True, idempotent=False)
 
-    def _submit_once(
-        self, action: str, fields: Fields, charset: str, fetched: float, seen: Callable[[], int | None] | None
-    ) -> Page | int:
-        """`_submit`, and when the board may have acted on it without saying so (`MaybeSent`), what it
-        made: the id found by its marker. Without a marker, or not found yet, the error stands: the run
-        that tries again looks for the marker before sending (a board may act after the answer failed)."""
-        try:
-            return self._submit(action, fields, charset, fetched)
-        except MaybeSent as exc:
-            try:
-                found = seen() if seen is not None else None
-            except ForumbotError as lookup:  # the search failed too: the original doubt stands
-                raise MaybeSent(
-                    N_("{error}; looking for its marker failed ({lookup}): nothing was sent again"),
-                    error=exc,
-                    lookup=lookup,
-                ) from exc
-            if found is not None:
-                return found
-            hint = "; its marker is not on the board yet" if seen is not None else ""
-            raise MaybeSent(N_("{error}{hint}: nothing was sent again"), error=exc, hint=hint) from exc
+    def _stored(self, remote_id: int) -> int:
+        self._took()
+        return remote_id
 
-    def _after_flood(self, floods: int, url: str, seen: Callable[[], int | None] | None) -> int | None:
-        """After "too soon": what an earlier attempt may have posted after all, else wait and return None."""
+    def _took(self) -> None:
+        """A write the board took: the flood clock restarts now; while the interval was being learned,
+        the distance this write came at is it (rounded up to the board's whole seconds)."""
+        now = self.http.clock.time()
+        if self._probing is not None:
+            self.flood_interval = float(math.ceil(now - self._probing))
+            self._probing = None
+        self._last_stored = now
+
+    def _wait_out_flood(self, write: _Write, url: str, said: str) -> None:
+        """Flood control refused the write ("too soon"): wait the board's interval since the last write it
+        took; while the interval is learned, the next probe's distance (an interval learned before that
+        proved too short now is learned again, from there)."""
         self._flooded = True
-        if floods > self.max_flood_waits:
-            raise ForumError(
-                N_("{url}: flood control refused {floods} attempts {flood_interval:g} s apart"),
-                url=url,
-                floods=floods,
-                flood_interval=self.flood_interval,
-            )
-        if seen is not None:
-            found = seen()
-            if found is not None:
-                return found
         clock = self.http.clock
-        since = self._last_submit if self._last_submit is not None else clock.time()
-        clock.sleep(max(0.0, since + self.flood_interval - clock.time()))
-        return None
+        if self.interval_known and self.flood_interval is not None:
+            if write.floods > self.max_flood_waits:
+                raise TryLater(f"{url}: flood control refused {write.floods} attempts ({said})", self.flood_interval)
+            since = self._last_stored if self._last_stored is not None else clock.time()
+            wait = self.flood_interval
+        else:
+            if write.floods > len(FLOOD_PROBES):
+                self._probing = None
+                raise TryLater(f"{url}: flood control refused {write.floods} attempts ({said})", FLOOD_PROBES[-1])
+            if self._probing is None:
+                self._probing = self._last_stored if self._last_stored is not None else clock.time()
+                self._too_short, self.flood_interval = self.flood_interval or 0.0, None
+            since, wait = self._probing, max(FLOOD_PROBES[write.floods - 1], self._too_short)
+        clock.sleep(max(0.0, since + wait - clock.time()))
 
-    def _refused(self, url: str, answer: Page, outcome: Outcome, failed: str) -> ForumError:
-        """The error for an answer that stored nothing (`failed` says what, for the board's own error)."""
-        if isinstance(outcome, RefusedForGood) and outcome.why == "rejected":
-            return ForumError(f"{url}: {failed}: {outcome.said}")
-        if isinstance(outcome, RefusedForGood) and outcome.why == "too_many_recipients":
+    def _refusal(self, url: str, outcome: RefusedForGood, failed: str) -> ForumError:
+        """The error of the tree for a refusal for good, quoting the board."""
+        if outcome.why == "too_many_recipients":
             kept = outcome.limit or 0
             return TooManyRecipients(f"{url}: {outcome.said} (the board kept {kept}); PM not sent", kept)
-        if isinstance(outcome, RefusedForGood) and outcome.why == "held_for_approval":
-            return HeldForApproval(f"{url}: the forum holds the post for a moderator's approval: {outcome.said}")
-        if isinstance(outcome, RefusedForGood | LoggedOut):
-            return refusal_error(outcome, f"{url}: {outcome.said}")
-        said = outcome.said if isinstance(outcome, Unknown) else ""
-        return ForumError(f"{url}: unexpected answer ({answer.url}): {said or 'no message'}")
+        if outcome.why == "held_for_approval":
+            return HeldForApproval(f"{url}: the forum holds it for a moderator's approval: {outcome.said}")
+        if outcome.why == "unknown_recipient":
+            return UnknownRecipient(f"{url}: {failed}: {outcome.said}")
+        if outcome.why in ("no_permission", "locked"):
+            return NoPermission(f"{url}: {failed}: {outcome.said}")
+        return Rejected(f"{url}: {failed}: {outcome.said}")
 
 
-def writer_for(client: ForumClient, flood_interval: float = FLOOD_INTERVAL) -> PhpbbPoster:
-    """The poster of a phpBB client (the registry's writer factory)."""
+def writer_for(client: ForumClient, flood_interval: float | None = None) -> PhpbbPoster:
+    """The poster of a phpBB client (the registry's writer factory); `flood_interval` None: learned."""
     if not isinstance(client, PhpbbClient):
-        raise ConfigError(N_("{forum}: not read as a phpBB board, so not written as one"), forum=client.forum)
+        raise ConfigError(f"{client.forum}: not read as a phpBB board, so not written as one")
     return PhpbbPoster(client, flood_interval=flood_interval)
