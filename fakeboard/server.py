@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo
 
 import jinja2
 
-from fakeboard.faults import Failure, Faults
+from fakeboard.faults import STATUSES, Failure, Fault, Faults
 from fakeboard.sessions import Session, Sessions, read_cookies
 from fakeboard.state import Board, User
 
@@ -272,11 +272,17 @@ class FakeServer:
         """The next request whose path and query contain `substr` (e.g. "POST posting.php"; with "#name",
         only one whose form or query has the field `name`, with "#name=value" that value, e.g.
         "POST ucp.php#post" for the PM's send and not its add-recipients step, or "POST index.php#act=Msg")
-        is carried out, and then its answer fails with `fault`: "503", "429", "reset" (the connection
-        closes with no answer), "slow" (the answer comes `slow_for` seconds late) or "cut" (the first half
-        of the answer, without a Content-Length, and the connection closes: it looks whole to HTTP, as
-        a page cut short by PHP's own server does). A GET's page is "acted" on too: "GET viewtopic.php"."""
+        is carried out, and then its answer fails with `fault` (`fakeboard.faults.KINDS`: "503" or "429",
+        with ":N" for `Retry-After: N`; "reset", the connection closes with no answer; "slow", the answer
+        comes `slow_for` seconds late; "login", the engine's login page; "invalid", its "the form was
+        invalid" answer; "cut", the first half of the answer, without a Content-Length, and the connection
+        closes: it looks whole to HTTP, as a page cut short by PHP's own server does). A GET's page is
+        "acted" on too: "GET viewtopic.php"."""
         self.faults.fail_after_acting(substr, fault)
+
+    def fail_before_acting(self, substr: str, fault: str) -> None:
+        """As `fail_after_acting`, but the board does not act on the request: the fault is all it answers."""
+        self.faults.fail_before_acting(substr, fault)
 
     def clear_faults(self) -> None:
         self.faults.clear()
@@ -293,60 +299,115 @@ class FakeServer:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
         failure = self.faults.before_acting(target)
-        late: str | None = None
+        fault: Fault | None = None
         if failure is not None:
-            headers = [("Retry-After", f"{failure.retry_after:g}")] if failure.retry_after is not None else []
-            response = _error_page(failure.status, headers)
+            response = _error_page(failure.status, _retry_after(failure.retry_after))
         else:
             request: Request | None = None
             try:
                 request = self._request(handler, split.path, split.query, raw)
-                response = self._dispatch(request)
+                fields = request.query | request.form
+                early = self.faults.instead_of_acting(handler.command, target, fields)
+                if early is not None:
+                    response, fault = self._instead(request, early)
+                else:
+                    flood = self._flood_memory()
+                    response = self._dispatch(request)
+                    fault = self.faults.after_acting(handler.command, target, fields)
+                    if fault is not None and fault.kind in ("login", "invalid"):
+                        response = self._fault_answer(request, fault.kind, flood)
                 response.headers.extend(("Set-Cookie", c) for c in request.set_cookies)
                 record.user = request.user.name if request.user else None
             except Exception as exc:  # a bug in the fake board: show it, as PHP would print a fatal error
                 self.errors.append(traceback.format_exc())
                 response = Response(500, f"<h1>Internal error</h1><pre>{type(exc).__name__}: {exc}</pre>".encode())
-            fields = (request.query | request.form) if request is not None else {}
-            late = self.faults.after_acting(handler.command, target, fields)
-        if late == "reset":  # done, and the connection drops before any answer
-            record.status = -1
-            handler.close_connection = True
-            try:
-                handler.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            return
-        if late == "cut":
-            record.status = response.status
-            self._send(handler, response, cut=True)
-            return
-        if late == "slow":
-            _time.sleep(self.slow_for)
-        elif late in ("503", "429"):
-            response = _error_page(int(late))
+        if fault is not None and fault.kind in ("reset", "slow"):
+            if fault.kind == "slow":
+                _time.sleep(self.slow_for)
+            if fault.kind == "reset" or response.status == 0:
+                record.status = -1
+                _drop(handler)
+                return
+        elif fault is not None and fault.kind in STATUSES:
+            response = _error_page(int(fault.kind), _retry_after(fault.retry_after))
         if self.latency > 0:
             _time.sleep(self.latency)
         record.status = response.status
-        self._send(handler, response)
+        self._send(handler, response, cut=fault is not None and fault.kind == "cut")
+
+    def _instead(self, request: Request, fault: Fault) -> tuple[Response, Fault | None]:
+        """What answers a request a fault strikes before the board acts on it: the fault's own answer
+        (the engine's login page or its "invalid form" answer, a status page), or nothing ("reset", and
+        "slow": held, then dropped); "cut" cuts the "invalid form" answer."""
+        if fault.kind in ("login", "invalid", "cut"):
+            response = self._fault_answer(request, "invalid" if fault.kind == "cut" else fault.kind, None)
+            return response, fault if fault.kind == "cut" else None
+        if fault.kind in STATUSES:
+            return _error_page(int(fault.kind), _retry_after(fault.retry_after)), None
+        return Response(0), fault  # reset, slow: no answer at all
+
+    def _fault_answer(self, request: Request, kind: str, flood: dict[int, float] | None) -> Response:
+        """The engine's answer for a fault of `kind`: "login", its login page as a guest gets it there;
+        "invalid", its answer to the same request with the form token spoiled (`flood`: the flood memory
+        before the board acted, so that the request is judged as it was when it came)."""
+        if kind == "login":
+            return self._login_answer(dataclasses.replace(request, user=None))
+        spoiled = self._spoiled(request)
+        if flood is None:
+            return self._dispatch(spoiled)
+        with self._state:  # judged on the flood memory of before it acted; nobody posts meanwhile
+            after, self._last_post = self._last_post, flood
+            try:
+                return self._dispatch(spoiled)
+            finally:
+                self._last_post = after
+
+    def _login_answer(self, request: Request) -> Response:
+        """The engine's login page, as it serves it to a guest at this request's address."""
+        raise NotImplementedError(f"{type(self).__name__} serves no login page for a fault")
+
+    def _spoiled(self, request: Request) -> Request:
+        """The request with its form token spoiled, as a replay or a stale form would carry it."""
+        raise NotImplementedError(f"{type(self).__name__} spoils no form for a fault")
+
+    def _flood_memory(self) -> dict[int, float]:
+        with self._state:
+            return dict(self._last_post)
 
     def _send(self, handler: _Handler, response: Response, *, cut: bool = False) -> None:
-        """The answer; `cut`: its first half, no Content-Length, and the connection closed after it."""
+        """The answer; `cut`: broken off halfway (`_send_cut`)."""
+        if cut:
+            self._send_cut(handler, response)
+            return
         handler.send_response(response.status)
         names = {name.lower() for name, _ in response.headers}
         if "content-type" not in names:
             handler.send_header("Content-Type", "text/html; charset=UTF-8")
         for name, value in (*response.headers, *self.page_headers):
             handler.send_header(name, value)
-        body = response.body[: len(response.body) // 2] if cut else response.body
-        if cut:
-            handler.send_header("Connection", "close")
-            handler.close_connection = True
-        else:
-            handler.send_header("Content-Length", str(len(body)))
+        handler.send_header("Content-Length", str(len(response.body)))
         handler.end_headers()
         if handler.command != "HEAD":
-            handler.wfile.write(body)
+            handler.wfile.write(response.body)
+
+    def _send_cut(self, handler: _Handler, response: Response) -> None:
+        """The answer broken off halfway, with no Content-Length: the first half of its body, then the
+        connection closes; a body that is empty (a redirect) breaks off inside its headers."""
+        handler.send_response(response.status)
+        if not response.body:
+            handler.send_header("Content-Type", "text/html; charset=UTF-8")
+            handler.flush_headers()
+            _drop(handler)
+            return
+        for name, value in (*response.headers, *self.page_headers):
+            handler.send_header(name, value)
+        if not any(name.lower() == "content-type" for name, _ in response.headers):
+            handler.send_header("Content-Type", "text/html; charset=UTF-8")
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        handler.wfile.write(response.body[: len(response.body) // 2])
+        handler.wfile.flush()
+        _drop(handler)
 
     def _request(self, handler: _Handler, path: str, query: str, raw: bytes) -> Request:
         host = handler.headers.get("Host") or f"127.0.0.1:{self.port}"
@@ -405,6 +466,23 @@ class FakeServer:
 
     def _template(self, template: str, context: Mapping[str, Any]) -> str:
         return self._env.get_template(template).render(**context)
+
+
+def _retry_after(seconds: float | None) -> list[tuple[str, str]]:
+    return [("Retry-After", f"{seconds:g}")] if seconds is not None else []
+
+
+def _drop(handler: _Handler) -> None:
+    """Close the connection now, whatever was sent of the answer."""
+    handler.close_connection = True
+    try:
+        handler.wfile.flush()
+    except OSError:
+        pass
+    try:
+        handler.connection.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 def _error_page(status: int, headers: list[tuple[str, str]] | None = None) -> Response:

@@ -24,12 +24,14 @@ Each script is a module of this package (`reading`: index, viewforum, viewtopic 
 
 from __future__ import annotations
 
+import dataclasses
+
 from fakeboard.phpbb.mcp import McpPages
 from fakeboard.phpbb.memberlist import MemberPages
 from fakeboard.phpbb.pm import PmPages
 from fakeboard.phpbb.posting import PostingPages
 from fakeboard.phpbb.reading import ReadingPages
-from fakeboard.phpbb.texts import LOGIN_UCP
+from fakeboard.phpbb.texts import LOGIN_EXPLAIN, LOGIN_MCP, LOGIN_POST, LOGIN_UCP
 from fakeboard.server import Request, Response, not_found, number
 
 __all__ = ["BoardServer"]
@@ -87,3 +89,25 @@ class BoardServer(ReadingPages, PmPages, PostingPages, McpPages, MemberPages):
             if folder in _FOLDER_NAMES:
                 return self._folder(request, _FOLDER_NAMES[folder])
         return not_found()
+
+    # -- the faults' answers (fakeboard.faults) ------------------------------------------------------
+
+    def _login_answer(self, request: Request) -> Response:
+        """The login page a guest gets at this address: the script's own reason above it (posting.php by
+        mode, the UCP's, the MCP's), as a dead session meets it."""
+        script = request.path.rsplit("/", 1)[-1]
+        if script == "posting.php":
+            return self._login_wall(request, LOGIN_EXPLAIN.get(request.query.get("mode", ""), LOGIN_POST))
+        if script == "mcp.php":
+            return self._login_wall(request, LOGIN_MCP, kind="mcp")
+        if script == "ucp.php":
+            return self._login_wall(request, LOGIN_UCP, kind="ucp")
+        return self._login_wall(request, None)
+
+    def _spoiled(self, request: Request) -> Request:
+        """The request with a form token phpBB will not take (a replayed or stale form) and, for a confirm
+        box, a used confirm key: phpBB then answers "The submitted form was invalid." above the form, or
+        (a confirm box) goes back without doing anything."""
+        form = request.form | ({"form_token": "0" * 40} if "form_token" in request.form else {})
+        query = request.query | ({"confirm_key": "USEDKEY000"} if "confirm_key" in request.query else {})
+        return dataclasses.replace(request, form=form, query=query)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakeboard.faults import Failure, Faults
+from fakeboard.faults import Failure, Fault, Faults
 
 
 def test_the_next_failures_come_before_the_paths_then_the_paths_stay() -> None:
@@ -38,11 +38,23 @@ def test_a_fault_after_acting_strikes_the_request_it_names_once(
     faults = Faults()
     faults.fail_after_acting(where, "reset")
     target = "/ucp.php?i=pm&mode=compose" if "ucp" in where else "/index.php?"
-    assert (faults.after_acting(method, target, fields) == "reset") is struck
+    assert (faults.after_acting(method, target, fields) == Fault("reset")) is struck
     if struck:
         assert faults.after_acting(method, target, fields) is None
 
 
-def test_an_unknown_fault_is_refused() -> None:
+@pytest.mark.parametrize("fault", ["timeout", "reset:5", "503:soon", "404"])
+def test_an_unknown_fault_is_refused(fault: str) -> None:
     with pytest.raises(ValueError, match="unknown fault"):
-        Faults().fail_after_acting("POST posting.php", "timeout")
+        Faults().fail_after_acting("POST posting.php", fault)
+
+
+def test_a_busy_fault_may_say_how_long_and_strikes_before_or_after_acting_apart() -> None:
+    faults = Faults()
+    faults.fail_after_acting("POST posting.php", "503:30")
+    faults.fail_before_acting("POST posting.php", "429")
+    assert faults.pending() == 2
+    assert faults.instead_of_acting("POST", "/posting.php?mode=reply", {}) == Fault("429")
+    assert faults.after_acting("POST", "/posting.php?mode=reply", {}) == Fault("503", 30.0)
+    assert Fault("503", 30.0).failure == Failure(503, 30.0)
+    assert faults.pending() == 0
