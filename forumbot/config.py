@@ -152,6 +152,9 @@ class ForumConfig(Strict):
     timezone: str | None = None
     # The request budget on this board, per minute on average: overrides FORUMBOT_REQUESTS_PER_MINUTE.
     requests_per_minute: int | None = Field(default=None, ge=1)
+    # The board's flood interval in seconds (phpBB: the "flood interval" of its posting settings), kept between
+    # two posts or PMs of the bot. None: learned from the board's own answers.
+    flood_interval: float | None = Field(default=None, gt=0, le=3600)
 
     @field_validator("engine")
     @classmethod

@@ -216,6 +216,23 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (forum, topic, count)
     );
     """,
+    # 8: the outbox keeps what a letter waits for (a board that asked for a pause; answers that proved
+    # nothing), the host's settlements of letters that wait or were set aside (who, why), and which letter
+    # posted each interim count, so that a count the board handed back is made again from a fresh read
+    """
+    ALTER TABLE outbox ADD COLUMN not_before TEXT;
+    ALTER TABLE outbox ADD COLUMN unproven INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE vote_counts ADD COLUMN marker TEXT;
+    CREATE TABLE outbox_audit (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        marker TEXT NOT NULL,
+        action TEXT NOT NULL,          -- retry | drop | done by hand
+        reason TEXT NOT NULL,
+        by TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
+    """,
 )
 # What each reading method reads, for the message when a row of it is damaged.
 _READS: dict[str, str] = {
@@ -230,6 +247,9 @@ _READS: dict[str, str] = {
     "pending": "the outbox table",
     "letter": "the outbox table",
     "outbox": "the outbox table",
+    "numbered_letter": "the outbox table",
+    "letters": "the outbox table",
+    "settlements": "the outbox_audit table",
     "published_on": "the outbox table",
     "marker_key": "the games table",
     "page_rows": "the page_cache table",
@@ -367,15 +387,25 @@ def write_relay(
 
 
 def write_vote_count(
-    db: sqlite3.Connection, game_id: int, day: int, at: str, posts: int, counts: dict[str, int]
+    db: sqlite3.Connection,
+    game_id: int,
+    day: int,
+    at: str,
+    posts: int,
+    counts: dict[str, int],
+    marker: str | None = None,
 ) -> None:
+    """An interim count made (`marker`: the letter that posts it)."""
     db.execute(
-        "INSERT INTO vote_counts (game_id, day, at, posts, counts_json) VALUES (?, ?, ?, ?, ?)",
-        (game_id, day, at, posts, json.dumps(counts, ensure_ascii=False)),
+        "INSERT INTO vote_counts (game_id, day, at, posts, counts_json, marker) VALUES (?, ?, ?, ?, ?, ?)",
+        (game_id, day, at, posts, json.dumps(counts, ensure_ascii=False), marker),
     )
 
 
-LetterStatus = Literal["pending", "sending", "sent", "refused"]
+LetterStatus = Literal["pending", "sending", "sent", "refused", "dropped", "outdated"]
+# What waits (to be sent, or looked for first), and what was set aside: what `forumbot outbox` lists.
+WAITING: tuple[LetterStatus, ...] = ("pending", "sending")
+SET_ASIDE: tuple[LetterStatus, ...] = ("refused",)
 
 
 @dataclass(frozen=True)
@@ -384,7 +414,11 @@ class Letter:
 
     `recipients`: the PM's recipients; for a topic the forum id, for a reply or a lock the topic id.
     `status`: pending (decided, not sent) | sending (a send began and was not confirmed: look on the
-    forum before sending again) | sent | refused (the forum refused it for good; `error` says why)."""
+    forum before sending again) | sent | refused (the forum refused it for good; `error` says why) |
+    dropped (the host settled it: never sent) | outdated (a count the board handed back: made again).
+    `not_before`: a board that refused it for now asked not to be asked before then; `unproven`: answers
+    in a row that proved nothing (nothing found on the board after each); `number`: its row, as
+    `forumbot outbox` numbers it."""
 
     marker: str
     kind: str  # topic | reply | pm | lock
@@ -397,6 +431,9 @@ class Letter:
     remote_id: str | None = None
     error: str | None = None
     purpose: str | None = None  # publish's kind of publication: opening, role, topic, lock, check, reveal...
+    not_before: str | None = None
+    unproven: int = 0
+    number: int | None = None
 
     @property
     def attempted(self) -> bool:
@@ -404,12 +441,31 @@ class Letter:
         return self.status == "sending"
 
 
-_LETTER_COLUMNS = "marker, kind, recipients, subject, body, day, origin, status, remote_id, error, purpose"
+_LETTER_COLUMNS = (
+    "marker, kind, recipients, subject, body, day, origin, status, remote_id, error, purpose, not_before, unproven, "
+    "rowid"
+)
 
 
 def _letter(row: tuple[Any, ...]) -> Letter:
-    marker, kind, recipients, subject, body, day, origin, status, remote_id, error, purpose = row
-    return Letter(marker, kind, json.loads(recipients), subject, body, day, origin, status, remote_id, error, purpose)
+    marker, kind, recipients, subject, body, day, origin, status, remote_id, error, purpose, *rest = row
+    not_before, unproven, number = rest
+    return Letter(
+        marker,
+        kind,
+        json.loads(recipients),
+        subject,
+        body,
+        day,
+        origin,
+        status,
+        remote_id,
+        error,
+        purpose,
+        not_before,
+        int(unproven or 0),
+        number,
+    )
 
 
 def _stale(pid: int, host: str, at: str, this_host: str) -> bool:
@@ -901,19 +957,86 @@ class Store:
     def sent(self, marker: str, remote_id: str | None = None) -> None:
         with self.transaction() as db:
             db.execute(
-                "UPDATE outbox SET status = 'sent', sent_at = ?, remote_id = ?, error = NULL WHERE marker = ?",
+                "UPDATE outbox SET status = 'sent', sent_at = ?, remote_id = ?, error = NULL, not_before = NULL, "
+                "unproven = 0 WHERE marker = ?",
                 (now_utc(), remote_id, marker),
             )
 
     def refused(self, marker: str, error: str) -> None:
         """The forum refused this for good (an account gone, a topic closed to the bot): set aside."""
         with self.transaction() as db:
-            db.execute("UPDATE outbox SET status = 'refused', error = ? WHERE marker = ?", (error, marker))
+            db.execute(
+                "UPDATE outbox SET status = 'refused', error = ?, not_before = NULL WHERE marker = ?", (error, marker)
+            )
 
-    def failed(self, marker: str, error: str) -> None:
-        """A send that failed for now; it stays due (and is looked for first if it may have arrived)."""
+    def failed(self, marker: str, error: str, *, not_before: datetime | None = None, unproven: bool = False) -> int:
+        """A send that failed for now; it stays due (and is looked for first if it may have arrived), not
+        before `not_before` when the board asked for a pause. `unproven`: the board's answer proved nothing
+        (and nothing was found): counted, in a row; returns that count."""
+        when = not_before.isoformat(timespec="seconds") if not_before is not None else None
         with self.transaction() as db:
-            db.execute("UPDATE outbox SET error = ? WHERE marker = ?", (error, marker))
+            db.execute(
+                "UPDATE outbox SET error = ?, not_before = ?, unproven = CASE WHEN ? THEN unproven + 1 ELSE 0 END "
+                "WHERE marker = ?",
+                (error, when, unproven, marker),
+            )
+            row = db.execute("SELECT unproven FROM outbox WHERE marker = ?", (marker,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def outdated(self, marker: str, error: str) -> None:
+        """An interim count the board handed back (new posts since its read): never posted, and its count
+        forgotten, so that the next one is made from a fresh read, in one transaction."""
+        with self.transaction() as db:
+            db.execute("UPDATE outbox SET status = 'outdated', error = ? WHERE marker = ?", (error, marker))
+            db.execute("DELETE FROM vote_counts WHERE marker = ?", (marker,))
+
+    def numbered_letter(self, game_id: int, number: int) -> Letter | None:
+        """The game's letter numbered `number` (as `forumbot outbox` lists it)."""
+        row = self.db.execute(
+            f"SELECT {_LETTER_COLUMNS} FROM outbox WHERE game_id = ? AND rowid = ?", (game_id, number)
+        ).fetchone()
+        return _letter(row) if row else None
+
+    def letters(self, game_id: int, statuses: Iterable[str] = ()) -> list[Letter]:
+        """The game's letters (of these statuses; all when none are given), in the order they were queued."""
+        wanted = list(statuses)
+        where = f" AND status IN ({', '.join('?' * len(wanted))})" if wanted else ""
+        rows = self.db.execute(
+            f"SELECT {_LETTER_COLUMNS} FROM outbox WHERE game_id = ?{where} ORDER BY rowid", (game_id, *wanted)
+        )
+        return [_letter(r) for r in rows]
+
+    def settle(
+        self,
+        game_id: int,
+        marker: str,
+        action: str,
+        audit: tuple[str, str],
+        *,
+        status: LetterStatus,
+        remote_id: str | None = None,
+    ) -> None:
+        """The host's settlement of a letter, with its audit row (`audit`: why, who), in one transaction:
+        "retry" makes it due again, looked for first (`sending`); "drop" sets it aside for good
+        (`dropped`), or records what was done by hand in its place (`sent`, `remote_id`)."""
+        reason, by = audit
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE outbox SET status = ?, remote_id = COALESCE(?, remote_id), not_before = NULL, unproven = 0, "
+                "error = CASE WHEN ? = 'sending' THEN NULL ELSE error END WHERE marker = ? AND game_id = ?",
+                (status, remote_id, status, marker, game_id),
+            )
+            db.execute(
+                "INSERT INTO outbox_audit (game_id, marker, action, reason, by, at) VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, marker, action, reason, by, now_utc()),
+            )
+
+    def settlements(self, game_id: int) -> list[dict[str, Any]]:
+        """The host's settlements of the game's letters, oldest first."""
+        rows = self.db.execute(
+            "SELECT marker, action, reason, by, at FROM outbox_audit WHERE game_id = ? ORDER BY id", (game_id,)
+        )
+        return [dict(zip(("marker", "action", "reason", "by", "at"), r, strict=True)) for r in rows]
 
     def outbox(self, game_id: int) -> list[dict[str, Any]]:
         rows = self.db.execute(f"SELECT {_LETTER_COLUMNS} FROM outbox WHERE game_id = ? ORDER BY rowid", (game_id,))
@@ -929,6 +1052,9 @@ class Store:
             "remote_id",
             "error",
             "purpose",
+            "not_before",
+            "unproven",
+            "number",
         )
         return [dict(zip(keys, r, strict=True)) | {"recipients": json.loads(r[2])} for r in rows]
 

@@ -12,6 +12,7 @@ unknown game, impossible deal) or a forum/network problem — always a one-line 
     corrections.py  override (--list, --remove), power
     deadline.py     deadline (move it, the next day's length)
     day.py          end-day, draft show/html/approve/send, publish, watch, relays, account
+    outbox.py       outbox (what waits or was set aside; --retry, --drop)
     reading.py      tally, orders (outside a stored game)
     scenarios.py    scenario check/run
     simulate.py     simulate
@@ -26,7 +27,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from forumbot.cli import corrections, day, deadline, game, reading, scenarios, simulate
+from forumbot.cli import corrections, day, deadline, game, outbox, reading, scenarios, simulate
 from forumbot.cli.app import app, draft_app, scenario_app
 from forumbot.cli.common import fail, host_errors, print_json
 from forumbot.cli.display import names, plain, print_publish_report, show_draft
@@ -41,6 +42,7 @@ __all__ = [
     "game",
     "main",
     "names",
+    "outbox",
     "plain",
     "print_json",
     "print_publish_report",

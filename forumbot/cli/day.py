@@ -198,8 +198,9 @@ def publish_command(
         bool, typer.Option("--no-roles", help="The role PMs were sent by hand: the bot never sends them.")
     ] = False,
     flood_interval: Annotated[
-        float, typer.Option(help="The forum's flood interval in seconds (phpBB's default: 15).")
-    ] = 15.0,
+        float | None,
+        typer.Option(help="The forum's flood interval in seconds (default: the config's, else learned)."),
+    ] = None,
     state: StateOption = None,
     now: NowOption = None,
     as_json: JsonOption = False,
@@ -223,7 +224,7 @@ def publish_command(
     with (
         host_errors(),
         game_client(config) as client,
-        sending(poster_for(client, flood_interval=flood_interval)) as poster,
+        sending(poster_for(client, flood_interval=flood_interval or config.forum.flood_interval)) as poster,
     ):
         moment = current_time(now, config.game.zone)
         report = publish_day(store, game, client, moment, poster=poster, roles=not no_roles)
@@ -272,12 +273,13 @@ def watch_command(
         return current_time(now, zone)
 
     with host_errors(), game_client(config) as client:
-        poster = poster_for(client)
+        poster = poster_for(client, flood_interval=config.forum.flood_interval)  # one for every pass: what it learns
+
+        def publish_now() -> object:
+            return publish_day(store, game, client, moment(), poster=poster)
 
         def run_pass() -> PassReport:  # the loop retries a passing fault; the rest ends in host_errors
-            return watch.watch_once(
-                store, game, client, poster, moment(), publish=lambda: publish_day(store, game, client, moment())
-            )
+            return watch.watch_once(store, game, client, poster, moment(), publish=publish_now)
 
         if once or now is not None or as_json:
             report = run_pass()

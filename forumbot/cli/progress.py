@@ -56,6 +56,18 @@ class TickingPoster:
         self._done("reply")
         return made
 
+    def post_reply_if_current(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int:
+        """A reply made from the topic as read, posted only while it is current where the wrapped poster
+        can tell (`CurrentReplies`), else posted."""
+        from forumbot.forum.poster import CurrentReplies
+
+        if isinstance(self.poster, CurrentReplies):
+            made = self.poster.post_reply_if_current(topic, subject, message, marker=marker)
+        else:
+            made = self.poster.post_reply(topic, subject, message, marker=marker)
+        self._done("reply")
+        return made
+
     def lock_topic(self, topic_id: int, forum_id: int | None = None) -> LockResult:
         made = self.poster.lock_topic(topic_id, forum_id)
         self._done("lock")

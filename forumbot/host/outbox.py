@@ -14,9 +14,25 @@ them), so that phpBB's one-second form rule is waited out once for several lette
 which sends nothing, happens early; the marks, the checkpoints and the submissions stay one letter at
 a time, in order, and a form prepared for a letter that is never sent is simply dropped.
 
-A permanent refusal (the account may not, the recipient does not exist) sets the letter aside
-(`refused`, with the forum's words) and the rest goes on; a passing fault (the forum down, flood
-control) leaves it due for the next run, with the order kept.
+What the board answers decides, as its writer read it (`forumbot.forum.outcome`):
+- refused for good (the account may not, the recipient does not exist, the topic is locked, held for a
+  moderator, any refusal in the board's words): the letter is set aside (`refused`, with the forum's words)
+  and the rest goes on;
+- refused for now (flood control that outlasted the writer's waits, a busy board): the letter waits, not
+  asked again before the board's `Retry-After` (`not_before`), and is tried again by the next run, the
+  order kept;
+- maybe sent (a timeout, a reset, a cut answer, a login page, an unknown page): the letter stays `sending`
+  and is looked for by its marker before it is sent again. A letter the board answers with pages that
+  prove nothing `UNPROVEN_LIMIT` times in a row (nothing of it found each time) is set aside with the
+  board's words: a refusal in words nobody taught the bot must not hold the rest back;
+- a lock the board did not make is refused for good only when the board said the account may not; any
+  other outcome is passing, and the next run tries again;
+- an interim count the board handed back because others posted since it was read (`Outdated`) is never
+  posted: it is marked `outdated` and its count forgotten, so that the next pass makes it from a fresh read.
+
+The host sees and settles what waits or was set aside (`forumbot outbox GAME`): `retry` makes a letter due
+again, looked for first; `drop` sets it aside for good, or records what was done by hand in its place
+(a topic posted by hand: its id); each recorded with who and why (`settle`).
 
 Markers are made from a secret of the game kept in the state file (HMAC-SHA256), never from public
 data: no player can write a marker of a message the bot has yet to send, so a letter relayed by the bot
@@ -31,28 +47,54 @@ import hmac
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 
 from forumbot.errors import (
     ForumError,
     HeldForApproval,
     MaybeSent,
     NoPermission,
+    Outdated,
     ParseError,
+    Rejected,
+    StateError,
     TooManyRecipients,
+    TryLater,
     UnknownRecipient,
+    Unproven,
 )
-from forumbot.forum.poster import Poster, Preparing
+from forumbot.forum.poster import CurrentReplies, Poster, Preparing
 from forumbot.i18n import N_
-from forumbot.store import Letter, Store
+from forumbot.store import SET_ASIDE, WAITING, Letter, Store
 
-__all__ = ["Delivery", "Outbox", "Poster", "Preparing", "marker_line", "markers_for", "strip_markers", "with_marker"]
+__all__ = [
+    "COUNT",
+    "UNPROVEN_LIMIT",
+    "Delivery",
+    "Outbox",
+    "Poster",
+    "Preparing",
+    "marker_line",
+    "markers_for",
+    "settle",
+    "strip_markers",
+    "waiting_and_set_aside",
+    "with_marker",
+]
 
 MARKER_PREFIX = "fbm"
 MARKER = re.compile(r"fb(?:m|-)[0-9a-f]{16,64}")
 # PMs prepared ahead of the one being sent: a PM costs about three round trips once its form is old
 # enough (0.15 s at 50 ms), so eight forms in hand cover phpBB's 1.1 s form age.
 PREPARE_AHEAD = 8
+UNPROVEN_LIMIT = 3  # answers in a row that prove nothing (and nothing found) before a letter is set aside
+COUNT = "count"  # the purpose of an interim vote count's letter: posted only while it is current
 Checkpoint = Callable[[str], None]
+Clock = Callable[[], datetime]
+
+
+def _real_now() -> datetime:
+    return datetime.now(UTC)
 
 
 def _no_checkpoint(step: str) -> None:
@@ -92,7 +134,7 @@ def strip_markers(text: str) -> str:
 
 
 # Refusals that another attempt will not change: set the letter aside, tell the host, go on.
-PERMANENT: tuple[type[Exception], ...] = (NoPermission, TooManyRecipients, UnknownRecipient, HeldForApproval)
+PERMANENT: tuple[type[Exception], ...] = (NoPermission, TooManyRecipients, UnknownRecipient, HeldForApproval, Rejected)
 
 
 def is_permanent(exc: Exception) -> bool:
@@ -101,11 +143,12 @@ def is_permanent(exc: Exception) -> bool:
 
 @dataclass(frozen=True)
 class Delivery:
-    """What became of one letter: sent now, found (sent before an interruption), done earlier, or
-    refused for good; `remote_id` is the forum's id of what was made."""
+    """What became of one letter: sent now, found (sent before an interruption), done earlier, refused
+    for good (set aside), dropped by the host, or outdated (a count made again); `remote_id` is the forum's
+    id of what was made."""
 
     letter: Letter
-    how: str  # sent | recovered | skipped | refused
+    how: str  # sent | recovered | skipped | refused | dropped | outdated
     remote_id: str | None = None
     error: str | None = None
 
@@ -121,6 +164,7 @@ class Outbox:
     checkpoint: Checkpoint = _no_checkpoint
     delivered: list[Delivery] = field(default_factory=list)
     ahead: int = PREPARE_AHEAD  # PMs prepared beyond the one being sent (0: none)
+    now: Clock = _real_now  # the run's time: a board's pause (`not_before`) counts on it
 
     def deliver(
         self,
@@ -140,10 +184,13 @@ class Outbox:
         known = older if older is not None and (current is None or older.status in ("sent", "refused")) else current
         if known is not None and known.status == "sent":
             return self._record(Delivery(letter, "skipped", known.remote_id))
-        if known is not None and known.status == "refused":
-            return self._record(Delivery(letter, "refused", None, known.error))
+        if known is not None and known.status in ("refused", "dropped", "outdated"):
+            how = "refused" if known.status == "refused" else known.status
+            return self._record(Delivery(letter, how, None, known.error))
         if known is not None and known.marker != letter.marker:
             letter = _renamed(letter, known.marker)  # keep the older marker: that is what may be on the forum
+        if known is not None and known.not_before is not None:
+            self._wait_for(known, label)
         if known is not None and known.attempted:
             remote = self._find(letter)
             if remote is not None:
@@ -156,12 +203,11 @@ class Outbox:
         self.checkpoint(f"before {label}")
         try:
             remote = self._send(letter)
+        except Outdated as exc:
+            self.store.outdated(letter.marker, str(exc))
+            return self._record(Delivery(letter, "outdated", None, str(exc)))
         except ForumError as exc:
-            if is_permanent(exc):
-                self.store.refused(letter.marker, str(exc))
-                return self._record(Delivery(letter, "refused", None, str(exc)))
-            self.store.failed(letter.marker, str(exc))
-            raise
+            return self._failed(letter, exc)
         except ParseError as exc:  # an answer that reads as nothing: said with the letter it answered (still
             raise ParseError(
                 N_("{label}: {error}"), label=label, error=exc
@@ -169,6 +215,29 @@ class Outbox:
         self.checkpoint(f"after {label}")
         self.store.sent(letter.marker, remote)
         return self._record(Delivery(letter, "sent", remote))
+
+    def _failed(self, letter: Letter, exc: ForumError) -> Delivery:
+        """A send that did not go as it should: set aside for good, or left due (raised) for the next run,
+        not before the pause the board asked for; an answer that proved nothing once too often set aside."""
+        if is_permanent(exc):
+            self.store.refused(letter.marker, str(exc))
+            return self._record(Delivery(letter, "refused", None, str(exc)))
+        wait = exc.wait if isinstance(exc, TryLater) else None
+        pause = self.now() + timedelta(seconds=wait) if wait else None
+        count = self.store.failed(letter.marker, str(exc), not_before=pause, unproven=isinstance(exc, Unproven))
+        if isinstance(exc, Unproven) and count >= UNPROVEN_LIMIT:
+            said = f"{exc} ({count} answers in a row proved nothing, and it is not on the board)"
+            self.store.refused(letter.marker, said)
+            return self._record(Delivery(letter, "refused", None, said))
+        raise exc
+
+    def _wait_for(self, known: Letter, label: str) -> None:
+        """A letter the board asked not to be sent before a moment: refused for now, until then."""
+        assert known.not_before is not None
+        until = datetime.fromisoformat(known.not_before)
+        left = (until - self.now()).total_seconds()
+        if left > 0:
+            raise TryLater(f"{label}: waits until {until:%H:%M:%S} UTC, as the board asked ({known.error})", left)
 
     def flush(self, origin: str = "watch") -> list[Delivery]:
         """Deliver what is queued, oldest first. A letter refused for good is set aside and the rest goes
@@ -198,14 +267,18 @@ class Outbox:
         w, to = self.writer, letter.recipients
         if letter.kind == "topic":
             return str(w.post_topic(int(to[0]), letter.subject, letter.body, marker=letter.marker))
+        if letter.kind == "reply" and letter.purpose == COUNT and isinstance(w, CurrentReplies):
+            return str(w.post_reply_if_current(to[0], letter.subject, letter.body, marker=letter.marker))
         if letter.kind == "reply":
             return str(w.post_reply(to[0], letter.subject, letter.body, marker=letter.marker))
         if letter.kind == "lock":
             forum_id = int(to[1]) if len(to) > 1 and to[1] else None
             result = w.lock_topic(int(to[0]), forum_id)
-            if not result.locked:
-                raise NoPermission(result.reason or "the board did not lock the topic")
-            return "already locked" if result.already else "locked"
+            if result.locked:
+                return "already locked" if result.already else "locked"
+            if result.refused:  # the board said the account may not: for good
+                raise NoPermission(f"the board refused to lock topic {to[0]}: {result.reason}")
+            raise TryLater(f"topic {to[0]} is not locked ({result.reason}); tried again by the next run")
         pm_id = w.send_pm(to, letter.subject, letter.body, marker=letter.marker)
         return str(pm_id) if pm_id is not None else None
 
@@ -235,3 +308,49 @@ class Outbox:
 
 def _renamed(letter: Letter, marker: str) -> Letter:
     return replace(letter, marker=marker, body=letter.body.replace(letter.marker, marker))
+
+
+# --- the host's view and settlement -----------------------------------------------------------------
+
+
+def waiting_and_set_aside(store: Store, game_id: int) -> list[Letter]:
+    """The game's letters that wait (due, or looked for first) or were set aside (refused for good), in
+    the order they were queued: what the host may settle."""
+    return store.letters(game_id, (*WAITING, *SET_ASIDE))
+
+
+def settle(
+    store: Store,
+    game_id: int,
+    number: int,
+    action: str,
+    *,
+    reason: str,
+    by: str,
+    remote_id: str | None = None,
+) -> Letter:
+    """The host settles letter `number` of the game: "retry" (due again, looked for on the board first:
+    what was held for a moderator may be there now) or "drop" (never sent; with `remote_id`, what was done
+    by hand in its place, e.g. a topic posted by hand). Recorded with who and why. A letter already sent
+    is refused (nothing to settle)."""
+    letter = store.numbered_letter(game_id, number)
+    if letter is None:
+        raise StateError(f"the outbox holds no letter {number} of this game (forumbot outbox lists them)")
+    if letter.status in ("sent", "outdated"):
+        raise StateError(f"letter {number} is {letter.status}: nothing to settle")
+    if not by.strip():
+        raise StateError("say who settles it (--by)")
+    if action == "retry":
+        store.settle(game_id, letter.marker, "retry", (reason or "tried again", by), status="sending")
+    elif action == "drop":
+        if not reason.strip():
+            raise StateError(f"letter {number}: say why it is dropped (--reason)")
+        if remote_id:
+            store.settle(game_id, letter.marker, "done by hand", (reason, by), status="sent", remote_id=remote_id)
+        else:
+            store.settle(game_id, letter.marker, "drop", (reason, by), status="dropped")
+    else:
+        raise StateError(f"{action!r}: a letter is retried or dropped")
+    settled = store.numbered_letter(game_id, number)
+    assert settled is not None
+    return settled

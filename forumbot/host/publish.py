@@ -21,7 +21,12 @@ What `publish` does, in this order:
 Crash safety: every post, PM and lock goes through the game's one outbox (`forumbot.host.outbox`): intended
 in the state file, sent, confirmed; a letter whose send was cut off is looked for on the forum by its
 marker (made from a secret of the game, written into the text as an invisible BBCode line) before it
-is sent again. A re-run skips what is done. Once any publication of a day is made, `end-day` for that
+is sent again. A re-run skips what is done, and first finishes what an earlier publication left due (a
+lock the board did not make then, a PM it refused for now), so that nothing waits for good: the watch runs
+publish again whenever such a letter is due. A letter the board refused for good is set aside and the
+rest goes on; without the new topic nothing can go on, and the message says how the host settles it
+(`forumbot outbox GAME`: `--retry N` once the cause is gone, or `--drop N --id TOPIC` for a topic posted
+by hand). Once any publication of a day is made, `end-day` for that
 day is refused: the forum already shows its outcome. `checkpoint(step)` is called right after each
 letter is marked as being sent ("before ...") and right after the forum confirmed it ("after ..."):
 tests crash there.
@@ -43,7 +48,7 @@ from forumbot.forum.poster import Poster
 from forumbot.forum.registry import poster_for
 from forumbot.host import games
 from forumbot.host.approval import draft_code, draft_subject, draft_version
-from forumbot.host.outbox import MARKER_PREFIX, Delivery, Outbox, marker_line, markers_for, with_marker
+from forumbot.host.outbox import MARKER_PREFIX, Clock, Delivery, Outbox, marker_line, markers_for, with_marker
 from forumbot.i18n import N_, gettext
 from forumbot.render.bbcode import escape
 from forumbot.render.day import render_day_title
@@ -60,6 +65,7 @@ from forumbot.store import GameRow, Letter, Store
 
 __all__ = [
     "DraftSent",
+    "TopicUnknown",
     "PublishReport",
     "marker_line",
     "publication_marker",
@@ -68,6 +74,12 @@ __all__ = [
 ]
 
 Checkpoint = Callable[[str], None]
+
+
+class TopicUnknown(ForumError):
+    """Publishing cannot go on without the new topic, whose letter the board refused or the host dropped:
+    the message names the letter and how the host settles it (`forumbot outbox`). A forum error, so that the
+    watch reports it each pass and goes on with the rest."""
 
 
 def _no_checkpoint(step: str) -> None:
@@ -169,6 +181,8 @@ def _topic_step(marks: _Marks, forum_id: int, day: int, kind: str, subject: str,
 class _Runner:
     """Deliver steps through the game's outbox, noting in the report what became of each."""
 
+    outbox: Outbox
+
     def __init__(self, outbox: Outbox, report: PublishReport) -> None:
         self.outbox, self.report = outbox, report
 
@@ -177,6 +191,8 @@ class _Runner:
         if done.how == "refused":
             said = gettext("{what}: the forum refused it ({error}); it is set aside")
             self.report.notes.append(said.format(what=step.label, error=done.error))
+        elif done.how == "dropped":
+            self.report.notes.append(gettext("{what}: dropped by the host; not sent").format(what=step.label))
         return done.remote_id
 
     def each(self, steps: Sequence[_Step]) -> list[str | None]:
@@ -189,6 +205,7 @@ class _Runner:
         later = [s.letter for s in upcoming]
         done = self.outbox.deliver(step.letter, label=step.label, aliases=[step.legacy], upcoming=later)
         shelf = {"sent": self.report.sent, "recovered": self.report.recovered, "skipped": self.report.skipped}
+        shelf |= {"dropped": self.report.skipped, "outdated": self.report.skipped}
         shelf.get(done.how, self.report.refused).append(step.label)
         return done
 
@@ -205,12 +222,14 @@ def publish(
     poster: Poster | None = None,
     roles: bool = True,
     checkpoint: Checkpoint = _no_checkpoint,
+    clock: Clock | None = None,
 ) -> PublishReport:
     """Post the approved day and send its PMs, each once, then advance the game (see the module's doc).
-    `poster` writes (default: the client's phpBB poster); `roles=False`: the role PMs were sent by hand
-    and are never sent by the bot. One process at a time publishes a game."""
+    `poster` writes (default: the client's engine's poster); `roles=False`: the role PMs were sent by hand
+    and are never sent by the bot; `clock`: the time a pause the board asked for is counted on (default:
+    the machine's). One process at a time publishes a game."""
     with store.exclusive(store.game(name).id, "publish"):
-        return _publish(store, name, client, now, poster=poster, roles=roles, checkpoint=checkpoint)
+        return _publish(store, name, client, now, poster=poster, roles=roles, checkpoint=checkpoint, clock=clock)
 
 
 def _publish(
@@ -222,22 +241,34 @@ def _publish(
     poster: Poster | None,
     roles: bool,
     checkpoint: Checkpoint,
+    clock: Clock | None = None,
 ) -> PublishReport:
     row, config = games.load(store, name)
     state = _running(row)
-    poster = poster or poster_for(client)
+    poster = poster or poster_for(client, flood_interval=config.forum.flood_interval)
     draft = store.draft(row.id, state.day)
     today = store.day(row.id, state.day)
     report = PublishReport(game=name, day=state.day)
     marks = _Marks(store, row)
-    run = _Runner(Outbox(store, row.id, poster, checkpoint), report)
+    outbox = (
+        Outbox(store, row.id, poster, checkpoint)
+        if clock is None
+        else Outbox(store, row.id, poster, checkpoint, now=clock)
+    )
+    run = _Runner(outbox, report)
+    finished = _leftovers(store, row, state, run, report)
     if draft is None:
         if state.day != 1:
+            if finished:
+                return report
             raise StateError(
                 N_("{game}: day {day} has no draft to publish (forumbot end-day {game})"), game=name, day=state.day
             )
         return _opening(store, row, config, state, client, marks, run, roles, report)
     if not draft.approved_by:
+        if finished:
+            report.notes.append(f"the draft of day {state.day} waits for a moderator's approval")
+            return report
         raise StateError(
             N_("{game}: the draft of day {day} is not approved by a moderator (forumbot draft approve {game})"),
             game=name,
@@ -259,7 +290,7 @@ def _publish(
     remote = run.each(steps)[steps.index(topic_step)]
     report.topic_id = int(remote) if remote is not None and remote.isdigit() else None
     if report.topic_id is None:
-        raise StateError(N_("{game}: the new topic's id is unknown; the outbox holds no id for it"), game=name)
+        raise no_topic_id(store, row, topic_step.letter, N_("the new topic of day {day}"), state.day + 1)
     old_topic = today["topic"] if today is not None else None
     if old_topic:
         _lock(run, marks, poster, config, state.day, client.topic_id(old_topic), report)
@@ -297,9 +328,10 @@ def _opening(
         return report
     subject = f"{config.game.name}. День 1"
     body = opening_text(config, state, commitment, day["deadline"] if day is not None else None)
-    remote = run(_topic_step(marks, _forum_id(config), 1, "opening", subject, body))
+    opening = _topic_step(marks, _forum_id(config), 1, "opening", subject, body)
+    remote = run(opening)
     if remote is None or not remote.isdigit():
-        raise StateError(N_("{game}: the day-1 topic's id is unknown"), game=config.game.name)
+        raise no_topic_id(store, row, opening.letter, N_("day 1's topic"))
     store.set_day_topic(row.id, 1, remote)
     report.topic_id = int(remote)
     return report
@@ -369,28 +401,120 @@ def _lock(
     topic_id: int,
     report: PublishReport,
 ) -> None:
-    """Lock the day's old topic. A lock the board refuses, or cannot be asked for now, is reported and
-    publishing goes on: the PMs and the advance matter more than the lock, which a moderator can make."""
+    """Lock the day's old topic. A lock the board cannot be asked for now, or did not make without saying
+    why, stays due: reported, and tried again by the next publish run or watch pass (`_leftovers`);
+    one the board refused (the account may not) is set aside, and a moderator locks it. Publishing goes on
+    either way: the PMs and the advance matter more than the lock."""
     forum = str(config.forum.forum_id) if config.forum.forum_id is not None else ""
     letter = Letter("", "lock", [str(topic_id), forum], "", "")
     step = marks.step("lock", day, str(topic_id), letter, gettext("lock of topic {topic}").format(topic=topic_id))
     try:
         done = run.deliver(step)
     except ForumError as exc:
-        said = gettext("topic {topic} of day {day} was not locked now ({error}); lock it by hand")
+        said = gettext(
+            "topic {topic} of day {day} is not locked yet ({error}); the next publish run or watch pass tries again"
+        )
         report.notes.append(said.format(topic=topic_id, day=day, error=exc))
         report.locked = False
         return
     report.locked = done.remote_id in ("locked", "already locked")
     if done.remote_id == "already locked":
         report.notes.append(gettext("topic {topic} of day {day} was locked already").format(topic=topic_id, day=day))
+    elif done.how == "dropped":
+        report.notes.append(
+            gettext("the lock of topic {topic} of day {day} was dropped by the host").format(topic=topic_id, day=day)
+        )
     elif not report.locked:
+        number = _number(run.outbox.store, step.letter)
         said = gettext(
-            "topic {topic} of day {day} was not locked ({error}); the account {account!r} must be a moderator "
-            "of the forum to lock it: lock it by hand"
+            "topic {topic} of day {day} was not locked: {error}; the account {account!r} must be a moderator of "
+            "the forum to lock it: lock it by hand (then: forumbot outbox {game} --drop {number} --reason "
+            "'locked by hand')"
         )
         error = done.error or gettext("the board refused")
-        report.notes.append(said.format(topic=topic_id, day=day, error=error, account=poster.username))
+        game = config.game.name
+        report.notes.append(
+            said.format(topic=topic_id, day=day, error=error, account=poster.username, game=game, number=number)
+        )
+
+
+def _leftovers(store: Store, row: GameRow, state: GameState, run: _Runner, report: PublishReport) -> int:
+    """What earlier publications left due, delivered first, in order: the letters of days already
+    published (a lock the board did not make then, a PM refused for now) and the moderators' draft PMs;
+    never a role PM (the host may have sent those by hand, `--no-roles`), and never the current day's
+    publication, which its own steps deliver. A lock still not made is noted and the rest goes on; any
+    other passing fault stops here (the order kept). How many there were."""
+    due = [
+        letter
+        for letter in store.pending(row.id, "publish")
+        if (letter.purpose or "").startswith("draft-")
+        or (letter.purpose != "role" and letter.day is not None and 0 < letter.day < state.day)
+    ]
+    for letter in due:
+        label = _label(letter)
+        try:
+            run.deliver(_Step(letter, label, ""))
+        except ForumError as exc:
+            if letter.kind != "lock":
+                raise
+            report.notes.append(f"{label} (day {letter.day}): not yet ({exc}); the next run tries again")
+    return len(due)
+
+
+def _label(letter: Letter) -> str:
+    """A letter as the report names it (as its step did)."""
+    if letter.kind == "lock":
+        return f"lock of topic {letter.recipients[0]}"
+    if letter.kind == "topic":
+        return f"topic «{letter.subject}»"
+    if letter.kind == "pm":
+        return f"PM {letter.purpose or 'pm'} → {', '.join(letter.recipients)}"
+    return f"{letter.kind} {letter.marker}"
+
+
+def _number(store: Store, letter: Letter) -> int | str:
+    known = store.letter(letter.marker)
+    return known.number if known is not None and known.number is not None else "N"
+
+
+def no_topic_id(store: Store, row: GameRow, letter: Letter, what: str, day: int | None = None) -> TopicUnknown:
+    """Why publishing cannot go on without a topic's id (`what`, a template of the catalogue filled in with
+    `day`), and the host's way out, named: the outbox's number of its letter, the board's words."""
+    known = store.letter(letter.marker, row.id)
+    number = known.number if known is not None and known.number is not None else "N"
+    said = gettext(what).format(day=day)
+    if known is not None and known.status == "refused":
+        return TopicUnknown(
+            N_(
+                "{game}: {what} was not posted: the board refused it ({error}). Once the cause is gone: "
+                "forumbot outbox {game} --retry {number}, then forumbot publish {game}; or post it by hand and "
+                "give its id: forumbot outbox {game} --drop {number} --id TOPIC --reason '...'"
+            ),
+            game=row.name,
+            what=said,
+            error=known.error,
+            number=number,
+        )
+    if known is not None and known.status == "dropped":
+        return TopicUnknown(
+            N_(
+                "{game}: {what} was dropped by the host. Post it by hand and give its id: forumbot outbox {game} "
+                "--drop {number} --id TOPIC --reason '...'; or forumbot outbox {game} --retry {number}, then "
+                "forumbot publish {game}"
+            ),
+            game=row.name,
+            what=said,
+            number=number,
+        )
+    return TopicUnknown(
+        N_(
+            "{game}: {what} was posted but the outbox holds no id for it (letter {number}); give the topic's id: "
+            "forumbot outbox {game} --drop {number} --id TOPIC --reason '...'"
+        ),
+        game=row.name,
+        what=said,
+        number=number,
+    )
 
 
 # --- the draft to the moderators ---------------------------------------------------------------------
@@ -449,7 +573,8 @@ def _send_draft(
     row, config = games.load(store, name)
     state = _running(row)
     report = PublishReport(game=name, day=state.day)
-    run = _Runner(Outbox(store, row.id, poster or poster_for(client), checkpoint), report)
+    poster = poster or poster_for(client, flood_interval=config.forum.flood_interval)
+    run = _Runner(Outbox(store, row.id, poster, checkpoint), report)
     remotes = run.each(steps)
     first = remotes[0] if remotes else None
     return DraftSent(

@@ -38,7 +38,7 @@ from forumbot.forum.client import ForumClient
 from forumbot.host import deadlines, games
 from forumbot.host.approval import Verdict, decide, read_verdict
 from forumbot.host.daywindow import place, shown_time
-from forumbot.host.outbox import Outbox, Poster, markers_for, strip_markers, with_marker
+from forumbot.host.outbox import COUNT, Outbox, Poster, markers_for, strip_markers, with_marker
 from forumbot.host.publish import draft_letters, past_outcomes
 from forumbot.host.routing import ELSEWHERE, UNPLACED, WHICH_GAME, Placed, Router, Unplaced
 from forumbot.host.tally import render_tally_bbcode, tally_posts
@@ -619,10 +619,18 @@ def _interim_count(
     title = f"Промежуточный подсчёт голосов, день {state.day}"
     body = render_tally_bbcode(tally, title, config.templates.vote_count, zone=config.game.zone)
     mark = marks_of(store, row.id)("count", state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
-    outgoing = Letter(mark, "reply", [str(day["topic"])], f"Подсчёт голосов, день {state.day}", stamp(body, mark))
+    subject = f"Подсчёт голосов, день {state.day}"
+    # posted only while current: a count the board hands back (new posts since the read) is made again
+    outgoing = Letter(mark, "reply", [str(day["topic"])], subject, stamp(body, mark), state.day, purpose=COUNT)
 
     record = partial(
-        write_vote_count, game_id=row.id, day=state.day, at=now.isoformat(), posts=len(posts), counts=counts
+        write_vote_count,
+        game_id=row.id,
+        day=state.day,
+        at=now.isoformat(),
+        posts=len(posts),
+        counts=counts,
+        marker=mark,
     )
 
     store.queue(row.id, [outgoing], changes=[record])
@@ -709,14 +717,16 @@ def _deadline(
 
 def _flush(store: Store, game_id: int, messenger: Messenger, report: PassReport) -> None:
     """Send what is queued, oldest first, through the game's outbox. A letter the forum refuses for
-    good (an account deleted, a topic closed to the bot) is set aside and reported; a passing fault
-    stops the flush, the order kept, and the next pass goes on from there."""
+    good (an account deleted, a topic closed to the bot) is set aside and reported; a passing fault (the
+    board down or asking for a pause, an answer that proved nothing) stops the flush, the order kept, and
+    the next pass goes on from there; an interim count the board handed back is made again by the next
+    pass. No letter ends the watch: whatever one meets is reported here."""
     outbox = Outbox(store, game_id, messenger)
     pending = store.pending(game_id)
     for n, letter in enumerate(pending):
         try:
             done = outbox.deliver(letter, upcoming=pending[n + 1 :])  # the next PMs' forms addressed meanwhile
-        except ForumError as exc:
+        except (ForumError, ParseError) as exc:
             report.problems.append(gettext("not sent yet ({marker}): {error}").format(marker=letter.marker, error=exc))
             break
         if done.how == "refused":
@@ -725,6 +735,8 @@ def _flush(store: Store, game_id: int, messenger: Messenger, report: PassReport)
                 said.format(marker=letter.marker, nicks=", ".join(letter.recipients), error=done.error)
             )
             report.refused.append(letter.marker)
+        elif done.how == "outdated":
+            report.problems.append(f"the interim count was handed back (new posts since its read): {done.error}")
         elif done.how in ("sent", "recovered"):
             report.sent.append(letter.marker)
 
