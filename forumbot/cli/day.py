@@ -45,6 +45,7 @@ from forumbot.cli.progress import page_progress, sending
 from forumbot.i18n import _, ngettext
 
 if TYPE_CHECKING:
+    from forumbot.config import GameConfig
     from forumbot.host.watch import PassReport
     from forumbot.store import GameRow, Store
 
@@ -224,7 +225,7 @@ def publish_command(
     with (
         host_errors(),
         game_client(config) as client,
-        sending(poster_for(client, flood_interval=flood_interval or config.forum.flood_interval)) as poster,
+        sending(poster_for(client, flood_interval=_flood(flood_interval, config))) as poster,
     ):
         moment = current_time(now, config.game.zone)
         report = publish_day(store, game, client, moment, poster=poster, roles=not no_roles)
@@ -233,6 +234,11 @@ def publish_command(
         return
     print_publish_report(report)
     out.print(poster.summary(), markup=False)
+
+
+def _flood(given: float | None, config: GameConfig) -> float | None:
+    """The board's flood interval: the command's, else the config's, else None (learned from the board)."""
+    return given if given is not None else config.forum.flood_interval
 
 
 def _nothing_to_publish(store: Store, row: GameRow) -> str | None:

@@ -273,6 +273,10 @@ def _page_answer(root: Element, whole: bool) -> Outcome:
     if said is not None:
         return LoggedOut(said)
     text = forum_message(root)
+    if text is not None and FORM_INVALID.search(text):
+        return Unknown(text, "form_invalid")
+    if text is not None and FLOOD.search(text):  # the flood sentence is "for now" wherever the board prints it
+        return RefusedForNow("flood", text)
     if text is not None and whole:
         why = next((why for pattern, why in _FOR_GOOD if pattern.search(text)), None)
         if why is not None:

@@ -164,6 +164,16 @@ def test_the_english_board_says_the_same_in_its_words() -> None:
 # --- what proves nothing ------------------------------------------------------------------------------------
 
 
+def test_flood_control_on_a_message_page_is_still_for_now() -> None:
+    """Issue 23: «Вы не можете отправить следующее сообщение сразу после предыдущего…» on a message page was
+    taken for a refusal of the account's rights, and the letter set aside for good."""
+    flood = page("70").replace(said("70"), said("62"))
+    assert pm_answer(flood) == RefusedForNow("flood", said("62"))
+    assert post_answer(REPLY_FORM, flood, "reply") == RefusedForNow("flood", said("62"))
+    invalid = page("70").replace(said("70"), said("63"))
+    assert pm_answer(invalid) == Unknown(said("63"), "form_invalid")
+
+
 def test_a_word_of_a_message_is_not_the_message() -> None:
     """«не можете» is in the flood error and in the locked topic's: neither is a refusal by that word."""
     ours = page("70").replace(said("70"), "Вы не можете сделать это сейчас, попробуйте позже.")
