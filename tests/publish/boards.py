@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ipb_support import assert_ipb_published_once, ipb_played_day
 from publish_support import Played, played_day
+from test_ipb3_publish import assert_published_once as ipb3_published_once
+from test_ipb3_publish import ipb3_played_day
 from test_publish import assert_published_once
 
 Write = str  # "topic" | "reply" | "pm" | "lock"
@@ -61,4 +64,37 @@ PHPBB = BoardKit(
     options={"language": "ru", "flood_interval": 2.0},  # as the real board of issue 23: Russian, 2 s of flood control
 )
 
-BOARDS: dict[str, BoardKit] = {kit.name: kit for kit in (PHPBB,)}
+# The IPB fakes show what needs no hook of theirs; their login page and spoiled form ("login", "invalid", and
+# "cut" before acting) come with the hooks.
+IPB_BEFORE = ("503", "429", "reset")
+IPB_AFTER = ("503", "503:5", "429", "reset", "cut")
+
+IPB2 = BoardKit(
+    name="ipb2",
+    played=ipb_played_day,
+    places={
+        "topic": "POST index.php#CODE=01",
+        "reply": "POST index.php#CODE=03",
+        "pm": "POST index.php#act=Msg",
+        "lock": "POST index.php#act=Mod",
+    },
+    faults_before=IPB_BEFORE,
+    faults_after=IPB_AFTER,
+    published_once=assert_ipb_published_once,
+)
+
+IPB3 = BoardKit(
+    name="ipb3",
+    played=ipb3_played_day,
+    places={
+        "topic": "POST index.php#do=new_post_do",
+        "reply": "POST index.php#do=reply_post_do",
+        "pm": "POST index.php#do=send",
+        "lock": "GET index.php#do=00",  # the moderators' link: IPB 3 closes a topic by a GET
+    },
+    faults_before=IPB_BEFORE,
+    faults_after=IPB_AFTER,
+    published_once=ipb3_published_once,
+)
+
+BOARDS: dict[str, BoardKit] = {kit.name: kit for kit in (PHPBB, IPB2, IPB3)}

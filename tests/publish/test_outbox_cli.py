@@ -13,9 +13,8 @@ from publish_support import BOT, DAY2_TITLE, GAME, NOW, Played, played_day
 from typer.testing import CliRunner
 
 from forumbot.cli import app
-from forumbot.errors import StateError
 from forumbot.forum.registry import poster_for
-from forumbot.host.publish import publish
+from forumbot.host.publish import TopicUnknown, publish
 
 runner = CliRunner()
 
@@ -29,7 +28,7 @@ def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Played]:
     with played_day(tmp_path, language="ru", bot_moderator=False) as day:
         day.board.set_preferences(BOT, needs_approval=True)
         client = day.client()
-        with pytest.raises(StateError):
+        with pytest.raises(TopicUnknown):
             publish(day.store, GAME, client, NOW, poster=poster_for(client))
         yield day
 
@@ -42,7 +41,7 @@ def invoke(*args: str) -> tuple[int, str]:
 def topic_number(day: Played) -> int:
     [letter] = [x for x in day.store.letters(day.store.game(GAME).id) if x.kind == "topic"]
     assert letter.number is not None
-    return letter.number
+    return int(letter.number)
 
 
 def test_the_outbox_lists_what_was_set_aside_in_the_boards_words(held: Played) -> None:
@@ -88,7 +87,7 @@ def test_a_dropped_topic_names_the_way_out_again(held: Played) -> None:
     number = topic_number(held)
     assert invoke("outbox", GAME, "--drop", str(number), "--reason", "not wanted", "--by", "host")[0] == 0
     client = held.client()
-    with pytest.raises(StateError, match=f"--drop {number} --id TOPIC"):
+    with pytest.raises(TopicUnknown, match=f"--drop {number} --id TOPIC"):
         publish(held.store, GAME, client, NOW, poster=poster_for(client))
 
 

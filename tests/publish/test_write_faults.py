@@ -15,10 +15,10 @@ import pytest
 from boards import BOARDS, BoardKit
 from publish_support import BOT, DAY2_TITLE, GAME, NOW, PLAYERS, Crash, Played, crash_at, played_day
 
-from forumbot.errors import ForumError, ParseError, StateError
+from forumbot.errors import ForumError, ParseError
 from forumbot.forum.registry import poster_for
 from forumbot.host.outbox import Outbox, settle, waiting_and_set_aside
-from forumbot.host.publish import publish
+from forumbot.host.publish import TopicUnknown, publish
 from forumbot.host.watch import PassReport, watch_once
 from forumbot.store import Letter
 
@@ -216,7 +216,7 @@ def test_a_topic_held_for_approval_is_set_aside_named_and_found_once_approved(tm
     with played_day(tmp_path, language="ru", flood_interval=2.0, bot_moderator=False) as day:
         day.board.set_preferences(BOT, needs_approval=True)
         client = day.client()
-        with pytest.raises(StateError) as stuck:
+        with pytest.raises(TopicUnknown) as stuck:
             publish(day.store, GAME, client, NOW, poster=poster_for(client), clock=board_time(day))
         message = str(stuck.value)
         game = day.store.game(GAME).id
