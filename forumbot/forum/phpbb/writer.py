@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NoReturn
 
 from forumbot.errors import (
     ConfigError,
@@ -228,7 +228,7 @@ class PhpbbPoster:
             found = write.look()
             if found is not None:
                 return self._stored(found)
-            page = handed or self.http.get(form_url)
+            page = handed or self._form(form_url)
             handed = None
             fetched = self.http.clock.time()
             action, fields = self._served(page, form_url, press="post")
@@ -352,7 +352,7 @@ class PhpbbPoster:
     def _add_recipients(self, compose: str, names: list[str]) -> Page:
         """Step one of a PM: a fresh compose form, its "add" button pressed with `names`; the form the
         board returns. It sends nothing, so the client may ask it again (after a login page, say)."""
-        page = self.http.get(compose)
+        page = self._form(compose)
         action, fields = self._served(page, compose, press="add_to")
         fields = [(k, v) for k, v in fields if not k.startswith("address_list")]
         return self.http.post(
@@ -505,10 +505,16 @@ class PhpbbPoster:
         form = find_form(parse_html(page.text), "postform")
         if form is None:
             self._not_a_form(url, page)
-        assert form is not None
         return self.http.rebase(form.get("action") or url), browser_fields(form, press=press)
 
-    def _not_a_form(self, url: str, page: Page) -> None:
+    def _form(self, url: str) -> Page:
+        """The page of a form to fill in; a refusal served instead (a 403 page) read in the board's words."""
+        try:
+            return self.http.get(url)
+        except RefusedPage as exc:
+            self._not_a_form(url, exc.page)
+
+    def _not_a_form(self, url: str, page: Page) -> NoReturn:
         """A page served where a form was asked for, as the error it is (nothing was sent)."""
         outcome = form_missing(page.text)
         if isinstance(outcome, RefusedForGood):
