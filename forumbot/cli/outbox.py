@@ -13,6 +13,9 @@ import typer
 from forumbot.cli.app import app
 from forumbot.cli.common import JsonOption, StateOption, fail, host_errors, load_game, open_store, out, print_json
 from forumbot.cli.display import local, names, plain, table
+from forumbot.i18n import N_, _
+
+SETTLEMENTS = (N_("retry"), N_("drop"), N_("done by hand"))  # as the audit names them (host/outbox.py)
 
 if TYPE_CHECKING:
     from forumbot.store import Letter
@@ -40,9 +43,9 @@ def outbox_command(
     from forumbot.host.outbox import settle, waiting_and_set_aside
 
     if retry is not None and drop is not None:
-        fail("give --retry or --drop, not both")
+        fail(_("give --retry or --drop, not both"))
     if done_as is not None and drop is None:
-        fail("--id goes with --drop (what was done by hand in the letter's place)")
+        fail(_("--id goes with --drop (what was done by hand in the letter's place)"))
     with host_errors():
         store = open_store(state)
         row, config = load_game(store, game)
@@ -52,7 +55,7 @@ def outbox_command(
             who = by if by is not None else getpass.getuser()
             action = "retry" if retry is not None else "drop"
             letter = settle(store, row.id, number, action, reason=reason, by=who, remote_id=done_as)
-            out.print(f"{game}: letter {number} {_settled(letter.status, game)}", markup=False)
+            out.print(_settled(letter.status).format(game=game, number=number), markup=False)
             return
         letters = store.letters(row.id) if every else waiting_and_set_aside(store, row.id)
         audit = store.settlements(row.id)
@@ -62,20 +65,21 @@ def outbox_command(
         print_json({"letters": rows, "settlements": audit})
         return
     if not rows:
-        out.print(f"{game}: nothing waits and nothing was set aside", markup=False)
+        out.print(_("{game}: nothing waits and nothing was set aside").format(game=game), markup=False)
         return
-    shown = table(f"{game}: the outbox", "N", "what", "to", "day", "status", "the board said")
+    columns = ("N", _("what"), _("to"), _("day"), _("status"), _("the board said"))
+    shown = table(_("{game}: the outbox").format(game=game), *columns)
     for r in rows:
         status = _status(r, zone)
         shown.add_row(*plain(str(r["number"]), r["what"], r["to"], str(r["day"] or ""), status, r["error"] or ""))
     out.print(shown)
     for a in audit:
         when = local(a["at"], zone)
-        out.print(f"{when} {a['by']}: {a['action']} {a['marker']}: {a['reason']}", markup=False)
-    out.print(
-        f"settle one: forumbot outbox {game} --retry N  |  --drop N --reason '...' [--id ID of what was done by hand]",
-        markup=False,
+        out.print(f"{when} {a['by']}: {_(a['action'])} {a['marker']}: {a['reason']}", markup=False)
+    hint = _(
+        "settle one: forumbot outbox {game} --retry N  |  --drop N --reason '...' [--id ID of what was done by hand]"
     )
+    out.print(hint.format(game=game), markup=False)
 
 
 def _row(letter: Letter) -> dict[str, Any]:
@@ -102,14 +106,21 @@ def _row(letter: Letter) -> dict[str, Any]:
 def _status(row: dict[str, Any], zone: ZoneInfo) -> str:
     status = str(row["status"])
     if status in ("pending", "sending"):
-        said = "waits" if status == "pending" else "waits (looked for on the board first)"
-        return f"{said} until {local(row['not_before'], zone)}" if row["not_before"] else said
-    return {"refused": "set aside", "dropped": "dropped", "outdated": "made again"}.get(status, status)
+        said = _("waits") if status == "pending" else _("waits (looked for on the board first)")
+        if row["not_before"]:
+            return _("{status} until {when}").format(status=said, when=local(row["not_before"], zone))
+        return said
+    shown = {"refused": _("set aside"), "dropped": _("dropped"), "outdated": _("made again")}
+    return shown.get(status, status)
 
 
-def _settled(status: str, game: str) -> str:
+def _settled(status: str) -> str:
+    """What became of a letter the host settled ({game}, {number} to fill in)."""
     if status == "sending":
-        return f"is due again: looked for on the board, then sent, by the next publish or watch pass of {game}"
+        return _(
+            "{game}: letter {number} is due again: looked for on the board, then sent, by the next publish or "
+            "watch pass of {game}"
+        )
     if status == "sent":
-        return "is recorded as done by hand"
-    return "is dropped: it will not be sent"
+        return _("{game}: letter {number} is recorded as done by hand")
+    return _("{game}: letter {number} is dropped: it will not be sent")

@@ -64,7 +64,7 @@ from forumbot.errors import (
     Unproven,
 )
 from forumbot.forum.poster import CurrentReplies, Poster, Preparing
-from forumbot.i18n import N_
+from forumbot.i18n import N_, gettext
 from forumbot.store import SET_ASIDE, WAITING, Letter, Store
 
 __all__ = [
@@ -226,7 +226,9 @@ class Outbox:
         pause = self.now() + timedelta(seconds=wait) if wait else None
         count = self.store.failed(letter.marker, str(exc), not_before=pause, unproven=isinstance(exc, Unproven))
         if isinstance(exc, Unproven) and count >= UNPROVEN_LIMIT:
-            said = f"{exc} ({count} answers in a row proved nothing, and it is not on the board)"
+            said = gettext("{error} ({n} answers in a row proved nothing, and it is not on the board)").format(
+                error=exc, n=count
+            )
             self.store.refused(letter.marker, said)
             return self._record(Delivery(letter, "refused", None, said))
         raise exc
@@ -237,7 +239,13 @@ class Outbox:
         until = datetime.fromisoformat(known.not_before)
         left = (until - self.now()).total_seconds()
         if left > 0:
-            raise TryLater(f"{label}: waits until {until:%H:%M:%S} UTC, as the board asked ({known.error})", left)
+            raise TryLater(
+                N_("{label}: waits until {until} UTC, as the board asked ({error})"),
+                left,
+                label=label,
+                until=f"{until:%H:%M:%S}",
+                error=known.error,
+            )
 
     def flush(self, origin: str = "watch") -> list[Delivery]:
         """Deliver what is queued, oldest first. A letter refused for good is set aside and the rest goes
@@ -277,8 +285,14 @@ class Outbox:
             if result.locked:
                 return "already locked" if result.already else "locked"
             if result.refused:  # the board said the account may not: for good
-                raise NoPermission(f"the board refused to lock topic {to[0]}: {result.reason}")
-            raise TryLater(f"topic {to[0]} is not locked ({result.reason}); tried again by the next run")
+                raise NoPermission(
+                    N_("the board refused to lock topic {topic}: {reason}"), topic=to[0], reason=result.reason
+                )
+            raise TryLater(
+                N_("topic {topic} is not locked ({reason}); tried again by the next run"),
+                topic=to[0],
+                reason=result.reason,
+            )
         pm_id = w.send_pm(to, letter.subject, letter.body, marker=letter.marker)
         return str(pm_id) if pm_id is not None else None
 
@@ -335,22 +349,24 @@ def settle(
     is refused (nothing to settle)."""
     letter = store.numbered_letter(game_id, number)
     if letter is None:
-        raise StateError(f"the outbox holds no letter {number} of this game (forumbot outbox lists them)")
+        raise StateError(
+            N_("the outbox holds no letter {number} of this game (forumbot outbox lists them)"), number=number
+        )
     if letter.status in ("sent", "outdated"):
-        raise StateError(f"letter {number} is {letter.status}: nothing to settle")
+        raise StateError(N_("letter {number} is {status}: nothing to settle"), number=number, status=letter.status)
     if not by.strip():
-        raise StateError("say who settles it (--by)")
+        raise StateError(N_("say who settles it (--by)"))
     if action == "retry":
         store.settle(game_id, letter.marker, "retry", (reason or "tried again", by), status="sending")
     elif action == "drop":
         if not reason.strip():
-            raise StateError(f"letter {number}: say why it is dropped (--reason)")
+            raise StateError(N_("letter {number}: say why it is dropped (--reason)"), number=number)
         if remote_id:
             store.settle(game_id, letter.marker, "done by hand", (reason, by), status="sent", remote_id=remote_id)
         else:
             store.settle(game_id, letter.marker, "drop", (reason, by), status="dropped")
     else:
-        raise StateError(f"{action!r}: a letter is retried or dropped")
+        raise StateError(N_("{action!r}: a letter is retried or dropped"), action=action)
     settled = store.numbered_letter(game_id, number)
     assert settled is not None
     return settled

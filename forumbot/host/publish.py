@@ -267,7 +267,9 @@ def _publish(
         return _opening(store, row, config, state, client, marks, run, roles, report)
     if not draft.approved_by:
         if finished:
-            report.notes.append(f"the draft of day {state.day} waits for a moderator's approval")
+            report.notes.append(
+                gettext("the draft of day {day} waits for a moderator's approval").format(day=state.day)
+            )
             return report
         raise StateError(
             N_("{game}: the draft of day {day} is not approved by a moderator (forumbot draft approve {game})"),
@@ -457,7 +459,8 @@ def _leftovers(store: Store, row: GameRow, state: GameState, run: _Runner, repor
         except ForumError as exc:
             if letter.kind != "lock":
                 raise
-            report.notes.append(f"{label} (day {letter.day}): not yet ({exc}); the next run tries again")
+            said = gettext("{what} (day {day}): not yet ({error}); the next run tries again")
+            report.notes.append(said.format(what=label, day=letter.day, error=exc))
     return len(due)
 
 

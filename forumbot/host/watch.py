@@ -736,7 +736,8 @@ def _flush(store: Store, game_id: int, messenger: Messenger, report: PassReport)
             )
             report.refused.append(letter.marker)
         elif done.how == "outdated":
-            report.problems.append(f"the interim count was handed back (new posts since its read): {done.error}")
+            said = gettext("the interim count was handed back (new posts since its read): {error}")
+            report.problems.append(said.format(error=done.error))
         elif done.how in ("sent", "recovered"):
             report.sent.append(letter.marker)
 

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NoReturn
 
 from forumbot.errors import (
+    N_,
     ConfigError,
     ForumbotError,
     ForumError,
@@ -100,6 +101,7 @@ from forumbot.forum.poster import (
     fill,
     own_post_with,
 )
+from forumbot.i18n import gettext
 from forumbot.posts import PmSummary, Preferences
 
 __all__ = ["FLOOD_PROBES", "MAX_BUSY_WAIT", "PhpbbPoster", "writer_for"]
@@ -148,12 +150,16 @@ class _Write:
         if not self.doubt:
             return None
         if self.seen is None:
-            raise MaybeSent(f"{self.what}: {self.doubt}; no marker to look for: nothing was sent again")
+            raise MaybeSent(
+                N_("{url}: {doubt}; no marker to look for: nothing was sent again"), url=self.what, doubt=self.doubt
+            )
         try:
             found = self.seen()
         except ForumbotError as exc:
             raise MaybeSent(
-                f"{self.what}: {self.doubt}; looking for its marker failed ({exc}): nothing sent again"
+                N_("{error}; looking for its marker failed ({lookup}): nothing was sent again"),
+                error=self.doubt,
+                lookup=exc,
             ) from exc
         self.doubt = ""
         return found
@@ -237,20 +243,25 @@ class PhpbbPoster:
             )
             if isinstance(outcome, Stored):
                 if outcome.remote_id is None:
-                    kind = "topic" if made == "topic" else "post"
-                    raise ParseError(f"{answer.url}: posted, but the {kind}'s id is not in the answer")
+                    if made == "topic":
+                        raise ParseError(N_("{url}: posted, but the topic's id is not in the answer"), url=answer.url)
+                    raise ParseError(N_("{url}: posted, but the post's id is not in the answer"), url=answer.url)
                 return self._stored(outcome.remote_id)
             if isinstance(outcome, RefusedForNow) and outcome.why == "review":
                 # Someone posted since the form was issued: phpBB stored nothing and handed the form back
                 # with the new topic_cur_post_id; that form as it is posts the reply (`current`: not this one)
                 if current:
-                    raise Outdated(f"{form_url}: others posted since the reply was made; it was not posted")
+                    raise Outdated(N_("{url}: others posted since the reply was made; it was not posted"), url=form_url)
                 write.reviews += 1
                 if write.reviews > MAX_REVIEWS:
-                    raise TryLater(f"{form_url}: others keep posting; the reply was handed back {write.reviews} times")
+                    raise TryLater(
+                        N_("{form_url}: others keep posting; the reply was shown for review {reviews} times"),
+                        form_url=form_url,
+                        reviews=write.reviews,
+                    )
                 handed = answer
                 continue
-            found = self._settle(outcome, write, form_url, "the forum did not post")
+            found = self._settle(outcome, write, form_url, gettext("the forum did not post"))
             if found is not None:
                 return self._stored(found)
 
@@ -284,7 +295,8 @@ class PhpbbPoster:
                 return outcome.remote_id  # None: the board said it was sent, its id cut off
             if isinstance(outcome, Unknown) and outcome.why == "form_invalid":
                 self._prepared.clear()  # forms addressed as long ago as this one are suspect too
-            found = self._settle(outcome, write, compose, f"the PM to {', '.join(names)} was not sent")
+            failed = gettext("the PM to {names} was not sent").format(names=", ".join(names))
+            found = self._settle(outcome, write, compose, failed)
             if found is not None:
                 return self._stored(found)
 
@@ -336,14 +348,26 @@ class PhpbbPoster:
         trouble = recipients_trouble(error)
         if trouble == "too_many_recipients":
             raise TooManyRecipients(
-                f"{compose}: {error} The board takes {len(kept)} recipients in one PM, not {len(names)}; PM not sent",
+                N_("{compose}: {error} The board takes {n} recipients in one PM, not {n2}; PM not sent"),
                 len(kept),
+                compose=compose,
+                error=error,
+                n=len(kept),
+                n2=len(names),
             )
         if trouble == "unknown_recipient":
             # phpBB names no one: when some names exist it drops the unknown ones without a word
             unknown = (self._unknown(compose, missing) if len(names) > 1 else missing) or missing or names
-            raise UnknownRecipient(f"no member of the forum is called {', '.join(map(repr, unknown))}: PM not sent")
-        raise Rejected(f"{compose}: the forum took {len(kept)} of the PM's recipients {', '.join(names)}: {error}")
+            raise UnknownRecipient(
+                N_("no member of the forum is called {names}: PM not sent"), names=", ".join(map(repr, unknown))
+            )
+        raise Rejected(
+            N_("{compose}: the forum took {n} of the PM's recipients {names}: {error}"),
+            compose=compose,
+            n=len(kept),
+            names=", ".join(names),
+            error=error,
+        )
 
     def _unknown(self, compose: str, names: list[str]) -> list[str]:
         """Which of `names` the forum does not know (one "add" per name: phpBB does not say which)."""
@@ -419,7 +443,9 @@ class PhpbbPoster:
         fetched = self.http.clock.time()
         form = find_form(parse_html(page.text), "ucp")
         if form is None:
-            raise ForumError(f"{url}: no preferences form: {forum_message(page.text) or 'unexpected page'}")
+            raise ForumError(
+                N_("{url}: no preferences form: {value}"), url=url, value=forum_message(page.text) or "unexpected page"
+            )
         fields = browser_fields(form, press="submit")
         options = {value for name, value in fields if name == "dateoptions"}
         preset = any(o.get("value") == dateformat for o in form.iter("option"))
@@ -430,10 +456,15 @@ class PhpbbPoster:
             (text_of(d) for d in iter_class(parse_html(answer.text), "div", "error")), None
         )
         if error:
-            raise ForumError(f"{url}: the board kept the old date format: {error}")
+            raise ForumError(N_("{url}: the board kept the old date format: {error}"), url=url, error=error)
         after = pages.parse_preferences(self.http.get(url).text)
         if after.dateformat != dateformat:
-            raise ForumError(f"{url}: the board kept the date format {after.dateformat!r}, not {dateformat!r}")
+            raise ForumError(
+                N_("{url}: the board kept the date format {dateformat!r}, not {dateformat2!r}"),
+                url=url,
+                dateformat=after.dateformat,
+                dateformat2=dateformat,
+            )
         return after
 
     # -- finding what was written -----------------------------------------------------------------
@@ -518,11 +549,11 @@ class PhpbbPoster:
         """A page served where a form was asked for, as the error it is (nothing was sent)."""
         outcome = form_missing(page.text)
         if isinstance(outcome, RefusedForGood):
-            raise self._refusal(url, outcome, "no form to fill in")
+            raise self._refusal(url, outcome, gettext("no form to fill in"))
         if isinstance(outcome, LoggedOut):
-            raise NotLoggedIn(f"{url}: the forum asks to log in again: {outcome.said}")
+            raise NotLoggedIn(N_("{url}: the forum asks to log in again: {said}"), url=url, said=outcome.said)
         said = outcome.said if isinstance(outcome, Unknown | RefusedForNow) else ""
-        raise Unproven(f"{url}: no form to fill in; the forum served «{said or 'a page without one'}»")
+        raise Unproven(N_("{url}: no form to fill in; the forum served «{said}»"), url=url, said=said or "…")
 
     def _attempt(
         self, action: str, fields: Fields, charset: str, fetched: float, write: _Write, classify: Classify
@@ -543,7 +574,9 @@ class PhpbbPoster:
             found = write.look()
             if found is not None:
                 return Stored(found), Page(action, 0, b"", "", charset)
-            raise MaybeSent(f"{exc}; its marker is not on the board yet: nothing was sent again") from exc
+            raise MaybeSent(
+                N_("{error}; its marker is not on the board yet: nothing was sent again"), error=exc
+            ) from exc
         return classify(answer), answer
 
     def _settle(self, outcome: Outcome, write: _Write, url: str, failed: str) -> int | None:
@@ -559,33 +592,52 @@ class PhpbbPoster:
             write.busy += 1
             write.doubt = outcome.said  # a busy server may have acted before it said so
             if outcome.wait is not None and outcome.wait > MAX_BUSY_WAIT:
-                raise TryLater(f"{url}: {outcome.said}: nothing was sent again", outcome.wait)
+                raise TryLater(N_("{url}: {said}: nothing was sent again"), outcome.wait, url=url, said=outcome.said)
             if outcome.wait is None or write.busy > MAX_BUSY:  # it says not how long: settle it, send nothing
                 found = write.look()
                 if found is not None:
                     return found
-                raise TryLater(f"{url}: {outcome.said}; it is not on the board: nothing was sent again", outcome.wait)
+                raise TryLater(
+                    N_("{url}: {said}; it is not on the board: nothing was sent again"),
+                    outcome.wait,
+                    url=url,
+                    said=outcome.said,
+                )
             self.http.clock.sleep(outcome.wait)
         elif isinstance(outcome, LoggedOut):
             write.logins += 1
-            write.doubt = f"{url}: the forum answered with its login page ({outcome.said})"
+            write.doubt = gettext("{url}: the forum answered with its login page ({said})").format(
+                url=url, said=outcome.said
+            )
             if write.logins > MAX_LOGINS:
-                raise MaybeSent(f"{write.doubt} again after a new login: nothing was sent again")
+                raise MaybeSent(N_("{doubt} again after a new login: nothing was sent again"), doubt=write.doubt)
             self.http.login()
         elif isinstance(outcome, Unknown) and outcome.why == "form_invalid":
             write.invalid += 1
-            write.doubt = f"{url}: the forum called the form invalid ({outcome.said})"
+            write.doubt = gettext("{url}: the forum called the form invalid ({said})").format(
+                url=url, said=outcome.said
+            )
             if write.invalid > MAX_INVALID:
-                raise Unproven(f"{write.doubt} {write.invalid} times: nothing was sent again")
+                raise Unproven(N_("{doubt} {n} times: nothing was sent again"), doubt=write.doubt, n=write.invalid)
         else:
             said = outcome.said if isinstance(outcome, Unknown | RefusedForNow) else ""
             cut = isinstance(outcome, Unknown) and outcome.why == "cut"
-            write.doubt = f"{url}: the answer {'broke off' if cut else 'proves nothing'}: «{said or 'no message'}»"
+            doubt = (
+                gettext("{url}: the answer broke off: «{said}»")
+                if cut
+                else gettext("{url}: the answer proves nothing: «{said}»")
+            )
+            write.doubt = doubt.format(url=url, said=said or "…")
             found = write.look()
             if found is not None:
                 return found
             error = MaybeSent if cut else Unproven
-            raise error(f"{url}: {failed}? the forum answered «{said or 'no message'}», and it is not on the board")
+            raise error(
+                N_("{url}: {failed}? the forum answered «{said}», and it is not on the board"),
+                url=url,
+                failed=failed,
+                said=said or "…",
+            )
         return None
 
     def _submit(self, action: str, fields: Fields, charset: str, fetched: float) -> Page:
@@ -619,13 +671,25 @@ class PhpbbPoster:
         clock = self.http.clock
         if self.interval_known and self.flood_interval is not None:
             if write.floods > self.max_flood_waits:
-                raise TryLater(f"{url}: flood control refused {write.floods} attempts ({said})", self.flood_interval)
+                raise TryLater(
+                    N_("{url}: flood control refused {floods} attempts ({said})"),
+                    self.flood_interval,
+                    url=url,
+                    floods=write.floods,
+                    said=said,
+                )
             since = self._last_stored if self._last_stored is not None else clock.time()
             wait = self.flood_interval
         else:
             if write.floods > len(FLOOD_PROBES):
                 self._probing = None
-                raise TryLater(f"{url}: flood control refused {write.floods} attempts ({said})", FLOOD_PROBES[-1])
+                raise TryLater(
+                    N_("{url}: flood control refused {floods} attempts ({said})"),
+                    FLOOD_PROBES[-1],
+                    url=url,
+                    floods=write.floods,
+                    said=said,
+                )
             if self._probing is None:
                 self._probing = self._last_stored if self._last_stored is not None else clock.time()
                 self._too_short, self.flood_interval = self.flood_interval or 0.0, None
@@ -636,18 +700,22 @@ class PhpbbPoster:
         """The error of the tree for a refusal for good, quoting the board."""
         if outcome.why == "too_many_recipients":
             kept = outcome.limit or 0
-            return TooManyRecipients(f"{url}: {outcome.said} (the board kept {kept}); PM not sent", kept)
+            return TooManyRecipients(
+                N_("{url}: {said} (the board kept {kept}); PM not sent"), kept, url=url, said=outcome.said, kept=kept
+            )
         if outcome.why == "held_for_approval":
-            return HeldForApproval(f"{url}: the forum holds it for a moderator's approval: {outcome.said}")
+            return HeldForApproval(
+                N_("{url}: the forum holds it for a moderator's approval: {said}"), url=url, said=outcome.said
+            )
         if outcome.why == "unknown_recipient":
-            return UnknownRecipient(f"{url}: {failed}: {outcome.said}")
+            return UnknownRecipient(N_("{url}: {failed}: {said}"), url=url, failed=failed, said=outcome.said)
         if outcome.why in ("no_permission", "locked"):
-            return NoPermission(f"{url}: {failed}: {outcome.said}")
-        return Rejected(f"{url}: {failed}: {outcome.said}")
+            return NoPermission(N_("{url}: {failed}: {said}"), url=url, failed=failed, said=outcome.said)
+        return Rejected(N_("{url}: {failed}: {said}"), url=url, failed=failed, said=outcome.said)
 
 
 def writer_for(client: ForumClient, flood_interval: float | None = None) -> PhpbbPoster:
     """The poster of a phpBB client (the registry's writer factory); `flood_interval` None: learned."""
     if not isinstance(client, PhpbbClient):
-        raise ConfigError(f"{client.forum}: not read as a phpBB board, so not written as one")
+        raise ConfigError(N_("{forum}: not read as a phpBB board, so not written as one"), forum=client.forum)
     return PhpbbPoster(client, flood_interval=flood_interval)
