@@ -45,7 +45,7 @@ ALLOWED = {
     "new-game", "signups", "deal", "day-topic", "status", "reveal", "advance", "end-day", "draft", "show", "approve",
     "send", "publish", "watch", "relays", "account", "deadline", "override", "power", "tally", "orders", "simulate",
     "scenario", "check", "run", "replace", "remove", "appoint-maniac", "scheme", "best-player", "help", "bool",
-    "int", "text", "float", "path", "integer", "inbox", "file", "root", "saved",
+    "int", "text", "float", "path", "integer", "inbox", "file", "root", "saved", "outbox",
 }  # fmt: skip
 SPARED = [
     re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*"),  # option names

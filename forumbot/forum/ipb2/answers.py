@@ -130,14 +130,17 @@ def _refused(root: Element, said: str) -> Outcome:
     return RefusedForGood(said)
 
 
-def _other(root: Element) -> Outcome:
-    """An answer that is none of the write's own: an error page, a guest's page, else unknown."""
+def _other(root: Element, html: str | None = None) -> Outcome:
+    """An answer that is none of the write's own: an error page, a guest's page, else unknown. A page that
+    stops before its end (`html` given, without `</html>`) is no guest's page: an answer cut short, which
+    proves nothing (its marker decides)."""
     said = error_text(root)
     if said:
         return _refused(root, said)
-    if not logged_in(root):
+    cut = html is not None and not html.rstrip().lower().endswith("</html>")
+    if not logged_in(root) and not cut:
         return LoggedOut("the board answered with a guest's page")
-    return Unknown(" ".join(text_of(root.find(".//title")).split()))
+    return Unknown(" ".join(text_of(root.find(".//title")).split()), "cut" if cut else "unproven")
 
 
 # --- one outcome per kind of write ---------------------------------------------------------------------
@@ -160,7 +163,7 @@ def post_answer(locations: Sequence[str], html: str, made: Literal["topic", "rep
     form = named_form(root, "REPLIER")
     if form is not None and any(el.get("name") == "Post" for el in form.iter("textarea")):
         return RefusedForGood(error_text(root) or "the posting form came back (a preview): nothing was posted")
-    return _other(root)
+    return _other(root, html)
 
 
 def pm_answer(html: str) -> Outcome:
@@ -178,7 +181,7 @@ def pm_answer(html: str) -> Outcome:
         if TOO_MANY.search(said):
             return RefusedForGood(said, "too_many_recipients", copies_allowed(root) + 1)
         return RefusedForGood(said)
-    return _other(root)
+    return _other(root, html)
 
 
 def close_answer(html: str) -> Outcome:
@@ -187,7 +190,7 @@ def close_answer(html: str) -> Outcome:
     root = parse_html(html)
     if redirect_screen(root) is not None:
         return Stored(None)
-    return _other(root)
+    return _other(root, html)
 
 
 def form_missing(html: str) -> Outcome:

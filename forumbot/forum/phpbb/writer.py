@@ -101,7 +101,6 @@ from forumbot.forum.poster import (
     fill,
     own_post_with,
 )
-from forumbot.i18n import gettext
 from forumbot.posts import PmSummary, Preferences
 
 __all__ = ["FLOOD_PROBES", "MAX_BUSY_WAIT", "PhpbbPoster", "writer_for"]
@@ -132,11 +131,10 @@ class _Addressed:
 @dataclass
 class _Write:
     """One write's attempts: what they met, and whether one may have been stored (then its marker is
-    looked for before anything is sent again). `what` names the write in errors."""
+    looked for before anything is sent again)."""
 
-    what: str
     seen: Look | None
-    doubt: str = ""  # why an earlier attempt may have been stored ("" : none may have)
+    doubt: ForumbotError | None = None  # why an earlier attempt may have been stored (None: none may have)
     floods: int = 0
     invalid: int = 0
     logins: int = 0
@@ -147,12 +145,10 @@ class _Write:
     def look(self) -> int | None:
         """After an attempt that may have been stored: its id if the board shows it, else None (it is not
         there, and the board has finished answering: another attempt may go). No marker: no other attempt."""
-        if not self.doubt:
+        if self.doubt is None:
             return None
         if self.seen is None:
-            raise MaybeSent(
-                N_("{url}: {doubt}; no marker to look for: nothing was sent again"), url=self.what, doubt=self.doubt
-            )
+            raise MaybeSent(N_("{error}; no marker to look for: nothing was sent again"), error=self.doubt)
         try:
             found = self.seen()
         except ForumbotError as exc:
@@ -161,7 +157,7 @@ class _Write:
                 error=self.doubt,
                 lookup=exc,
             ) from exc
-        self.doubt = ""
+        self.doubt = None
         return found
 
 
@@ -228,7 +224,7 @@ class PhpbbPoster:
         *,
         current: bool = False,
     ) -> int:
-        write = _Write(form_url, seen)
+        write = _Write(seen)
         handed: Page | None = None  # the form the board handed back for review, submitted as it is
         while True:
             found = write.look()
@@ -261,7 +257,7 @@ class PhpbbPoster:
                     )
                 handed = answer
                 continue
-            found = self._settle(outcome, write, form_url, gettext("the forum did not post"))
+            found = self._settle(outcome, write, form_url)
             if found is not None:
                 return self._stored(found)
 
@@ -278,7 +274,7 @@ class PhpbbPoster:
             raise ValueError("a PM needs at least one recipient")
         compose = self.http.url("ucp.php?i=pm&mode=compose")
         seen = (lambda: self.find_marker_in_sent(marker, subject=subject, recipients=names)) if marker else None
-        write = _Write(compose, seen)
+        write = _Write(seen)
         ahead = self._take_prepared(names)
         while True:
             found = write.look()
@@ -295,8 +291,7 @@ class PhpbbPoster:
                 return outcome.remote_id  # None: the board said it was sent, its id cut off
             if isinstance(outcome, Unknown) and outcome.why == "form_invalid":
                 self._prepared.clear()  # forms addressed as long ago as this one are suspect too
-            failed = gettext("the PM to {names} was not sent").format(names=", ".join(names))
-            found = self._settle(outcome, write, compose, failed)
+            found = self._settle(outcome, write, compose)
             if found is not None:
                 return self._stored(found)
 
@@ -549,7 +544,7 @@ class PhpbbPoster:
         """A page served where a form was asked for, as the error it is (nothing was sent)."""
         outcome = form_missing(page.text)
         if isinstance(outcome, RefusedForGood):
-            raise self._refusal(url, outcome, gettext("no form to fill in"))
+            raise self._refusal(url, outcome)
         if isinstance(outcome, LoggedOut):
             raise NotLoggedIn(N_("{url}: the forum asks to log in again: {said}"), url=url, said=outcome.said)
         said = outcome.said if isinstance(outcome, Unknown | RefusedForNow) else ""
@@ -570,7 +565,7 @@ class PhpbbPoster:
         except BoardBusy as exc:
             return RefusedForNow("busy", str(exc), exc.wait), Page(action, exc.status, b"", "", charset)
         except MaybeSent as exc:
-            write.doubt = str(exc)
+            write.doubt = exc
             found = write.look()
             if found is not None:
                 return Stored(found), Page(action, 0, b"", "", charset)
@@ -579,18 +574,18 @@ class PhpbbPoster:
             ) from exc
         return classify(answer), answer
 
-    def _settle(self, outcome: Outcome, write: _Write, url: str, failed: str) -> int | None:
+    def _settle(self, outcome: Outcome, write: _Write, url: str) -> int | None:
         """Act on an answer that stored nothing proven: raise, or wait, or log in, so that the next
         attempt may go (after `write.look()`, when this one may have been stored). An answer that proves
         nothing is settled by its marker at once: the id found, else the doubt stands (raised)."""
         if isinstance(outcome, RefusedForGood):
-            raise self._refusal(url, outcome, failed)
+            raise self._refusal(url, outcome)
         if isinstance(outcome, RefusedForNow) and outcome.why == "flood":
             write.floods += 1
             self._wait_out_flood(write, url, outcome.said)
         elif isinstance(outcome, RefusedForNow) and outcome.why == "busy":
             write.busy += 1
-            write.doubt = outcome.said  # a busy server may have acted before it said so
+            write.doubt = MaybeSent(outcome.said)  # a busy server may have acted before it said so
             if outcome.wait is not None and outcome.wait > MAX_BUSY_WAIT:
                 raise TryLater(N_("{url}: {said}: nothing was sent again"), outcome.wait, url=url, said=outcome.said)
             if outcome.wait is None or write.busy > MAX_BUSY:  # it says not how long: settle it, send nothing
@@ -606,38 +601,29 @@ class PhpbbPoster:
             self.http.clock.sleep(outcome.wait)
         elif isinstance(outcome, LoggedOut):
             write.logins += 1
-            write.doubt = gettext("{url}: the forum answered with its login page ({said})").format(
-                url=url, said=outcome.said
+            write.doubt = MaybeSent(
+                N_("{url}: the forum answered with its login page ({said})"), url=url, said=outcome.said
             )
             if write.logins > MAX_LOGINS:
-                raise MaybeSent(N_("{doubt} again after a new login: nothing was sent again"), doubt=write.doubt)
+                raise MaybeSent(N_("{error} again after a new login: nothing was sent again"), error=write.doubt)
             self.http.login()
         elif isinstance(outcome, Unknown) and outcome.why == "form_invalid":
             write.invalid += 1
-            write.doubt = gettext("{url}: the forum called the form invalid ({said})").format(
-                url=url, said=outcome.said
-            )
+            write.doubt = MaybeSent(N_("{url}: the forum called the form invalid ({said})"), url=url, said=outcome.said)
             if write.invalid > MAX_INVALID:
-                raise Unproven(N_("{doubt} {n} times: nothing was sent again"), doubt=write.doubt, n=write.invalid)
+                raise Unproven(N_("{error} {n} times: nothing was sent again"), error=write.doubt, n=write.invalid)
         else:
-            said = outcome.said if isinstance(outcome, Unknown | RefusedForNow) else ""
+            said = (outcome.said if isinstance(outcome, Unknown | RefusedForNow) else "") or "…"
             cut = isinstance(outcome, Unknown) and outcome.why == "cut"
-            doubt = (
-                gettext("{url}: the answer broke off: «{said}»")
-                if cut
-                else gettext("{url}: the answer proves nothing: «{said}»")
-            )
-            write.doubt = doubt.format(url=url, said=said or "…")
+            if cut:
+                write.doubt = MaybeSent(N_("{url}: the answer broke off: «{said}»"), url=url, said=said)
+            else:
+                write.doubt = MaybeSent(N_("{url}: the answer proves nothing: «{said}»"), url=url, said=said)
             found = write.look()
             if found is not None:
                 return found
             error = MaybeSent if cut else Unproven
-            raise error(
-                N_("{url}: {failed}? the forum answered «{said}», and it is not on the board"),
-                url=url,
-                failed=failed,
-                said=said or "…",
-            )
+            raise error(N_("{url}: the forum answered «{said}», and it is not on the board"), url=url, said=said)
         return None
 
     def _submit(self, action: str, fields: Fields, charset: str, fetched: float) -> Page:
@@ -696,7 +682,7 @@ class PhpbbPoster:
             since, wait = self._probing, max(FLOOD_PROBES[write.floods - 1], self._too_short)
         clock.sleep(max(0.0, since + wait - clock.time()))
 
-    def _refusal(self, url: str, outcome: RefusedForGood, failed: str) -> ForumError:
+    def _refusal(self, url: str, outcome: RefusedForGood) -> ForumError:
         """The error of the tree for a refusal for good, quoting the board."""
         if outcome.why == "too_many_recipients":
             kept = outcome.limit or 0
@@ -708,10 +694,10 @@ class PhpbbPoster:
                 N_("{url}: the forum holds it for a moderator's approval: {said}"), url=url, said=outcome.said
             )
         if outcome.why == "unknown_recipient":
-            return UnknownRecipient(N_("{url}: {failed}: {said}"), url=url, failed=failed, said=outcome.said)
+            return UnknownRecipient(N_("{url}: {said}"), url=url, said=outcome.said)
         if outcome.why in ("no_permission", "locked"):
-            return NoPermission(N_("{url}: {failed}: {said}"), url=url, failed=failed, said=outcome.said)
-        return Rejected(N_("{url}: {failed}: {said}"), url=url, failed=failed, said=outcome.said)
+            return NoPermission(N_("{url}: {said}"), url=url, said=outcome.said)
+        return Rejected(N_("{url}: {said}"), url=url, said=outcome.said)
 
 
 def writer_for(client: ForumClient, flood_interval: float | None = None) -> PhpbbPoster:

@@ -174,3 +174,13 @@ def test_the_login_answer_is_a_redirect_screen_to_the_referer() -> None:
 def test_the_post_forms_errors_are_read_from_their_own_box() -> None:
     assert answers.error_text(body("ipb22-10")) == "Вы ввели слишком много блоков с цитатой"
     assert answers.error_text(body("ipb22-06")) is None  # a preview is no error
+
+
+def test_a_pm_answer_cut_before_its_redirect_screen_proves_nothing() -> None:
+    """Half of the redirect screen (no `div#redirectwrap` yet, no logout link on it) is no guest's page:
+    read as logged out, the PM was sent again after a new login, and twice on the board."""
+    whole = body("ipb22-24")
+    cut = whole[: whole.index("redirectwrap")]
+    outcome = answers.pm_answer(cut)
+    assert isinstance(outcome, Unknown) and outcome.why == "cut"
+    assert answers.pm_answer(whole) == Stored(None)
