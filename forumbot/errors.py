@@ -6,6 +6,7 @@
     │   └── DealError          no scheme for this number of players
     ├── ScenarioError          a malformed scenario file (file, line, reason)
     ├── StateError             the state file: unknown game, wrong phase, migration problem
+    │   └── GameBusy           another forumbot process holds the game for now: wait, then again
     ├── ParseError             a page that is not what it should be (not a topic page, broken markup)
     └── ForumError             the forum's side
         ├── ForumUnavailable   network fault, timeout, 5xx after retries
@@ -98,6 +99,11 @@ class ScenarioError(ForumbotError):
 
 class StateError(ForumbotError):
     pass
+
+
+class GameBusy(StateError):
+    """Another forumbot process holds the game (a publish, a watch pass): a passing cause. A command says so
+    and stops; the watch waits for its next pass."""
 
 
 class ParseError(ForumbotError):

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from forumbot.draft import DayDraft, StoredDraft
 from forumbot.engine.model import GameState
-from forumbot.errors import StateError
+from forumbot.errors import GameBusy, StateError
 from forumbot.i18n import N_
 
 MIGRATIONS: tuple[str, ...] = (
@@ -821,7 +821,7 @@ class Store:
             row = db.execute("SELECT pid, host, what, at FROM locks WHERE game_id = ?", (game_id,)).fetchone()
             mine = row is not None and row[0] == me and row[1] == host
             if row is not None and not mine and not _stale(row[0], row[1], row[3], host):
-                raise StateError(
+                raise GameBusy(
                     N_(
                         "another forumbot ({value}, process {value2} on {value3}) is working on this game since "
                         "{value4}; try again when it is done"

@@ -30,7 +30,7 @@ from forumbot.config import GameConfig
 from forumbot.draft import Early, StoredDraft
 from forumbot.engine.day import check_order, check_vote, ruleset_for
 from forumbot.engine.model import Action, GameState, Vote
-from forumbot.errors import ConfigError, ForumError, LoginFailed, ParseError, RulesError, StateError
+from forumbot.errors import ConfigError, ForumError, GameBusy, LoginFailed, ParseError, RulesError, StateError
 from forumbot.extract import Roster, orders_from_pm
 from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
 from forumbot.extract.orders import MAX_PM_LINES, OrderProblem
@@ -756,7 +756,8 @@ def watch_loop(
     """Repeat passes until SIGINT/SIGTERM (or `stop`); a pass in progress is always finished first.
 
     A pass that meets a passing fault of the forum (down, slow, refusing for a while) is reported and
-    tried again after a back-off that doubles up to `every`; only a permanent error (the login refused,
+    tried again after a back-off that doubles up to `every`; a game held by another forumbot process is
+    tried again at the next pass; only a permanent error (the login refused,
     a bad config, a damaged state file) stops the loop."""
     stopping = stop or threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stopping.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -767,6 +768,9 @@ def watch_loop(
                 on_report(run_pass())
                 failures = 0
                 wait = every.total_seconds()
+            except GameBusy as exc:  # another forumbot (a publish) holds the game: the next pass tries again
+                wait = every.total_seconds()
+                on_error(exc, wait)
             except PERMANENT_ERRORS:
                 raise
             except (ForumError, ParseError) as exc:
