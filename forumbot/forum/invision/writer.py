@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import ClassVar, Generic, Literal, TypeVar
 
 from forumbot.errors import ForumbotError, ForumError, MaybeSent, NotLoggedIn, ParseError, TooManyRecipients
+from forumbot.forum.dialect import PageKind
 from forumbot.forum.http import Page, RefusedPage
 from forumbot.forum.invision.reader import InvisionClient
 from forumbot.forum.outcome import (
@@ -379,7 +380,7 @@ class InvisionPoster(Generic[Client]):
         raise ForumError(f"topic {topic_id} is still open ({said}); the next run tries again")
 
     def _topic_page(self, topic_id: int) -> Page:
-        return self.http.get(self.http.url(f"index.php?showtopic={topic_id}"))
+        return self.client.whole(self.http.url(f"index.php?showtopic={topic_id}"), "topic")
 
     # -- finding what was written -------------------------------------------------------------------
 
@@ -397,7 +398,7 @@ class InvisionPoster(Generic[Client]):
         """The topic of this account whose first post holds `marker`, among the forum's topics; those titled
         `subject` are opened first."""
         mine: list[ForumTopicRow] = []
-        for page in self._pages(self.http.url(f"index.php?showforum={forum_id}")):
+        for page in self._pages(self.http.url(f"index.php?showforum={forum_id}"), "unknown"):
             mine += [row for row in self.pages.forum_topics(page.text) if self.client.is_me(row.author)]
             if any(same_title(row.title, subject) for row in mine):
                 break
@@ -422,13 +423,14 @@ class InvisionPoster(Generic[Client]):
         post = first.posts[0] if first is not None and first.posts and first.page == 1 else None
         return post is not None and marker in post.content_html and self.client.is_me(post.author, post.author_id)
 
-    def _pages(self, url: str) -> Iterator[Page]:
-        """A list's pages, each followed by its next-page link."""
+    def _pages(self, url: str, kind: PageKind) -> Iterator[Page]:
+        """A list's pages, each followed by its next-page link, each whole (a list cut short could hide the
+        marker looked for, and the letter would be sent twice)."""
         visited: set[str] = set()
         following: str | None = url
         while following is not None and following not in visited and len(visited) < MAX_FOLDER_PAGES:
             visited.add(following)
-            page = self.http.get(following)
+            page = self.client.whole(following, kind)
             yield page
             link = self.pages.next_page(page.text)
             following = self.http.rebase(link) if link else None

@@ -134,14 +134,14 @@ class Ipb2Poster(InvisionPoster[IpbClient]):
         wanted = (subject or "")[:PM_SUBJECT_MAX]
         rows.sort(key=lambda row: not wanted or not same_title(row.subject, wanted))
         for row in rows[:MAX_CANDIDATES]:
-            page = self.http.get(self.http.url(f"index.php?act=Msg&CODE=03&VID=sent&MSID={row.pm_id}"))
+            page = self.client.whole(self.http.url(f"index.php?act=Msg&CODE=03&VID=sent&MSID={row.pm_id}"), "pm")
             if marker in pages.parse_pm(page.text, url=page.url).body_html:
                 return row.pm_id
         return None
 
     def _sent(self) -> Iterator[PmSummary]:
         """The rows of «Отправленные» (the member column names the recipient)."""
-        for page in self._pages(self.http.url("index.php?act=Msg&CODE=01&VID=sent")):
+        for page in self._pages(self.http.url("index.php?act=Msg&CODE=01&VID=sent"), "pm_inbox"):
             try:
                 rows, _ = pages.parse_pm_inbox(page.text, url=page.url)
             except ParseError:

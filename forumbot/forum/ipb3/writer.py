@@ -143,13 +143,13 @@ class Ipb3Poster(InvisionPoster[Ipb3Client]):
 
     def _first_message(self, row: PmSummary) -> PrivateMessage | None:
         conversation = row.conversation_id if row.conversation_id is not None else row.pm_id
-        page = self.http.get(self.http.url(f"{CONVERSATION}{conversation}"))
+        page = self.client.whole(self.http.url(f"{CONVERSATION}{conversation}"), "pm")
         messages = pages.parse_conversation(page.text, url=page.url)
         return messages[0] if messages else None
 
     def _folder(self) -> Iterator[tuple[PmSummary, list[str]]]:
         """The rows of the Messenger's folder, one per conversation, each with whom it was sent to."""
-        for page in self._pages(self.http.url(FOLDER)):
+        for page in self._pages(self.http.url(FOLDER), "pm_inbox"):
             try:
                 rows, _ = pages.parse_pm_inbox(page.text, url=page.url)
             except ParseError:

@@ -473,7 +473,7 @@ class PhpbbPoster:
         visited: set[str] = set()
         while url is not None and url not in visited and len(visited) < MAX_FOLDER_PAGES:
             visited.add(url)
-            page = self.http.get(url)
+            page = self.client.whole(url, "unknown")  # a list cut short could hide the topic: a double post
             mine += [row for row in parse_forum_topics(page.text) if row.author.casefold() == me]
             wanted = " ".join(subject.split())
             if any(" ".join(row.title.split()) == wanted for row in mine):
@@ -508,7 +508,7 @@ class PhpbbPoster:
             rows = [row for row in rows if names & {name.casefold() for name in row[2]}]
         rows.sort(key=lambda row: not wanted or " ".join(row[1].split()) != wanted)
         for pm_id, _, _, folder_id in rows[:MAX_CANDIDATES]:
-            page = self.http.get(self.http.url(f"ucp.php?i=pm&mode=view&f={folder_id}&p={pm_id}"))
+            page = self.client.whole(self.http.url(f"ucp.php?i=pm&mode=view&f={folder_id}&p={pm_id}"), "pm")
             if marker in pages.parse_pm(page.text, url=page.url).body_html:
                 return pm_id
         return None
@@ -518,7 +518,7 @@ class PhpbbPoster:
         visited: set[str] = set()
         while url is not None and url not in visited and len(visited) < MAX_FOLDER_PAGES:
             visited.add(url)
-            page = self.http.get(url)
+            page = self.client.whole(url, "pm_inbox")  # a folder cut short could hide the marker
             summaries, next_link = pages.parse_pm_inbox(page.text, url=page.url)
             yield from summaries
             url = self.http.rebase(next_link) if next_link else None
