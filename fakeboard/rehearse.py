@@ -70,7 +70,7 @@ class Game:
         if not isinstance(game.get("name"), str):
             raise ScriptError(str(path), "[game] name is missing")
         if forum.get("engine", "phpbb") != "phpbb":
-            raise ScriptError(str(path), "the rehearsal's board is phpBB: set [forum] engine = \"phpbb\"")
+            raise ScriptError(str(path), 'the rehearsal\'s board is phpBB: set [forum] engine = "phpbb"')
         if forum.get("base_url"):
             raise ScriptError(
                 str(path),
@@ -150,8 +150,10 @@ class Rehearsal:
             clock_time = time.fromisoformat(text.zfill(5) if len(text) == 4 else text)
             local = self.now().astimezone(self.game.zone)
             moment = datetime.combine(local.date(), clock_time, self.game.zone)
-            return moment if moment >= local else datetime.combine(
-                local.date() + timedelta(days=1), clock_time, self.game.zone
+            return (
+                moment
+                if moment >= local
+                else datetime.combine(local.date() + timedelta(days=1), clock_time, self.game.zone)
             )
         try:
             moment = datetime.fromisoformat(text)
@@ -169,7 +171,7 @@ class Rehearsal:
         rest = rest.strip()
         if self.last_exit is not None and not (verb == "expect" and rest.startswith("exit ")):
             code, self.last_exit = self.last_exit, None
-            raise ScriptError(where, f"the command before failed (exit {code}); write `expect exit {code}` if it should")
+            raise ScriptError(where, f"the command before failed (exit {code}); `expect exit {code}` if it should")
         handler = {
             "at": self._at,
             "wait": self._wait,
@@ -315,15 +317,15 @@ class Rehearsal:
 
     def run_forumbot(self, args: list[str]) -> tuple[int, str]:
         """One forumbot command in this process, its client on the rehearsal's clock; its exit code and output."""
-        from typer._click.core import Abort, Exit
         from typer._click.exceptions import ClickException
+        from typer.exceptions import Abort, Exit
 
         import forumbot.cli as cli
         from forumbot.forum.registry import open_client
 
         copy = io.StringIO()
         opener = getattr(cli, "open_client")  # noqa: B009
-        cli.open_client = lambda settings: open_client(settings, clock=self.clock)  # type: ignore[attr-defined]
+        cli.open_client = lambda settings: open_client(settings, clock=self.clock)
         real_out, real_err = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = _Tee(real_out, copy), _Tee(real_err, copy)
         try:
@@ -340,7 +342,7 @@ class Rehearsal:
             code = exc.code if isinstance(exc.code, int) else 1
         finally:
             sys.stdout, sys.stderr = real_out, real_err
-            cli.open_client = opener  # type: ignore[attr-defined]
+            cli.open_client = opener
         if code:
             print(f"   (exit {code})", file=sys.stderr)
         return code, copy.getvalue()

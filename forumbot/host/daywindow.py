@@ -14,7 +14,9 @@ deciding it on a guess, so:
 - the order of a day's messages is the forum's own (PM ids grow as messages arrive), never the order
   they were fetched in nor their printed minutes: two orders sent within one minute keep their order;
 - a PM sent between `since` (the previous day's deadline) and the start is listed as early, so that no PM
-  of the game is dropped without a word; what is older belonged to an earlier day;
+  of the game is dropped without a word; what is older belonged to an earlier day and is not opened, unless
+  the caller says it must be (`keep`: the game took it, and no earlier day listed it: the board's clock and
+  the bot's disagreed). A PM that is opened and falls outside the day is always listed, never dropped;
 - one bot account may host several games: `owner` says whether a PM is this game's (`host/routing.py`),
   another's (left out), or may be for several (`unplaced`: listed, never counted).
 
@@ -110,7 +112,7 @@ class DayPms:
     inside: list[TimedPm] = field(default_factory=list)
     late: list[TimedPm] = field(default_factory=list)
     uncertain: list[TimedPm] = field(default_factory=list)
-    early: list[TimedPm] = field(default_factory=list)  # sent before the start, after `since`
+    early: list[TimedPm] = field(default_factory=list)  # sent before the start (after `since`, or kept)
     unplaced: list[TimedPm] = field(default_factory=list)  # may be for another game too: never counted
     unread: list[dict[str, object]] = field(default_factory=list)  # PMs that could not be opened, and why
     asked: int = 0  # exact times asked of the forum
@@ -139,17 +141,21 @@ def read_day_pms(
     since: datetime | None = None,
     owner: Callable[[PrivateMessage], Ownership] = lambda pm: "mine",
     skip: Callable[[int], bool] = lambda pm_id: False,
+    keep: Callable[[int], bool] = lambda pm_id: False,
 ) -> DayPms:
     """The inbox's PMs that may belong to [start, deadline), and those sent in [since, start), opened and
     placed (see the module's doc). `owner(pm)` says whose a PM is; `skip(pm_id)` leaves out what the
-    caller has handled already. One PM that cannot be opened is reported in `unread`, never a reason to
-    drop the others."""
+    caller has handled already; `keep(pm_id)` opens a PM dated before `since` all the same. Every PM
+    opened and owned is listed: one dated before the start is `early`, however early. One PM that cannot
+    be opened is reported in `unread`, never a reason to drop the others."""
     window = DayPms()
     since = min(since, start) if since is not None else None  # a day ended early: the next began before its deadline
     rows: list[tuple[PmSummary, tuple[datetime, datetime] | None]] = []
     for summary in sorted(client.fetch_inbox(), key=lambda s: s.pm_id):
         row = interval_of(summary.time, summary.time_until)
-        if not skip(summary.pm_id) and side_of(row, since or start, deadline) != "before":
+        if skip(summary.pm_id):
+            continue
+        if side_of(row, since or start, deadline) != "before" or keep(summary.pm_id):
             rows.append((summary, row))
     for (summary, row), pm in zip(rows, client.fetch_pms([summary for summary, _ in rows]), strict=True):
         if isinstance(pm, ForumbotError):
@@ -169,7 +175,7 @@ def read_day_pms(
         timed = place(client, pm, row, start, deadline, window)
         if whose == "unplaced":
             window.unplaced.append(timed)
-        elif timed.side == "before" and since is not None and (timed.interval is None or timed.interval[1] > since):
+        elif timed.side == "before":  # opened, so not an earlier day's as far as anyone knows: listed, never lost
             window.early.append(timed)
         else:
             window.add(timed)

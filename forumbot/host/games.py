@@ -55,7 +55,7 @@ from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, Progress
 from forumbot.host import deadlines
 from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
-from forumbot.host.routing import BEFORE_DAY_1, Router
+from forumbot.host.routing import BEFORE_DAY_1, NOT_TAKEN, Router
 from forumbot.host.tally import vote_json
 from forumbot.i18n import N_, gettext, ngettext
 from forumbot.posts import Post, PrivateMessage
@@ -271,7 +271,12 @@ def end_day(
     checkpoint("posts read")
     router = Router.for_game(store, name)
     window = read_day_pms(
-        client, start, deadline, since=_listed_since(store, row, state, start), owner=partial(router.ownership, name)
+        client,
+        start,
+        deadline,
+        since=_listed_since(store, row, state, start),
+        owner=partial(router.ownership, name),
+        keep=_kept_before(store, row, state),
     )
     pms = window.messages
     checkpoint("messages read")
@@ -335,6 +340,24 @@ def _listed_since(store: Store, row: GameRow, state: GameState, start: datetime)
     early = drafted.draft.early if drafted is not None else None
     ended = datetime.fromisoformat(early.at) if early is not None and early.at else deadline
     return min(ended, deadline, start)
+
+
+def _kept_before(store: Store, row: GameRow, state: GameState) -> Callable[[int], bool]:
+    """Which PM dated before the listed range end-day reads all the same: one this game took (the watch
+    answered it) that no earlier day's audit lists. Only clocks that disagree make one (a board's against
+    the bot's `--now`), and a PM the bot answered is never missing from the audit."""
+    listed = {
+        drafted_row.get("pm_id")
+        for day in range(1, state.day)
+        if (drafted := store.draft(row.id, day)) is not None
+        for drafted_row in drafted.draft.orders
+    }
+
+    def keep(pm_id: int) -> bool:
+        kind = store.handled_kinds(pm_id).get(row.id)
+        return kind is not None and kind not in NOT_TAKEN and pm_id not in listed
+
+    return keep
 
 
 def uncertain_warnings(window: DayPms, deadline: datetime, start: datetime) -> list[str]:
