@@ -463,6 +463,8 @@ def _play(play: Rehearsal, lines: Iterable[tuple[str, str]], typed: bool, errors
         if errors:
             print(f"error: {where}: the fake board failed a request:\n{errors[-1]}", file=sys.stderr)
             return 1
+        if typed:
+            play.last_exit = None  # typed: a failed command is seen at once, the next line is the host's answer
     if play.last_exit is not None:
         print(f"error: the last command failed (exit {play.last_exit})", file=sys.stderr)
         return 1
