@@ -38,6 +38,7 @@ PASSWORD = "rehearsal"
 DEFAULT_FORUM = 4
 MARK = ".rehearsal"  # a work folder the rehearsal made: a new rehearsal may empty it
 _NOISE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\u2500-\u257f]")  # colours and the lines of tables
+_COMMENT = re.compile(r"\s#(?:\s.*)?$")  # " # why" ends a line; "#mail" (a relay) is no comment
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
 
 
@@ -164,7 +165,7 @@ class Rehearsal:
     # -- the lines ----------------------------------------------------------------------------------
 
     def do(self, line: str, where: str) -> None:
-        text = line.strip()
+        text = _COMMENT.sub("", line).strip()
         if not text or text.startswith("#"):
             return
         verb, _, rest = text.partition(" ")
@@ -403,16 +404,19 @@ def environment(values: dict[str, str], folder: Path) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def script_lines(path: Path | None, stdin: TextIO) -> Iterator[tuple[str, str]]:
-    """Each line to play and where it stands: the script's `file:line`, or the standard input's line."""
-    if path is not None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ScriptError(str(path), f"cannot read the script: {exc}") from None
-        for number, line in enumerate(text.splitlines(), 1):
-            yield line, f"{path}:{number}"
-        return
+def script_lines(path: Path | None, stdin: TextIO) -> Iterable[tuple[str, str]]:
+    """Each line to play and where it stands: the script's `file:line` (read at once, named as given), or
+    the standard input's, read as they come."""
+    if path is None:
+        return _typed(stdin)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScriptError(str(path), f"cannot read the script: {exc}") from None
+    return [(line, f"{path}:{number}") for number, line in enumerate(text.splitlines(), 1)]
+
+
+def _typed(stdin: TextIO) -> Iterator[tuple[str, str]]:
     for number, line in enumerate(stdin, 1):
         if line.strip() in ("quit", "exit"):
             return
@@ -425,6 +429,7 @@ def rehearse(config: Path, script: Path | None, workdir: Path, *, stdin: TextIO 
 
     try:
         game = Game.load(config)
+        lines = script_lines(script, stdin)  # before the work folder becomes the current one
         folder = prepare_workdir(workdir)
     except ScriptError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -444,7 +449,6 @@ def rehearse(config: Path, script: Path | None, workdir: Path, *, stdin: TextIO 
             "GAME": game.name,
         }
         print(play.welcome())
-        lines = script_lines(script.resolve() if script is not None else None, stdin)
         with environment(settings, folder):
             return _play(play, lines, typed, server.errors)
 

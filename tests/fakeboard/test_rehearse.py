@@ -33,7 +33,7 @@ def test_votes_posts_and_pms_are_dated_by_the_one_clock_the_bot_counts_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     script = OPENING + (
-        "at 13:15\nvote Кот Матроскин: Лиса\npm Шарик: Проверяю — Печкин\nat 14:00\n"
+        "at 13:15  # the clock moves\nvote Кот Матроскин: Лиса # a vote\npm Шарик: Проверяю — Печкин\nat 14:00\n"
         'forumbot end-day "$GAME" --early "проверка"\nexpect event: executed → Лиса 1 vote\n'
         'forumbot draft show "$GAME" --json\nexpect "voter": "Кот Матроскин"\nexpect "counted": true\n'
         'expect "time": "2026-11-29T13:15:00+03:00"\n'
@@ -108,3 +108,8 @@ def test_lines_typed_are_read_from_the_standard_input(tmp_path: Path, capsys: py
     assert rehearse(CONFIG, None, tmp_path / "work", stdin=typed) == 0
     out = capsys.readouterr().out
     assert "game 'Репетиция' created" in out and "roles dealt" not in out
+
+
+def test_a_missing_script_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert rehearse(CONFIG, tmp_path / "nowhere.txt", tmp_path / "work") == 2
+    assert "nowhere.txt: cannot read the script" in capsys.readouterr().err
