@@ -32,6 +32,7 @@ from zoneinfo import ZoneInfo
 
 from fakeboard.clock import FakeClock
 from fakeboard.state import Board
+from forumbot.i18n import _
 
 BOT = "Ведущий"
 PASSWORD = "rehearsal"
@@ -66,17 +67,19 @@ class Game:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise ScriptError(str(path), f"cannot read the game's config: {exc}") from None
+            raise ScriptError(str(path), _("cannot read the game's config: {error}").format(error=exc)) from None
         game, forum = data.get("game", {}), data.get("forum", {})
         if not isinstance(game.get("name"), str):
-            raise ScriptError(str(path), "[game] name is missing")
+            raise ScriptError(str(path), _("[game] name is missing"))
         if forum.get("engine", "phpbb") != "phpbb":
-            raise ScriptError(str(path), 'the rehearsal\'s board is phpBB: set [forum] engine = "phpbb"')
+            raise ScriptError(str(path), _('the rehearsal\'s board is phpBB: set [forum] engine = "phpbb"'))
         if forum.get("base_url"):
             raise ScriptError(
                 str(path),
-                "[forum] base_url is set: leave it out for a rehearsal (the rehearsal's board gives "
-                "FORUMBOT_BASE_URL), so the game can never reach a real forum",
+                _(
+                    "[forum] base_url is set: leave it out for a rehearsal (the rehearsal's board gives "
+                    "FORUMBOT_BASE_URL), so the game can never reach a real forum"
+                ),
             )
         zone = str(game.get("timezone", "Europe/Moscow"))
         return cls(
@@ -141,7 +144,7 @@ class Rehearsal:
             self.started = True
             return
         if moment < self.now():
-            raise ScriptError(where, f"the clock never goes back: it shows {self.shown()}")
+            raise ScriptError(where, _("the clock never goes back: it shows {now}").format(now=self.shown()))
         self.clock.at(moment)
 
     def _moment(self, text: str, where: str) -> datetime:
@@ -159,7 +162,9 @@ class Rehearsal:
         try:
             moment = datetime.fromisoformat(text)
         except ValueError:
-            raise ScriptError(where, f"{text!r} is no moment (2026-11-29 12:00, or 23:05)") from None
+            raise ScriptError(
+                where, _("{text!r} is no moment (2026-11-29 12:00, or 23:05)").format(text=text)
+            ) from None
         return moment if moment.tzinfo is not None else moment.replace(tzinfo=self.game.zone)
 
     # -- the lines ----------------------------------------------------------------------------------
@@ -168,11 +173,13 @@ class Rehearsal:
         text = _COMMENT.sub("", line).strip()
         if not text or text.startswith("#"):
             return
-        verb, _, rest = text.partition(" ")
+        verb, _sep, rest = text.partition(" ")
         rest = rest.strip()
         if self.last_exit is not None and not (verb == "expect" and rest.startswith("exit ")):
             code, self.last_exit = self.last_exit, None
-            raise ScriptError(where, f"the command before failed (exit {code}); `expect exit {code}` if it should")
+            raise ScriptError(
+                where, _("the command before failed (exit {code}); `expect exit {code}` if it should").format(code=code)
+            )
         handler = {
             "at": self._at,
             "wait": self._wait,
@@ -186,7 +193,7 @@ class Rehearsal:
             "board": self._board,
         }.get(verb)
         if handler is None:
-            raise ScriptError(where, f"{verb!r}: not a rehearsal line (see docs/rehearsal.md)")
+            raise ScriptError(where, _("{verb!r}: not a rehearsal line (see docs/rehearsal.md)").format(verb=verb))
         handler(rest, where)
 
     def _at(self, rest: str, where: str) -> None:
@@ -196,7 +203,7 @@ class Rehearsal:
     def _wait(self, rest: str, where: str) -> None:
         found = _DURATION.fullmatch(rest.replace(" ", ""))
         if not rest or found is None or not any(found.groups()):
-            raise ScriptError(where, f"{rest!r} is no duration (90s, 30m, 2h, 1d, 1h30m)")
+            raise ScriptError(where, _("{text!r} is no duration (90s, 30m, 2h, 1d, 1h30m)").format(text=rest))
         days, hours, minutes, seconds = (int(g or 0) for g in found.groups())
         self.started = True
         self.clock.at(self.now() + timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds))
@@ -207,9 +214,12 @@ class Rehearsal:
         nick, sep, text = rest.partition(":")
         nick = nick.strip()
         if not sep or not nick:
-            raise ScriptError(where, "write NICK: TEXT")
+            raise ScriptError(where, _("write NICK: TEXT"))
         if self.board.user(nick) is None:
-            raise ScriptError(where, f"{nick!r} has no account on the board (the game's players and moderators do)")
+            raise ScriptError(
+                where,
+                _("{nick!r} has no account on the board (the game's players and moderators do)").format(nick=nick),
+            )
         self.started = True
         return nick, text.strip().replace("\\n", "\n")
 
@@ -217,14 +227,16 @@ class Rehearsal:
         """The newest topic the bot opened in the game's forum: the day being played."""
         mine = [t for t in self.board.topics if t.forum_id == self.game.forum_id and t.posts[0].author == BOT]
         if not mine:
-            raise ScriptError(where, "no day topic yet: `forumbot publish` opens it")
+            raise ScriptError(where, _("no day topic yet: `forumbot publish` opens it"))
         return max(mine, key=lambda t: t.topic_id).topic_id
 
     def _post(self, rest: str, where: str) -> None:
         nick, text = self._said(rest, where)
         topic = self.day_topic(where)
         post = self.board.add_post(topic, nick, text)
-        self.say(f"   {nick} → topic {topic}, post {post}: {text}")
+        self.say(
+            _("   {nick} → topic {topic}, post {post}: {text}").format(nick=nick, topic=topic, post=post, text=text)
+        )
 
     def _vote(self, rest: str, where: str) -> None:
         nick, target = self._said(rest, where)
@@ -233,22 +245,26 @@ class Rehearsal:
     def _pm(self, rest: str, where: str) -> None:
         nick, text = self._said(rest, where)
         pm = self.board.send_pm(nick, BOT, self.game.name, text)
-        self.say(f"   {nick} → PM {pm} to {BOT}: {text}")
+        self.say(_("   {nick} → PM {pm} to {bot}: {text}").format(nick=nick, pm=pm, bot=BOT, text=text))
 
     def _reply(self, rest: str, where: str) -> None:
         """An answer to the newest PM the bot sent the member, in its conversation ("Re: subject")."""
         nick, text = self._said(rest, where)
         received = [m for m in self.board.pms_to(nick) if m.sender == BOT]
         if not received:
-            raise ScriptError(where, f"{BOT} has sent {nick} no PM to answer")
+            raise ScriptError(where, _("{bot} has sent {nick} no PM to answer").format(bot=BOT, nick=nick))
         subject = received[0].subject
         subject = subject if subject.startswith("Re: ") else f"Re: {subject}"
         pm = self.board.send_pm(nick, BOT, subject, text)
-        self.say(f"   {nick} → PM {pm} to {BOT} «{subject}»: {text}")
+        self.say(
+            _("   {nick} → PM {pm} to {bot} «{subject}»: {text}").format(
+                nick=nick, pm=pm, bot=BOT, subject=subject, text=text
+            )
+        )
 
     def _show(self, rest: str, where: str) -> None:
         """`show topic`: the day topic's posts; `show pms NICK`: the PMs the bot sent the member."""
-        what, _, nick = rest.partition(" ")
+        what, _sep, nick = rest.partition(" ")
         lines: list[str] = []
         if what == "topic":
             for post in self.board.topic(self.day_topic(where)).posts:
@@ -256,14 +272,14 @@ class Rehearsal:
         elif what == "pms" and nick.strip():
             nick = nick.strip()
             if self.board.user(nick) is None:
-                raise ScriptError(where, f"{nick!r} has no account on the board")
+                raise ScriptError(where, _("{nick!r} has no account on the board").format(nick=nick))
             for pm in reversed(self.board.pms_to(nick)):
                 if pm.sender == BOT:
                     lines.append(f"[{self.shown(pm.time)}] «{pm.subject}»\n{pm.body}")
         else:
-            raise ScriptError(where, "show topic | show pms NICK")
+            raise ScriptError(where, _("show topic | show pms NICK"))
         self.last_output = "\n".join(lines)
-        self.say(self.last_output or "   (nothing)")
+        self.say(self.last_output or _("   (nothing)"))
 
     def _board(self, rest: str, where: str) -> None:
         self.say(self.welcome())
@@ -273,11 +289,16 @@ class Rehearsal:
             wanted = rest.removeprefix("exit ").strip()
             code, self.last_exit = self.last_exit, None
             if str(code or 0) != wanted:
-                raise ScriptError(where, f"expected exit {wanted}, the command before ended with {code or 0}")
+                raise ScriptError(
+                    where,
+                    _("expected exit {wanted}, the command before ended with {code}").format(
+                        wanted=wanted, code=code or 0
+                    ),
+                )
             return
         wanted = " ".join(rest.strip("\"'").split())
         if wanted not in " ".join(_NOISE.sub(" ", self.last_output).split()):
-            raise ScriptError(where, f"expected {wanted!r} in what the line before printed")
+            raise ScriptError(where, _("expected {text!r} in what the line before printed").format(text=wanted))
 
     # -- forumbot -----------------------------------------------------------------------------------
 
@@ -285,9 +306,9 @@ class Rehearsal:
         try:
             args = shlex.split(os.path.expandvars(rest))
         except ValueError as exc:
-            raise ScriptError(where, f"cannot split the command: {exc}") from None
+            raise ScriptError(where, _("cannot split the command: {error}").format(error=exc)) from None
         if "--now" in args:
-            raise ScriptError(where, "the rehearsal's clock gives --now: move it with `at` or `wait`")
+            raise ScriptError(where, _("the rehearsal's clock gives --now: move it with `at` or `wait`"))
         if self._takes_now(args):
             args += ["--now", self.now().isoformat()]
         self.started = True
@@ -345,17 +366,19 @@ class Rehearsal:
             sys.stdout, sys.stderr = real_out, real_err
             cli.open_client = opener
         if code:
-            print(f"   (exit {code})", file=sys.stderr)
+            print(_("   (exit {code})").format(code=code), file=sys.stderr)
         return code, copy.getvalue()
 
     # -- the board ----------------------------------------------------------------------------------
 
     def welcome(self) -> str:
         others = ", ".join([*self.game.moderators, *self.game.players])
-        return (
-            f"the board: {self.url} (phpBB 3.3, {self.game.board_zone}); every account's password: {PASSWORD}\n"
-            f"   the bot: {BOT}; the moderators and players: {others}\n"
-            f"   the work folder (state file, pages written): {self.workdir}"
+        return _(
+            "the board: {url} (phpBB 3.3, {zone}); every account's password: {password}\n"
+            "   the bot: {bot}; the moderators and players: {others}\n"
+            "   the work folder (state file, pages written): {folder}"
+        ).format(
+            url=self.url, zone=self.game.board_zone, password=PASSWORD, bot=BOT, others=others, folder=self.workdir
         )
 
 
@@ -378,7 +401,7 @@ def prepare_workdir(path: Path) -> Path:
     """The work folder, emptied if an earlier rehearsal made it; any other folder with files is refused."""
     if path.exists() and any(path.iterdir()):
         if not (path / MARK).is_file():
-            raise ScriptError(str(path), "the work folder holds files no rehearsal made: give another --dir")
+            raise ScriptError(str(path), _("the work folder holds files no rehearsal made: give another --dir"))
         shutil.rmtree(path)
     path.mkdir(parents=True, exist_ok=True)
     (path / MARK).write_text("made by python -m fakeboard rehearse: emptied by the next rehearsal\n", "utf-8")
@@ -412,7 +435,7 @@ def script_lines(path: Path | None, stdin: TextIO) -> Iterable[tuple[str, str]]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ScriptError(str(path), f"cannot read the script: {exc}") from None
+        raise ScriptError(str(path), _("cannot read the script: {error}").format(error=exc)) from None
     return [(line, f"{path}:{number}") for number, line in enumerate(text.splitlines(), 1)]
 
 
@@ -432,7 +455,7 @@ def rehearse(config: Path, script: Path | None, workdir: Path, *, stdin: TextIO 
         lines = script_lines(script, stdin)  # before the work folder becomes the current one
         folder = prepare_workdir(workdir)
     except ScriptError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(_("error:"), exc, file=sys.stderr)
         return 2
     clock = FakeClock(datetime.now(UTC).replace(microsecond=0))
     board = make_board(game, clock)
@@ -455,24 +478,33 @@ def rehearse(config: Path, script: Path | None, workdir: Path, *, stdin: TextIO 
 
 def _play(play: Rehearsal, lines: Iterable[tuple[str, str]], typed: bool, errors: list[str]) -> int:
     if typed:
-        print("type the script's lines (docs/rehearsal.md); `quit` or Ctrl-D ends the rehearsal")
+        print(_("type the script's lines (docs/rehearsal.md); `quit` or Ctrl-D ends the rehearsal"))
     for line, where in _prompted(lines, play, typed):
         try:
             play.do(line, where)
         except ScriptError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(_("error:"), exc, file=sys.stderr)
             if not typed:
                 return 1
             play.last_exit = None
         if errors:
-            print(f"error: {where}: the fake board failed a request:\n{errors[-1]}", file=sys.stderr)
+            print(
+                _("error:"),
+                _("{where}: the fake board failed a request:").format(where=where),
+                errors[-1],
+                file=sys.stderr,
+            )
             return 1
         if typed:
             play.last_exit = None  # typed: a failed command is seen at once, the next line is the host's answer
     if play.last_exit is not None:
-        print(f"error: the last command failed (exit {play.last_exit})", file=sys.stderr)
+        print(_("error:"), _("the last command failed (exit {code})").format(code=play.last_exit), file=sys.stderr)
         return 1
-    print(f"the rehearsal is over at {play.shown()}; its state file: {play.workdir / 'state.db'}")
+    print(
+        _("the rehearsal is over at {moment}; its state file: {path}").format(
+            moment=play.shown(), path=play.workdir / "state.db"
+        )
+    )
     return 0
 
 
@@ -492,12 +524,12 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="python -m fakeboard rehearse",
-        description="A rehearsal of a game on a local fake phpBB board, the board and forumbot on one clock.",
+        description=_("A rehearsal of a game on a local fake phpBB board, the board and forumbot on one clock."),
     )
-    parser.add_argument("config", type=Path, help="the game's config (TOML), without [forum] base_url")
-    parser.add_argument("script", type=Path, nargs="?", help="the rehearsal script; without it, lines from stdin")
+    parser.add_argument("config", type=Path, help=_("the game's config (TOML), without [forum] base_url"))
+    parser.add_argument("script", type=Path, nargs="?", help=_("the rehearsal script; without it, lines from stdin"))
     parser.add_argument(
-        "--dir", type=Path, default=Path("out/rehearsal"), help="the work folder (default: out/rehearsal)"
+        "--dir", type=Path, default=Path("out/rehearsal"), help=_("the work folder (default: out/rehearsal)")
     )
     args = parser.parse_args(argv)
     return rehearse(args.config, args.script, args.dir)

@@ -7,9 +7,10 @@ each `.mo`, and check that all of it is in step (`make test` runs the check).
                                         the reverse), a fuzzy or untranslated entry, a translation whose
                                         {placeholders} differ from its English, or a .mo behind its .po
 
-What is extracted from `forumbot/`: the first argument of `_()`, `gettext()`, `N_()` and the two of
-`ngettext()`, when they are string literals; in the command line (`forumbot/cli/`) also every `help="..."`
-given to typer and the docstring of every command and callback (typer shows them as the help).
+What is extracted from `forumbot/` (and from the rehearsal, `fakeboard/rehearse.py`, a host's tool): the first
+argument of `_()`, `gettext()`, `N_()` and the two of `ngettext()`, when they are string literals; in the command
+line (`forumbot/cli/`) also every `help="..."` given to typer and the docstring of every command and callback
+(typer shows them as the help).
 The `.mo` files are committed (a wheel and a fresh checkout have them without Babel); Babel, a development
 tool, writes them.
 """
@@ -32,6 +33,8 @@ PACKAGE = ROOT / "forumbot"
 LOCALE_DIR = PACKAGE / "locale"
 DOMAIN = "forumbot"
 LANGUAGES = ("ru",)
+# Beside the package, what a host runs from the repository and reads: the rehearsal (`python -m fakeboard rehearse`).
+HOST_TOOLS = (ROOT / "fakeboard" / "__main__.py", ROOT / "fakeboard" / "rehearse.py")
 CALLS = {"_": 1, "gettext": 1, "N_": 1, "ngettext": 2}
 MsgId = str | tuple[str, str]
 
@@ -39,7 +42,7 @@ MsgId = str | tuple[str, str]
 def extract() -> dict[MsgId, list[str]]:
     """Every translatable string of the package, with the files it comes from (sorted, repeated once)."""
     found: dict[MsgId, list[str]] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in [*sorted(PACKAGE.rglob("*.py")), *HOST_TOOLS]:
         where = path.relative_to(ROOT).as_posix()
         for msgid in strings_of(ast.parse(path.read_text(encoding="utf-8")), cli=where.startswith("forumbot/cli/")):
             files = found.setdefault(msgid, [])

@@ -51,13 +51,14 @@ def test_the_ipb_fakes_share_the_core_not_phpbbs_server() -> None:
         assert PhpbbFrame not in server.__mro__ and BoardServer not in server.__mro__
 
 
-def test_only_phpbbs_bbcode_and_the_synthetic_topic_borrow_from_forumbot() -> None:
+def test_only_phpbbs_bbcode_the_synthetic_topic_and_the_rehearsal_borrow_from_forumbot() -> None:
+    """The rehearsal runs forumbot's own commands (and speaks the host's language); a board never borrows."""
     borrowing = sorted(
         path.relative_to(FAKEBOARD).as_posix()
         for path in FAKEBOARD.rglob("*.py")
         if any(m.split(".")[0] == "forumbot" for m in imports_of(path))
     )
-    assert borrowing == ["phpbb/bbcode.py", "phpbb/synthetic.py"]
+    assert borrowing == ["__main__.py", "phpbb/bbcode.py", "phpbb/synthetic.py", "rehearse.py"]
 
 
 def test_each_engine_serves_its_own_skeletons() -> None:
