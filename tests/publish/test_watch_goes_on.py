@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from publish_support import BOT, GAME, NOW, WRITTEN, Played, played_day
 from test_write_faults import board_time, publish_until_done
 
@@ -141,3 +142,39 @@ def test_a_game_held_by_a_live_forumbot_process_is_waited_for_until_it_is_gone(t
         assert [type(x) for x in said[:2]] == [GameBusy, GameBusy]
         assert "publish" in str(said[0]) and str(other.pid) in str(said[0])
         assert len(answered()) == 1, said
+
+
+# --- the board's flood interval, not a 15 s default ------------------------------------------------------
+
+
+@pytest.mark.parametrize("configured", [None, 2.0], ids=["learned", "from-the-config"])
+def test_a_pass_answering_many_orders_keeps_the_boards_interval_not_fifteen_seconds(
+    tmp_path: Path, configured: float | None
+) -> None:
+    """Issue 23: one pass answering 11 PMs took 157 s on a 2 s board. Here every living player sends an order;
+    the pass's receipts go out the board's 2 s apart (learned from its answers, or as the config says it, as
+    `forumbot watch` hands it over), and the pass takes far less than 15 s a receipt."""
+    with played_day(tmp_path, language="ru", flood_interval=2.0) as day:
+        publish_until_done(day)
+        state = day.store.game(GAME).state
+        assert state is not None and day.clock is not None
+        living = [p.nick for p in state.living()]
+        before = len(day.board.pms_from(BOT))
+        for nick in living:
+            target = next(n for n in living if n != nick)
+            day.board.send_pm(nick, BOT, "приказ", f"Проверяю — {target}", datetime.fromtimestamp(day.clock.now, UTC))
+        day.server.reset_log()
+        began = day.clock.now
+        client = day.client()
+        report = watch.watch_once(
+            day.store, GAME, client, poster_for(client, flood_interval=configured), NOW + timedelta(hours=1)
+        )
+        took = day.clock.now - began
+        sent = sorted(day.board.pms_from(BOT), key=lambda m: m.pm_id)[before:]
+        assert len(sent) == len(report.handled) >= len(living) and not report.problems, report
+        assert all((b.time - a.time).total_seconds() >= 2.0 for a, b in zip(sent, sent[1:], strict=False))
+        assert took < 15 * len(sent) / 3, took
+        submitted = day.server.count("ucp.php", method="POST", query="mode=compose")  # addressing, then sending
+        # the first refusal shows the board keeps flood control; from then on the interval is kept (configured)
+        # or learned (a refused PM is addressed again on a fresh form: two submissions more)
+        assert submitted <= 2 * len(sent) + (2 if configured is not None else 6), submitted
