@@ -5,11 +5,18 @@ writes. None doubles, loses or gets stuck."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from boards import PHPBB
+from publish_support import GAME, NOW, PLAYERS
 from test_write_faults import counts_posted, day2, nothing_set_aside, publish_until_done, watch_until_quiet
+
+from forumbot.forum.registry import poster_for
+from forumbot.host.outbox import waiting_and_set_aside
+from forumbot.host.watch import watch_once
+from forumbot.store import Letter
 
 CASES = [("after", "503"), ("after", "429:5"), ("before", "slow"), ("after", "slow")]
 WRITES = ("topic", "reply", "pm", "lock")
@@ -41,3 +48,32 @@ def test_a_fault_left_out_of_the_table_doubles_loses_and_sticks_nothing(
             assert len(counts_posted(day, topic)) == 1
         assert day.server.faults.pending() == 0, "the fault never struck"
         nothing_set_aside(day)
+
+
+def test_a_reply_to_a_topic_locked_meanwhile_is_set_aside_in_the_boards_words_and_the_rest_goes_on(
+    tmp_path: Path,
+) -> None:
+    """A refusal for good on a reply: a moderator locked the topic (the bot is no moderator). The watch sets
+    the reply aside with the board's own words, sends the PM queued after it, and never tries the reply again."""
+    with PHPBB.day(tmp_path, bot_moderator=False) as day:
+        topic = day2(day, voters=0)
+        day.board.lock_topic(topic)
+        game = day.store.game(GAME).id
+        marks = [f"fbm{n:024x}" for n in range(2)]
+        day.store.queue(
+            game,
+            [
+                Letter(marks[0], "reply", [str(topic)], "", f"1\n{marks[0]}"),
+                Letter(marks[1], "pm", [PLAYERS[0]], "s", f"2\n{marks[1]}"),
+            ],
+        )
+        for _ in range(2):  # a second pass leaves it alone
+            client = day.client()
+            watch_once(day.store, GAME, client, poster_for(client), NOW + timedelta(hours=1))
+            assert day.clock is not None
+            day.clock.sleep(60)
+        [aside] = [x for x in waiting_and_set_aside(day.store, game) if x.kind == "reply"]
+        assert aside.status == "refused" and "Эта тема закрыта" in (aside.error or ""), aside.error
+        assert [m.body for m in day.pms(PLAYERS[0]) if m.body.startswith("2")] == [f"2\n{marks[1]}"]
+        assert day.server.count("posting.php", query="mode=reply") == 1  # its form answered "locked": asked once
+        assert not any(p.body.startswith("1") for p in day.board.posts_of(topic))
