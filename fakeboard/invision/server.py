@@ -8,6 +8,7 @@ version's skeletons. Each version (`fakeboard.ipb2`, `fakeboard.ipb3`) says what
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets
 from datetime import datetime, timedelta
@@ -124,6 +125,21 @@ class InvisionServer(FakeServer):
             handler.end_headers()
             return
         super()._send(handler, response, cut=cut)
+
+    # -- the faults' answers (fakeboard.faults) ------------------------------------------------------
+
+    def _login_answer(self, request: Request) -> Response:
+        """A dead session is a guest's: the board answers the same request as a guest's, its error page
+        carrying the log-in form (IPB 2.2's own answer to a reply after the session died)."""
+        return self._dispatch(request)
+
+    def _spoiled(self, request: Request) -> Request:
+        """The request with a form hash the board will not take (a stale or replayed form): IPB's error page
+        for a bad `auth_key`."""
+        stale = "0" * 32
+        form = request.form | {key: stale for key in ("auth_key", "authKey") if key in request.form}
+        query = request.query | ({"auth_key": stale} if "auth_key" in request.query else {})
+        return dataclasses.replace(request, form=form, query=query)
 
     def _dispatch(self, request: Request) -> Response:
         script = request.path.rsplit("/", 1)[-1] or "index.php"

@@ -64,10 +64,10 @@ PHPBB = BoardKit(
     options={"language": "ru", "flood_interval": 2.0},  # as the real board of issue 23: Russian, 2 s of flood control
 )
 
-# The IPB fakes show what needs no hook of theirs; their login page and spoiled form ("login", "invalid", and
-# "cut" before acting) come with the hooks.
-IPB_BEFORE = ("503", "429", "reset")
-IPB_AFTER = ("503", "503:5", "429", "reset", "cut")
+# The IPB fakes answer a dead session as a guest's request (its error page with the log-in form) and a spoiled
+# form with their bad-`auth_key` error (fakeboard.invision.server).
+IPB_BEFORE = ("503", "429", "reset", "login", "invalid", "cut")
+IPB_AFTER = ("503", "503:5", "429", "reset", "login", "invalid", "cut")
 
 IPB2 = BoardKit(
     name="ipb2",

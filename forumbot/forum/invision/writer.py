@@ -7,9 +7,10 @@ A write goes as a browser would: the form fetched fresh, filled, sent once with 
 board's answer read into one outcome (`forumbot.forum.outcome`):
 - stored: the id the answer names (a new topic's is believed once its first post shows the marker);
 - refused for now: flood control (its seconds waited out, and the interval it shows kept from then on),
-  a stale form (fetched again, once): the form is asked for again;
-- logged out (a dead session is answered as a guest's, which proves nothing was made): log in, once,
-  and ask again;
+  a stale form (fetched again, once): the marker is looked for (the answer may be a replay's, the first
+  request taken), then the form is asked for again;
+- logged out (a dead session is answered as a guest's): log in, once, look for the marker (a guest's page
+  may stand in for the answer to a request the board took), then ask again;
 - refused for good: the error of the tree (no permission or a locked topic `NoPermission`, no such member
   `UnknownRecipient`, too many recipients `TooManyRecipients`), nothing sent again;
 - unknown (the double-post guard's redirect, a page that proves nothing): the marker decides; not found,
@@ -259,12 +260,18 @@ class InvisionPoster(Generic[Client]):
                     invalid += 1
                     if invalid > 1:
                         raise ForumError(f"{url}: the board refused the form for {what} twice: {outcome.said}")
+                    found = self._look(seen)  # a stale form's answer may be a replay's: the first may have gone
+                    if found is not None:
+                        return found
                 continue
             if isinstance(outcome, LoggedOut):
                 logouts += 1
                 if logouts > 1:
                     raise NotLoggedIn(f"{url}: the board took the account for a guest twice: {outcome.said}")
-                self.http.login()  # the guest's refusal proves nothing was made: log in, ask again
+                self.http.login()
+                found = self._look(seen)  # a guest's page may answer a request the board took before: look first
+                if found is not None:
+                    return found
                 continue
             if isinstance(outcome, RefusedForGood):
                 raise refusal_error(outcome, f"{url}: the board refused {what}: {outcome.said}")
