@@ -178,7 +178,9 @@ class PhpbbPoster:
         self.flood_interval = flood_interval
         self.interval_known = flood_interval is not None  # else learned: `flood_interval` is the upper bound seen
         self.max_flood_waits = max_flood_waits
-        self._flooded = False  # the board has flood control: keep the interval between submissions
+        # the board has flood control: keep the interval between submissions (known from the config at once,
+        # else from its first refusal)
+        self._flooded = bool(flood_interval)
         self._last_stored: float | None = None  # when this account's last write was taken (the flood clock)
         self._probing: float | None = None  # while learning the interval: when the flood clock started
         self._too_short = 0.0  # while learning again: the interval learned before, which proved too short
