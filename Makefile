@@ -48,15 +48,18 @@ chromium:
 	fi
 
 # The demo: one day of a gameru-3.3 game on saved phpBB pages (fixtures/demo/), with a throwaway state file.
+# The day is played at the moments the pages were saved (--now), so the demo gives the same result on any date.
 DEMO_GAME  := Демо-мафия
+DEMO_START := 2026-11-29T10:00:00+03:00
+DEMO_END   := 2026-11-29T23:30:00+03:00
 DEMO_STATE := out/demo-state.db
 DEMO_FB    := $(BIN)/forumbot
 demo: $(STAMP)
 	@mkdir -p out
 	@rm -f $(DEMO_STATE) $(DEMO_STATE)-wal $(DEMO_STATE)-shm
-	$(DEMO_FB) new-game fixtures/demo/game.toml --state $(DEMO_STATE)
-	$(DEMO_FB) deal "$(DEMO_GAME)" --seed 20261129 --topic 1 --now 2026-11-29T10:00:00+03:00 --state $(DEMO_STATE)
-	$(DEMO_FB) end-day "$(DEMO_GAME)" --json --state $(DEMO_STATE) > out/demo-end-day.json
+	$(DEMO_FB) new-game fixtures/demo/game.toml --now $(DEMO_START) --state $(DEMO_STATE)
+	$(DEMO_FB) deal "$(DEMO_GAME)" --seed 20261129 --topic 1 --now $(DEMO_START) --state $(DEMO_STATE)
+	$(DEMO_FB) end-day "$(DEMO_GAME)" --json --now $(DEMO_END) --state $(DEMO_STATE) > out/demo-end-day.json
 	COLUMNS=150 $(DEMO_FB) draft show "$(DEMO_GAME)" --state $(DEMO_STATE)
 	$(DEMO_FB) draft html "$(DEMO_GAME)" out/demo-preview.html --state $(DEMO_STATE)
 	@echo "Preview for the moderators: $(CURDIR)/out/demo-preview.html"
