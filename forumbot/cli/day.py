@@ -391,7 +391,8 @@ def account_command(
             fail(_("{game}: this board keeps no preferences of the account (phpBB boards do)").format(game=game))
         prefs = client.preferences()
         _print_preferences(client.account or "", prefs, client.relative_format(prefs.dateformat or ""))
-        mismatch = zone_mismatch(config.forum.timezone, prefs.tz, client.account or "", current_time(now))
+        moment = current_time(now, config.game.zone)
+        mismatch = zone_mismatch(config.forum.timezone, prefs.tz, client.account or "", moment)
         if date_format is not None and date_format != prefs.dateformat:
             question = _("Store the date format {format!r} on {account}?").format(
                 format=date_format, account=client.account
