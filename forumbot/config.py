@@ -5,8 +5,9 @@
 - `GameConfig`: one game, from a TOML file, validated by pydantic; an error names the file and the field.
   The stored config remembers its file (`source`): an edit made after new-game is applied when every changed
   field may change mid-game, else refused naming the field (`config_changes`).
-- The home (`FORUMBOT_HOME`, default `~/.forumbot`): a `.env` there is read after the current folder's, and a
-  `forumbot.db` there is the state file when the current folder has none, so commands run from anywhere.
+- The home (`FORUMBOT_HOME`, else `~/.forumbot` if it exists, else the platform's user data folder): a `.env`
+  there is read after the current folder's, and a `forumbot.db` there is the state file when the current folder
+  has none, so commands run from anywhere.
 """
 
 from __future__ import annotations
@@ -69,8 +70,19 @@ class Settings(BaseSettings):
 
 
 def forumbot_home() -> Path:
-    """Where a host keeps what every game shares: `FORUMBOT_HOME`, else `~/.forumbot`."""
-    return Path(os.environ.get("FORUMBOT_HOME") or Path.home() / ".forumbot")
+    """Where a host keeps what every game shares: `FORUMBOT_HOME` when it is set; else `~/.forumbot` where an
+    earlier version made it; else the platform's folder for a user's data (platformdirs: `~/.local/share/forumbot`
+    or `$XDG_DATA_HOME/forumbot` on Linux, `~/Library/Application Support/forumbot` on macOS, `%LOCALAPPDATA%`
+    on Windows)."""
+    explicit = os.environ.get("FORUMBOT_HOME")
+    if explicit:
+        return Path(explicit).expanduser()
+    earlier = Path.home() / ".forumbot"
+    if earlier.is_dir():
+        return earlier
+    from platformdirs import user_data_path
+
+    return user_data_path("forumbot", appauthor=False)
 
 
 def env_files() -> tuple[Path, ...]:

@@ -16,6 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -288,7 +289,9 @@ def state_fault(path: Path, exc: BaseException, doing: str) -> StateError:
             why = "cannot open the state file (is its folder there, and may forumbot write in it?)"
         else:
             why = f"state file error: {text}"
-        return StateError(f"{path}: {why} ({doing})" if doing == "opening it" else f"{path}: {why}")
+        said = f"{path}: {why} ({doing})" if doing == "opening it" else f"{path}: {why}"
+        passing = why.startswith("the state file is busy")
+        return GameBusy(said) if passing else StateError(said)  # a busy file passes: the run is tried again
     errors = getattr(exc, "errors", None)
     if callable(errors):  # pydantic: the first problem, where it is
         first = errors()[0]
@@ -483,8 +486,25 @@ def _stale(pid: int, host: str, at: str, this_host: str) -> bool:
     return False
 
 
-def now_utc() -> str:
+# The moment stamped on what the state file records (a game, a draft, an approval, an override, a handled PM, a
+# letter): the real clock, unless a command acts at a moment of its own (`--now`), set by `record_at` for the
+# rest of the context (the command line runs each command in a context of its own).
+_RECORDING_AT: ContextVar[datetime | None] = ContextVar("forumbot_recording_at", default=None)
+
+
+def record_at(moment: datetime | None) -> None:
+    """Stamp what is recorded from now on in this context with `moment` (None: the real clock)."""
+    _RECORDING_AT.set(moment)
+
+
+def real_now() -> str:
+    """The real clock, for what only a living process means (a lock and its heartbeat), never a `--now`."""
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def now_utc() -> str:
+    moment = _RECORDING_AT.get() or datetime.now(UTC)
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -834,7 +854,7 @@ class Store:
             if not mine:
                 db.execute(
                     "INSERT OR REPLACE INTO locks (game_id, pid, host, what, at) VALUES (?, ?, ?, ?, ?)",
-                    (game_id, me, host, what, now_utc()),
+                    (game_id, me, host, what, real_now()),
                 )
         if mine:
             yield
@@ -866,7 +886,7 @@ class Store:
                 try:
                     db.execute(
                         "UPDATE locks SET at = ? WHERE game_id = ? AND pid = ? AND host = ?",
-                        (now_utc(), game_id, pid, host),
+                        (real_now(), game_id, pid, host),
                     )
                 except sqlite3.Error:
                     continue  # busy for a moment: the next beat will do

@@ -1,7 +1,9 @@
 """The `forumbot` command. Commands are thin: they parse, call the host's wing and print.
 
-Exit codes: 0 ok; 1 a check failed (scenario expectations); 2 bad input (malformed file, bad config,
-unknown game, impossible deal) or a forum/network problem — always a one-line message, no traceback.
+Exit codes (`common.exit_code`, from the exception tree; docs/install.md): 0 ok; 1 a check failed (scenario
+expectations) or the host answered no; 2 the host must act (malformed file, bad config, unknown game or nick,
+impossible deal, the board refusing for good); 75 (EX_TEMPFAIL) a fault that passes (the board down or refusing
+for now, the game held by another forumbot): run it again later. Always a one-line message, no traceback.
 
     app.py          the typer apps (root, `scenario`, `draft`) and --version
     language.py     help texts, typer's own words and usage errors in the host's language (`forumbot.i18n`)
@@ -23,6 +25,7 @@ command that needs it, so `forumbot --help` loads none of them.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -54,12 +57,16 @@ __all__ = [
 
 
 def _one_line_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Whatever part of a command meets an expected failure, it ends in one line and exit code 2."""
+    """Whatever part of a command meets an expected failure, it ends in one line and its exit code. Each
+    command runs in a context of its own, so a `--now` it was given ends with it."""
 
     @functools.wraps(command)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        with host_errors():
-            return command(*args, **kwargs)
+        def run() -> Any:
+            with host_errors():
+                return command(*args, **kwargs)
+
+        return contextvars.copy_context().run(run)
 
     return guarded
 

@@ -40,5 +40,12 @@ def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
     ] = False,
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, help="Log each request to the forum on stderr (-vv: more).")
+    ] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only warnings, errors and --json.")] = False,
 ) -> None:
     """forumbot: hosts forum Mafia games on phpBB and IPB forums."""
+    from forumbot.cli.common import set_verbosity
+
+    set_verbosity(verbose, quiet)

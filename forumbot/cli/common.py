@@ -32,24 +32,82 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 StateOption = Annotated[
     Path | None,
-    typer.Option("--state", help="The state file (default: FORUMBOT_STATE, else beside the game's config)."),
+    typer.Option(
+        "--state",
+        help="The state file. Default: FORUMBOT_STATE (environment or .env), else forumbot.db in the current folder, "
+        "else the home's forumbot.db when the current folder has none. Only new-game creates one.",
+    ),
 ]
-NowOption = Annotated[str | None, typer.Option("--now", help="Act as if it were this moment (ISO).")]
+NowOption = Annotated[
+    str | None,
+    typer.Option(
+        "--now",
+        help="Act as if it were this moment (ISO; the game's zone if no offset): what the command decides and the "
+        "times it records.",
+    ),
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
+# The exit codes (docs/install.md lists them for cron and systemd): 0 done; 1 a check failed or the host said
+# no; 2 the host must act (bad input or config, an unknown nick, the board refusing for good); 75, EX_TEMPFAIL
+# of sysexits.h, a fault that passes (the board down or refusing for now, the game busy): run it again later.
+EXIT_CHECK_FAILED = 1
+EXIT_HOST = 2
+EXIT_TEMPFAIL = 75
+
+
+def exit_code(exc: ForumbotError) -> int:
+    """The exit code of an expected failure, from its place in the exception tree (`forumbot.errors`). A
+    forum error passes unless the board has refused for good; a game another forumbot holds passes too."""
+    from forumbot.errors import (
+        ForumError,
+        GameBusy,
+        HeldForApproval,
+        LoginFailed,
+        NoPermission,
+        TooManyRecipients,
+        UnknownRecipient,
+    )
+
+    for_good = (LoginFailed, NoPermission, HeldForApproval, UnknownRecipient, TooManyRecipients)
+    if isinstance(exc, GameBusy) or (isinstance(exc, ForumError) and not isinstance(exc, for_good)):
+        return EXIT_TEMPFAIL
+    return EXIT_HOST
+
+
+def fail(message: str, code: int = EXIT_HOST) -> NoReturn:
     err.print(f"[red]{escape_markup(_('error:'))}[/red] {escape_markup(message)}", markup=True)
     raise typer.Exit(code)
 
 
+def fail_on(exc: ForumbotError) -> NoReturn:
+    """An expected failure as one line, with its exit code."""
+    fail(str(exc), exit_code(exc))
+
+
 @contextmanager
 def host_errors() -> Iterator[None]:
-    """Every expected failure of the host's commands: one line, exit code 2, no traceback."""
+    """Every expected failure of the host's commands: one line, its exit code, no traceback."""
     try:
         yield
     except ForumbotError as exc:
-        fail(str(exc))
+        fail_on(exc)
+
+
+def set_verbosity(verbose: int, quiet: bool) -> None:
+    """`-q`: the host's console prints nothing but what goes to stderr (warnings, errors) and --json; `-v`:
+    each request to the forum logged on stderr with its date and time (`-vv`: the connections too)."""
+    out.quiet = quiet
+    if verbose:
+        import logging
+
+        handler = logging.StreamHandler()  # stderr, as it is when the log is written
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S"))
+        for name, level in (("httpx", logging.INFO), ("httpcore", logging.DEBUG if verbose > 1 else logging.WARNING)):
+            logger = logging.getLogger(name)
+            logger.handlers = [handler]
+            logger.setLevel(level)
 
 
 def print_json(data: Any) -> None:
@@ -109,11 +167,15 @@ def load_zone(name: str) -> ZoneInfo:
 
 
 def current_time(text: str | None, zone: ZoneInfo | None = None) -> datetime:
-    """Now, or the moment `--now` gives (without an offset: in `zone`, the game's, else UTC)."""
+    """Now, or the moment `--now` gives (without an offset: in `zone`, the game's, else UTC). A `--now` is
+    also the time the state file records for the rest of the command (a draft, an approval, an override)."""
     if text is None:
         return datetime.now(UTC)
+    from forumbot.store import record_at
+
     moment = parse_moment(text, zone or ZoneInfo("UTC"), "--now")
     assert moment is not None
+    record_at(moment)
     return moment
 
 

@@ -10,7 +10,9 @@ import typer
 from forumbot.cli.app import app
 from forumbot.cli.common import (
     JsonOption,
+    NowOption,
     StateOption,
+    current_time,
     err,
     fail,
     host_errors,
@@ -42,6 +44,7 @@ def override_command(
     remove: Annotated[int | None, typer.Option(help="Take back override N (its number in --list).")] = None,
     as_json: JsonOption = False,
     state: StateOption = None,
+    now: NowOption = None,
 ) -> None:
     """Count or ignore a post, set or clear a vote or an order; used by the next end-day. --list shows the
     day's overrides, --remove N takes one back."""
@@ -49,7 +52,7 @@ def override_command(
         _list_overrides(game, state, as_json)
         return
     if remove is not None:
-        _remove_override(game, remove, by, state)
+        _remove_override(game, remove, by, state, now)
         return
     given = [x for x in (count_post, ignore_post, set_vote, clear_vote, set_order, clear_order) if x is not None]
     if len(given) != 1:
@@ -61,7 +64,7 @@ def override_command(
     if at is not None and set_vote is None:
         fail(_("--at goes with --set-vote"))
     _record_override(
-        game, state, reason, by, (count_post, ignore_post, set_vote, clear_vote, set_order, clear_order), at
+        game, state, reason, by, (count_post, ignore_post, set_vote, clear_vote, set_order, clear_order), at, now
     )
 
 
@@ -72,6 +75,7 @@ def _record_override(
     by: str,
     given: tuple[int | None, int | None, str | None, str | None, str | None, str | None],
     at: str | None,
+    now: str | None,
 ) -> None:
     from forumbot.host import games
 
@@ -79,6 +83,7 @@ def _record_override(
     with host_errors():
         store = open_store(state)
         row, config = load_game(store, game)
+        current_time(now, config.game.zone)
         if row.state is None:
             fail(_("{game}: roles are not dealt yet").format(game=game))
         games.require_moderator(config, game, by)
@@ -127,14 +132,15 @@ def _list_overrides(game: str, state: Path | None, as_json: bool) -> None:
     out.print(shown)
 
 
-def _remove_override(game: str, number: int, by: str, state: Path | None) -> None:
+def _remove_override(game: str, number: int, by: str, state: Path | None, now: str | None) -> None:
     from forumbot.host import games
 
     if not by.strip():
         fail(_("--by: who takes it back (a moderator of the game)"))
     with host_errors():
         store = open_store(state)
-        load_game(store, game)
+        _row, config = load_game(store, game)
+        current_time(now, config.game.zone)
         removed = games.remove_override(store, game, number, by)
     said = _("{game}: override {number} ({kind} {subject}) taken back (run end-day again)")
     out.print(said.format(game=game, number=number, kind=removed["kind"], subject=removed["subject"]), markup=False)
@@ -153,6 +159,7 @@ def power_command(
     reason: Annotated[str, typer.Option(help="Why (shown in the audit and, for a removal, kept with it).")],
     by: Annotated[str, typer.Option(help="Who decides (a moderator of the game).")],
     state: StateOption = None,
+    now: NowOption = None,
 ) -> None:
     """One of the host's powers for the current day: a replacement (замена), a removal (модкилл), a new
     maniac or a change of roles, the best player at the end. Judged by the rules at once, against the day's
@@ -171,6 +178,7 @@ def power_command(
     with host_errors():
         store = open_store(state)
         _row, config = load_game(store, game)
+        current_time(now, config.game.zone)
         games.require_moderator(config, game, by)
         subject = args[0].strip()
         value = args[1].strip() if kind == "replace" else " ".join(args[1:]).strip() if kind == "scheme" else None

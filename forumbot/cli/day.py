@@ -42,10 +42,11 @@ from forumbot.cli.display import (
     zoned_rows,
 )
 from forumbot.cli.progress import page_progress, sending
-from forumbot.i18n import _, ngettext
+from forumbot.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
+    from forumbot.errors import ConfigError
     from forumbot.host.watch import PassReport
     from forumbot.store import GameRow, Store
 
@@ -93,6 +94,7 @@ def draft_show_command(
         bool, typer.Option("--to-moderators", help="Also PM the draft to the config's moderators.")
     ] = False,
     as_json: JsonOption = False,
+    now: NowOption = None,
 ) -> None:
     """The draft outcome, the audit, and the BBCode the host would post."""
 
@@ -116,7 +118,7 @@ def draft_show_command(
     out.print("")
     out.print(draft.draft.bbcode, markup=False)
     if to_moderators:
-        send_draft(game, state)
+        send_draft(game, state, now)
 
 
 @draft_app.command("html")
@@ -127,6 +129,7 @@ def draft_html_command(
         bool, typer.Option("--to-moderators", help="Also PM the draft to the moderators of the config.")
     ] = False,
     state: StateOption = None,
+    now: NowOption = None,
 ) -> None:
     """The draft as one self-contained HTML page for the moderators: the post as the forum shows it, the
     audit with links to the posts, and a chart of the day's votes over time."""
@@ -153,7 +156,7 @@ def draft_html_command(
     said = _("{game}: preview of day {day} written to {path}")
     out.print(said.format(game=game, day=draft.draft.day, path=out_file), markup=False)
     if to_moderators:
-        send_draft(game, state)
+        send_draft(game, state, now)
 
 
 @draft_app.command("approve")
@@ -161,27 +164,34 @@ def draft_approve_command(
     game: Annotated[str, typer.Argument(help="The game.")],
     by: Annotated[str, typer.Option("--by", help="The approving moderator's name.")],
     state: StateOption = None,
+    now: NowOption = None,
 ) -> None:
     """A moderator's approval of the current draft (stored with time and name)."""
     from forumbot.host import games
 
     with host_errors():
-        games.approve(open_store(state), game, by)
+        store = open_store(state)
+        _row, config = load_game(store, game)
+        current_time(now, config.game.zone)
+        games.approve(store, game, by)
     out.print(_("{game}: draft approved by {nick}").format(game=game, nick=by), markup=False)
 
 
 @draft_app.command("send")
-def draft_send_command(game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None) -> None:
+def draft_send_command(
+    game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None, now: NowOption = None
+) -> None:
     """PM the current draft to the moderators of the config (each version of the draft once)."""
-    send_draft(game, state)
+    send_draft(game, state, now)
 
 
-def send_draft(game: str, state: Path | None) -> None:
+def send_draft(game: str, state: Path | None, now: str | None) -> None:
     from forumbot.host.publish import send_draft_to_moderators
 
     with host_errors():
         store = open_store(state)
         _row, config = load_game(store, game)
+        current_time(now, config.game.zone)
     with host_errors(), game_client(config) as client:
         sent = send_draft_to_moderators(store, game, client)
     who = ", ".join(sent.moderators)
@@ -299,10 +309,16 @@ def watch_command(
             interval,
             on_report=lambda report: _log_pass(report, moment(), zone),
             on_error=lambda exc, wait: err.print(
-                _("pass failed ({error}); trying again in {seconds:.0f} s").format(error=exc, seconds=wait),
+                f"{log_stamp(moment(), zone)}: "
+                + _("pass failed ({error}); trying again in {seconds:.0f} s").format(error=exc, seconds=wait),
                 markup=False,
             ),
         )
+
+
+def log_stamp(at: datetime, zone: ZoneInfo) -> str:
+    """The moment a line of the watch's log is about: date, time and zone, so a kept log reads alone."""
+    return f"{at.astimezone(zone):%Y-%m-%d %H:%M:%S} {zone_name(zone, at)}"
 
 
 def _log_pass(report: PassReport, at: datetime, zone: ZoneInfo) -> None:
@@ -316,7 +332,7 @@ def _log_pass(report: PassReport, at: datetime, zone: ZoneInfo) -> None:
     ]
     busy = report.handled or report.sent or report.interim_count or report.drafted or report.published
     out.print(
-        f"{at.astimezone(zone):%H:%M:%S} {zone_name(zone, at)}: " + (", ".join(did) if busy else _("nothing to do")),
+        f"{log_stamp(at, zone)}: " + (", ".join(did) if busy else _("nothing to do")),
         markup=False,
     )
     for problem in report.problems:
@@ -355,11 +371,14 @@ def account_command(
         str | None,
         typer.Option(help="Store this date format on the bot's account, e.g. 'd.m.Y H:i:s' (every date exact)."),
     ] = None,
-    yes: Annotated[bool, typer.Option("--yes", help="Change the format without asking.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Change the format without asking (for scripts).")] = False,
     state: StateOption = None,
+    now: NowOption = None,
 ) -> None:
-    """The bot account's language, time zone and date format as the board keeps them; with --date-format,
-    change the format (phpBB's relative formats print fresh PMs as "5 минут назад": only an interval)."""
+    """The bot account's language, time zone and date format as the board keeps them, the zone checked
+    against the config's [forum] timezone as the watch checks it (exit code 2 when they disagree); with
+    --date-format, change the format (phpBB's relative formats print fresh PMs as "5 минут назад": only an
+    interval)."""
     from forumbot.forum.client import AccountPreferences
     from forumbot.forum.poster import DateFormatting
     from forumbot.forum.registry import poster_for
@@ -372,18 +391,56 @@ def account_command(
             fail(_("{game}: this board keeps no preferences of the account (phpBB boards do)").format(game=game))
         prefs = client.preferences()
         _print_preferences(client.account or "", prefs, client.relative_format(prefs.dateformat or ""))
-        if date_format is None or date_format == prefs.dateformat:
-            return
-        question = _("Store the date format {format!r} on {account}?").format(
-            format=date_format, account=client.account
+        moment = current_time(now, config.game.zone)
+        mismatch = zone_mismatch(config.forum.timezone, prefs.tz, client.account or "", moment)
+        if date_format is not None and date_format != prefs.dateformat:
+            question = _("Store the date format {format!r} on {account}?").format(
+                format=date_format, account=client.account
+            )
+            if not yes and not typer.confirm(question):
+                fail(_("nothing changed"), code=1)
+            poster = poster_for(client)
+            if not isinstance(poster, DateFormatting):
+                fail(_("{game}: this board keeps no date format of the account").format(game=game))
+            after = poster.set_date_format(date_format)
+            out.print(_("the date format is now {format!r}").format(format=after.dateformat), markup=False)
+        if mismatch is not None:  # as the watch would refuse it at its first read of a PM
+            raise mismatch
+
+
+def zone_mismatch(configured: str | None, board: str | None, account: str, at: datetime) -> ConfigError | None:
+    """`[forum] timezone` against the zone the board prints the account's dates in, compared as the readers
+    compare them (by the offset now): the error the watch would stop with, or None when they agree or
+    either is unknown. Unset, the board's zone is used, and that is said."""
+    from forumbot.errors import ConfigError
+    from forumbot.forum.client import offset_text, zone_named
+
+    if not board:
+        return None
+    try:
+        theirs = zone_named(board)
+    except ConfigError:
+        return None  # a zone the board names in its own way: the readers go by its footer
+    if not configured:
+        said = _(
+            "[forum] timezone is not set: forumbot reads the board's dates in the account's zone, {zone} ({offset})"
         )
-        if not yes and not typer.confirm(question):
-            fail(_("nothing changed"), code=1)
-        poster = poster_for(client)
-        if not isinstance(poster, DateFormatting):
-            fail(_("{game}: this board keeps no date format of the account").format(game=game))
-        after = poster.set_date_format(date_format)
-    out.print(_("the date format is now {format!r}").format(format=after.dateformat), markup=False)
+        out.print(said.format(zone=board, offset=offset_text(theirs, at)), markup=False)
+        return None
+    mine = zone_named(configured)
+    if mine.utcoffset(at) == theirs.utcoffset(at):
+        return None
+    return ConfigError(
+        N_(
+            "[forum] timezone = {tz} ({offset_text}), but the board prints the dates of {value} in "
+            "{told}: set [forum] timezone to the board's zone, or change the account's zone on the "
+            "board"
+        ),
+        tz=configured,
+        offset_text=offset_text(mine, at),
+        value=account or "this account",
+        told=f"{board} ({offset_text(theirs, at)})",
+    )
 
 
 def _print_preferences(account: str, prefs: Any, relative: bool) -> None:

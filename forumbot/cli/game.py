@@ -27,6 +27,7 @@ from forumbot.cli.common import (
     parse_option_pairs,
     print_json,
     read_nicks,
+    state_path,
 )
 from forumbot.cli.display import in_zone_iso, local, names, plain, say, table
 from forumbot.i18n import N_, _, ngettext
@@ -38,21 +39,30 @@ if TYPE_CHECKING:
 
 @app.command("new-game")
 def new_game_command(
-    config: Annotated[Path, typer.Argument(help="The game's TOML config.")], state: StateOption = None
+    config: Annotated[Path, typer.Argument(help="The game's TOML config.")],
+    state: StateOption = None,
+    now: NowOption = None,
 ) -> None:
-    """Create a game in the state file from its config."""
+    """Create a game in the state file from its config (the state file is made if there is none); a player
+    list the variant cannot deal is refused now."""
     from forumbot.config import load_game_config, lookalike_warnings
     from forumbot.host import games
 
     with host_errors():
         parsed = load_game_config(config)
-        store = open_store(state, create=True)
+        games.check_player_count(parsed)
+        current_time(now, parsed.game.zone)
+        where = state_path(state)
+        made = not where.exists()
+        store = open_store(where, create=True)
         games.create_game(store, parsed)
     count = len(parsed.game.players)
     said = ngettext(
         "game {name!r} created ({variant}, {n} player)", "game {name!r} created ({variant}, {n} players)", count
     )
     out.print(said.format(name=parsed.game.name, variant=parsed.game.variant, n=count), markup=False)
+    said = _("state file made: {path}") if made else _("state file: {path} (the game is added to it)")
+    out.print(said.format(path=where.resolve()), markup=False)
     warn(lookalike_warnings(parsed.game.players))
 
 
@@ -72,6 +82,7 @@ def signups_command(
         ),
     ] = None,
     state: StateOption = None,
+    now: NowOption = None,
 ) -> None:
     """Take the player list from the signup topic: everyone who signed up in red."""
     from forumbot.config import load_settings
@@ -81,6 +92,7 @@ def signups_command(
         store = open_store(state)
         game, topic = _game_and_topic(store, args or [])
         _row, config = load_game(store, game)
+        current_time(now, config.game.zone)
         topic = topic or config.forum.signup_topic
         if not topic:
             fail(_("{game}: which signup topic? give it, or set [forum] signup_topic in the config").format(game=game))

@@ -13,7 +13,7 @@ import typer
 
 from forumbot.cli import words
 from forumbot.cli.app import app
-from forumbot.cli.common import client_opener, err, fail, load_zone, out, parse_moment, print_json, read_nicks
+from forumbot.cli.common import client_opener, err, fail, fail_on, load_zone, out, parse_moment, print_json, read_nicks
 from forumbot.cli.display import local, names, plain, print_tally, table, times_in, zoned_rows
 from forumbot.cli.progress import page_progress
 from forumbot.i18n import _, ngettext
@@ -86,7 +86,7 @@ def tally_command(
                 start=since, deadline=until,
             )  # fmt: skip
     except ForumbotError as exc:
-        fail(str(exc))
+        fail_on(exc)
     if not result.complete:
         err.print(_("earlier pages came from the cache: this count may miss edits made on them"), markup=False)
     if as_json:
@@ -195,7 +195,7 @@ def orders_command(
         window = saved_window(saved.inbox, saved.messages, begin, end)
         _pms, rows = games.audit_pms(window, [*nicks, *ghosts], rules_cls(), dead=ghosts)
     except ForumbotError as exc:
-        fail(str(exc))
+        fail_on(exc)
     for skipped in saved.skipped:
         err.print(_("skipped {file}: {reason}").format(file=skipped.name, reason=skipped.reason), markup=False)
     uncertain = games.uncertain_warnings(window, end, begin)

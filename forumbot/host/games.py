@@ -46,7 +46,7 @@ from forumbot.engine import (
 )
 from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.engine.model import ACTIONS, Reason
-from forumbot.engine.variants import Ruleset
+from forumbot.engine.variants import Ruleset, find_variant
 from forumbot.errors import ConfigError, StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm, read_body
 from forumbot.extract.commands import is_command_line, parse_commands
@@ -75,7 +75,16 @@ def _no_checkpoint(step: str) -> None:
 # --- games, signups, dealing ------------------------------------------------------------------------
 
 
+def check_player_count(config: GameConfig) -> None:
+    """A player list the variant cannot deal (its scheme has no such count, or its `roles` option another) is
+    refused as `deal` would refuse it, naming the counts the rules take; an empty list (signups to come) passes."""
+    if config.game.players:
+        variant = find_variant(config.game.variant)
+        variant(variant.parse_options(config.game.options)).deal_roles(len(config.game.players))
+
+
 def create_game(store: Store, config: GameConfig) -> int:
+    check_player_count(config)
     return store.create_game(
         config.game.name, config.game.variant, config.model_dump(mode="json"), list(config.game.players)
     )
