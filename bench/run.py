@@ -473,11 +473,11 @@ def peak_kb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def logged_in_client(url: str) -> Any:
+def logged_in_client(url: str, dialect: str = "phpbb") -> Any:
     from forumbot.forum.client import ClientSettings
     from forumbot.forum.registry import open_client
 
-    client = open_client(ClientSettings(forum=url, username=HOST, password=HOST_PASSWORD, dialect="phpbb"))
+    client = open_client(ClientSettings(forum=url, username=HOST, password=HOST_PASSWORD, dialect=dialect))
     client.login()
     return client
 
