@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import run  # noqa: E402  (bench/ is not a package)
 from selectolax.lexbor import LexborHTMLParser, LexborNode  # noqa: E402
 
-import run  # noqa: E402  (bench/ is not a package)
 from forumbot.extract import Roster, extract_votes, read_body  # noqa: E402
 from forumbot.extract import votes as V  # noqa: E402
 from forumbot.forum import ipb, phpbb  # noqa: E402
@@ -148,7 +148,8 @@ def captured() -> Iterator[tuple[str, bytes, Callable[[bytes], TopicPage], str]]
             yield f"{folder}/{path.name}", path.read_bytes(), phpbb.parse_topic_page, "phpbb"
     for folder in ("ipb", "ipb3"):
         for path in sorted((FIXTURES / folder).glob("*topic*.html")):
-            yield f"{folder}/{path.name}", path.read_bytes(), ipb.parse_topic_page, "ipb2" if folder == "ipb" else "ipb3"
+            dialect = "ipb2" if folder == "ipb" else "ipb3"
+            yield f"{folder}/{path.name}", path.read_bytes(), ipb.parse_topic_page, dialect
 
 
 def rendered(posts: int) -> Iterator[tuple[str, bytes, Callable[[bytes], TopicPage], str]]:
@@ -229,10 +230,14 @@ def lxml_bodies(page: bytes, dialect: str) -> dict[int, Any]:
             if not m or "post_block" not in (block.get("class") or "").split():
                 continue
             shown = next((d for d in block.iter("div") if d.get("id") == f"postsDeleteShow_{m.group(1)}"), block)
-            body = next((d for d in shown.iter("div") if {"post", "entry-content"} <= set((d.get("class") or "").split())), None)
+            body = next((d for d in shown.iter("div") if {"post", "entry-content"} <= _classes(d)), None)
             if body is not None:
                 found[int(m.group(1))] = body
     return found
+
+
+def _classes(el: Any) -> set[str]:
+    return set((el.get("class") or "").split())
 
 
 def _charset(page: bytes) -> str:
