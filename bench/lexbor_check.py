@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import sys
 import time
 from collections import Counter
@@ -307,30 +306,30 @@ def cost(posts: int, seconds: float) -> None:
     pages = run.day_pages(posts)
     roster = Roster(run.DAY_PLAYERS)
 
-    def lexbor_full() -> None:
-        for page in pages:
+    def lexbor_full(chunk: list[bytes]) -> None:
+        for page in chunk:
             read = lexbor_phpbb_posts(page)
             found = {post.post_id: lexbor_fragments(body) for post, body in read}
             extract_votes([post for post, _ in read], roster, fragments=found)
 
-    def lxml_full() -> None:
+    def lxml_full(chunk: list[bytes]) -> None:
         V.forget_fragments()
-        for page in pages:
+        for page in chunk:
             extract_votes(phpbb.parse_topic_page(page, on_body=read_body).posts, roster)
 
-    jobs = {
-        "bare lxml": lambda: _each(lxml.html.fromstring, pages),
-        "bare lexbor": lambda: _each(LexborHTMLParser, pages),
+    jobs: dict[str, Callable[[list[bytes]], None]] = {
+        "bare lxml": lambda chunk: _each(lxml.html.fromstring, chunk),
+        "bare lexbor": lambda chunk: _each(LexborHTMLParser, chunk),
         "forumbot on lxml": lxml_full,
         "prototype on lexbor": lexbor_full,
     }
-    times = run.interleaved(jobs, seconds)
+    chunks = [pages[k : k + run.PARSE_PAGES_A_ROUND] for k in range(0, len(pages), run.PARSE_PAGES_A_ROUND)]
+    times = run.interleaved(jobs, chunks, seconds, run.PARSE_ROUNDS)
     bare = times["bare lxml"]
     print(f"\n{posts:,} posts, {len(pages)} pages, {len(bare)} interleaved rounds (CPU time; {run.load()})")
     for name, spent in times.items():
-        ratios = [s / b for s, b in zip(spent, bare, strict=True)]
-        print(f"  {name:20} {statistics.median(spent) / posts * 1e6:6.1f} µs/post  "
-              f"{statistics.median(ratios):.2f}x bare lxml ({min(ratios):.2f}–{max(ratios):.2f})")
+        ratio = run.Spread.of(spent, bare)
+        print(f"  {name:20} {ratio.median:.2f}x bare lxml (rounds {ratio})")
 
 
 def main() -> int:
