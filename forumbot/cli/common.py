@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -112,6 +113,33 @@ def set_verbosity(verbose: int, quiet: bool) -> None:
 
 def print_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def print_json_streamed(fields: dict[str, Any]) -> None:
+    """An object printed as `print_json` prints it, byte for byte, but a field whose value is an iterator (not
+    a list) is written one element at a time: a day's 20,000 vote records are never all in memory as JSON."""
+    write = sys.stdout.write
+    write("{")
+    for n, (key, value) in enumerate(fields.items()):
+        write(("," if n else "") + f"\n  {_dumped(key)}: ")
+        if isinstance(value, Iterator):
+            _write_array(write, value)
+        else:
+            write(_dumped(value).replace("\n", "\n  "))
+    write("\n}\n" if fields else "}\n")
+    sys.stdout.flush()
+
+
+def _write_array(write: Callable[[str], object], items: Iterator[Any]) -> None:
+    first = True
+    for item in items:
+        write(("[" if first else ",") + "\n    " + _dumped(item).replace("\n", "\n    "))
+        first = False
+    write("[]" if first else "\n  ]")
+
+
+def _dumped(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
 def read_nicks(path: Path) -> list[str]:

@@ -13,7 +13,18 @@ import typer
 
 from forumbot.cli import words
 from forumbot.cli.app import app
-from forumbot.cli.common import client_opener, err, fail, fail_on, load_zone, out, parse_moment, print_json, read_nicks
+from forumbot.cli.common import (
+    client_opener,
+    err,
+    fail,
+    fail_on,
+    load_zone,
+    out,
+    parse_moment,
+    print_json,
+    print_json_streamed,
+    read_nicks,
+)
 from forumbot.cli.display import local, names, plain, print_tally, table, times_in, zoned_rows
 from forumbot.cli.progress import page_progress
 from forumbot.i18n import _, ngettext
@@ -90,7 +101,7 @@ def tally_command(
     if not result.complete:
         err.print(_("earlier pages came from the cache: this count may miss edits made on them"), markup=False)
     if as_json:
-        print_json(result.to_json() | {"problems": problems, "complete": result.complete})
+        print_json_streamed(result.json_fields() | {"problems": problems, "complete": result.complete})
         return
     for problem in problems:
         err.print(_("unreadable post: {problem}").format(problem=problem), markup=False)

@@ -59,8 +59,12 @@ class Tally:
         return self.read_at or self.newest_post
 
     def to_json(self) -> dict[str, Any]:
+        return self.json_fields() | {"votes": [vote_json(r) for r in self.records]}
+
+    def json_fields(self) -> dict[str, Any]:
+        """`to_json` with the votes as an iterator (`cli.common.print_json_streamed` writes them one by one)."""
         return {
-            "votes": [vote_json(r) for r in self.records],
+            "votes": (vote_json(r) for r in self.records),
             "tally": dict(self.counts),
             "leader": self.leader,
             "tied": self.tied,
