@@ -142,6 +142,34 @@ def _dumped(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
+def import_meanwhile(name: str) -> Callable[[], None]:
+    """Start importing module `name` in a thread of its own; the function returned waits until it is imported
+    (and raises what the import raised). A command starts its heavy subsystems this way and logs in
+    meanwhile: the board's form rule makes the login wait a second, in which the import goes on. The modules
+    a login imports are the forum layer's, which never import the layers above it (tests/layout): the two
+    threads never wait on each other's modules in a circle."""
+    import importlib
+    import threading
+
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:  # handed to the waiting command: it fails as the import would have
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name=f"import {name}", daemon=True)
+    thread.start()
+
+    def wait() -> None:
+        thread.join()
+        if failed:
+            raise failed[0]
+
+    return wait
+
+
 def return_big_blocks() -> None:
     """Have the C allocator give every block of 64 KB or more back to the system when it is freed (glibc's
     `mallopt(M_MMAP_THRESHOLD)`; elsewhere nothing). A topic read allocates and frees a few such blocks a

@@ -21,6 +21,7 @@ from forumbot.cli.common import (
     fail,
     game_client,
     host_errors,
+    import_meanwhile,
     load_game,
     open_store,
     out,
@@ -63,9 +64,13 @@ def end_day_command(
 ) -> None:
     """Read the day's votes and orders, resolve the day and store a DRAFT (re-running replaces it). Before
     the day's deadline it refuses, unless --early REASON (the reason goes into the draft's audit)."""
+    import forumbot.forum.client  # noqa: F401  (what the login needs, here, before the rest is started)
+    import forumbot.store  # noqa: F401
     from forumbot.draft import Early
-    from forumbot.host import games
 
+    # The rest of the day's end (the engine, the extraction, the templates: a second or more of imports) is
+    # imported while the login waits out the board's form rule, not inside the read.
+    imported = import_meanwhile("forumbot.host.games")
     with host_errors():
         store = open_store(state)
         row, config = load_game(store, game)
@@ -79,6 +84,10 @@ def end_day_command(
         before = early and day is not None and moment < day["deadline"]
         told = Early(reason=(early or "").strip(), at=moment.isoformat()) if before else None
         with game_client(config) as client, page_progress(_("reading the day")) as progress:
+            client.login()
+            imported()
+            from forumbot.host import games
+
             draft = games.end_day(store, game, client, early=told, now=moment, progress=progress)
     if as_json:
         print_json(zoned_summary(draft.summary(), config.game.zone))
