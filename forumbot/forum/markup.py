@@ -143,14 +143,16 @@ def parse_html(page: Page) -> Element:
     if isinstance(page, bytes):
         if not page or page.isspace():
             raise ParseError(N_("empty page"))
-        text, codec, problem = decode_page(page)
-        if problem is None:  # the bytes are what they say: libxml2 decodes them itself
-            parser = _parser(codec)
-            root = etree.fromstring(page, parser)
-        else:
-            problems.append(problem)
-            parser = _parser(None)
-            root = etree.fromstring(_XML_DECL.sub("", text, count=1), parser)
+        root, parser = _parsed_as_utf8(page)
+        if root is None:
+            text, codec, problem = decode_page(page)
+            if problem is None:  # the bytes are what they say: libxml2 decodes them itself
+                parser = _parser(codec)
+                root = etree.fromstring(page, parser)
+            else:
+                problems.append(problem)
+                parser = _parser(None)
+                root = etree.fromstring(_XML_DECL.sub("", text, count=1), parser)
     else:
         text = _XML_DECL.sub("", page, count=1)
         if not text or text.isspace():
@@ -165,6 +167,23 @@ def parse_html(page: Page) -> Element:
     if problems:
         root.set(_DAMAGE, "\n".join(problems))
     return root
+
+
+# libxml2 2.14 reports every byte sequence Python's strict UTF-8 decoder refuses (bad, overlong, surrogate,
+# beyond U+10FFFF, cut off) as ERR_INVALID_ENCODING; older ones may read such a page as Latin-1 instead.
+_LIBXML2_CHECKS_UTF8 = etree.LIBXML_VERSION >= (2, 14)
+
+
+def _parsed_as_utf8(page: bytes) -> tuple[Element | None, etree.HTMLParser | None]:
+    """The page parsed as UTF-8 when it declares UTF-8 or nothing and libxml2 found every byte of it UTF-8
+    (what `decode_page` would have checked, without decoding the page a second time in Python); else None."""
+    if not _LIBXML2_CHECKS_UTF8 or codec_name(sniff_charset(page)) not in (None, "utf-8"):
+        return None, None
+    parser = _parser("utf-8")
+    root = etree.fromstring(page, parser)
+    if any(entry.type_name == "ERR_INVALID_ENCODING" for entry in parser.error_log):
+        return None, None
+    return root, parser
 
 
 def _depth_errors(parser: etree.HTMLParser) -> list[str]:

@@ -122,3 +122,22 @@ def test_saved_pages_carry_the_problem_to_the_tally(tmp_path: Path) -> None:
 def test_parse_html_marks_nothing_on_a_sound_page() -> None:
     root = parse_html(day(10).encode("utf-8"))
     assert root.get("data-forumbot-damage") is None
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [b"\xed\xa0\x80", b"\xc0\xaf", b"\xe0\x80\xaf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xd0", b"\xff"],
+    ids=["surrogate", "overlong", "overlong-3", "beyond-10ffff", "f5", "cut-off", "ff"],
+)
+@pytest.mark.parametrize("declared", ["utf-8", None])
+def test_a_page_with_any_byte_sequence_python_refuses_as_utf_8_is_read_as_decode_page_reads_it(
+    bad: bytes, declared: str | None
+) -> None:
+    """A page that says UTF-8 (or nothing) is parsed from its bytes without decoding it in Python first: every
+    sequence Python's strict decoder refuses must still send it the way `decode_page` does."""
+    text = day(10) if declared else day(10).replace('<meta charset="utf-8">', "")
+    for data in (text.encode("utf-8").replace(b"<h3>", b"<h3>" + bad, 1), text.encode("utf-8") + bad):
+        _, codec, problem = decode_page(data)
+        root = parse_html(data)
+        assert (root.get("data-forumbot-damage") or None) == (None if problem is None else problem), codec
+        assert codec != "utf-8" or problem is not None  # the byte is no UTF-8: never read as it
