@@ -8,9 +8,13 @@ from typing import Annotated
 import typer
 
 from forumbot.cli.language import TranslatedGroup
+from forumbot.cli.startup import defer_named_only
 
-# Every help text is translated when the command line runs (`language.py`); the commands get their class
-# where `forumbot.cli` gathers them.
+# typer's help names modules it never uses here: stand-ins until something does (`startup.py`).
+defer_named_only()
+# Every help text is translated when the command line runs (`language.py`), by a group that also reads its
+# help flags without typer's coercion (`startup.QuickHelpGroup`); the commands get their class where
+# `forumbot.cli` gathers them.
 app = typer.Typer(
     help="forumbot: hosts forum Mafia games on phpBB and IPB forums.",
     no_args_is_help=True,

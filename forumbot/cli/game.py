@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -148,6 +147,8 @@ def deal_command(
 
 
 def _deal_list(variant: str, nicks: list[str], seed: int | None, options: dict[str, Any], as_json: bool) -> None:
+    import secrets  # here, not at every command's start (hmac, hashlib)
+
     from forumbot.config import roster_problem
     from forumbot.engine.deal import deal as deal_game
     from forumbot.errors import ForumbotError

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from typer import rich_utils
 from typer._click import Command, Context
 from typer._click.exceptions import BadOptionUsage, BadParameter, MissingParameter, NoSuchOption, UsageError
-from typer.core import TyperArgument, TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand
 
+from forumbot.cli.startup import QuickHelpGroup
 from forumbot.i18n import N_, _
 
 # typer's own words (its `rich_utils` constants), in English as typer has them.
@@ -43,6 +43,8 @@ USAGE = N_("Usage: ")
 
 def word_typer() -> None:
     """typer's panel titles and marks in the host's language, for this run."""
+    from typer import rich_utils  # here, not at the top: `startup.defer_named_only` comes first
+
     for name, english in TYPER_WORDS.items():
         setattr(rich_utils, name, _(english))
 
@@ -90,7 +92,9 @@ class TranslatedCommand(_Translated, TyperCommand):
     pass
 
 
-class TranslatedGroup(_Translated, TyperGroup):
+class TranslatedGroup(_Translated, QuickHelpGroup):
+    """The one group class: typer's words in the host's language, its help flags read quickly."""
+
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """The root's run: the language is the environment's now (a test's runner sets it just before)."""
         word_typer()
