@@ -89,6 +89,43 @@ def load() -> str:
     return f"load {one:.2f}/{five:.2f}"
 
 
+# --- start-up -------------------------------------------------------------------------------------
+
+
+def bench_startup(args: argparse.Namespace) -> list[Figure]:
+    """`forumbot --help` and `forumbot COMMAND --help` of every command, each the best of three fresh
+    processes (wall and CPU time; a busy machine lengthens the wall time: printed with the load)."""
+    import typer.main
+
+    from forumbot.cli import app
+
+    def commands(group: Any, path: list[str]) -> Iterator[list[str]]:
+        yield path
+        for name, command in sorted(getattr(group, "commands", {}).items()):
+            yield from commands(command, [*path, name])
+
+    code = "import sys; from forumbot.cli import main; sys.argv[0] = 'forumbot'; main()"
+    times: dict[str, tuple[float, float]] = {}
+    for path in commands(typer.main.get_command(app), []):
+        runs = []
+        for _ in range(3):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            began = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code, *path, "--help"], cwd=ROOT, check=True, capture_output=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+            runs.append((time.perf_counter() - began, cpu))
+        times[" ".join(["forumbot", *path])] = min(runs)
+    slowest = max(times, key=lambda name: times[name][0])
+    wall, cpu = times[slowest]
+    middle = statistics.median(wall for wall, _ in times.values())
+    return [
+        Figure(f"--help of {len(times)} commands, the median ({load()})", middle, "s", "< 0.2", middle < 0.2, 2),
+        Figure(f"  the slowest, {slowest} --help (CPU {cpu:.2f} s)", wall, "s", "< 0.2", wall < 0.2, 2),
+        Figure("  forumbot --help", times["forumbot"][0], "s", "< 0.2", times["forumbot"][0] < 0.2, 2),
+    ]
+
+
 # --- simulate --------------------------------------------------------------------------------------
 
 
@@ -738,6 +775,7 @@ def print_table(figures: list[Figure]) -> None:
 
 
 SUITES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
+    "startup": bench_startup,
     "simulate": bench_simulate,
     "parse": bench_parse,
     "days": bench_days,
