@@ -37,9 +37,11 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode  # noqa: E402
 
 from forumbot.extract import Roster, extract_votes, read_body  # noqa: E402
 from forumbot.extract import votes as V  # noqa: E402
-from forumbot.forum import ipb, phpbb  # noqa: E402
-from forumbot.forum.ipb.common import read_page  # noqa: E402
+from forumbot.forum.invision.pages import read_page  # noqa: E402
+from forumbot.forum.ipb2 import pages as ipb2  # noqa: E402
+from forumbot.forum.ipb3 import pages as ipb3  # noqa: E402
 from forumbot.forum.markup import parse_html, serialize  # noqa: E402
+from forumbot.forum.phpbb import pages as phpbb  # noqa: E402
 from forumbot.posts import Post, TopicPage  # noqa: E402
 
 FIXTURES = ROOT / "fixtures"
@@ -147,8 +149,8 @@ def captured() -> Iterator[tuple[str, bytes, Callable[[bytes], TopicPage], str]]
             yield f"{folder}/{path.name}", path.read_bytes(), phpbb.parse_topic_page, "phpbb"
     for folder in ("ipb", "ipb3"):
         for path in sorted((FIXTURES / folder).glob("*topic*.html")):
-            dialect = "ipb2" if folder == "ipb" else "ipb3"
-            yield f"{folder}/{path.name}", path.read_bytes(), ipb.parse_topic_page, dialect
+            dialect, parse = ("ipb2", ipb2.parse_topic_page) if folder == "ipb" else ("ipb3", ipb3.parse_topic_page)
+            yield f"{folder}/{path.name}", path.read_bytes(), parse, dialect
 
 
 def rendered(posts: int) -> Iterator[tuple[str, bytes, Callable[[bytes], TopicPage], str]]:
@@ -162,8 +164,8 @@ def rendered(posts: int) -> Iterator[tuple[str, bytes, Callable[[bytes], TopicPa
     topic, pages = topics["day"], -(-posts // run.PER_PAGE)
     kinds: list[tuple[str, Any, Callable[[int], str], Callable[[bytes], TopicPage]]] = [
         ("phpbb", BoardServer, lambda n: f"viewtopic.php?t={topic}&start={n * run.PER_PAGE}", phpbb.parse_topic_page),
-        ("ipb2", Ipb2Server, lambda n: f"index.php?showtopic={topic}&st={n * run.PER_PAGE}", ipb.parse_topic_page),
-        ("ipb3", Ipb3Server, lambda n: f"index.php?showtopic={topic}&page={n + 1}", ipb.parse_topic_page),
+        ("ipb2", Ipb2Server, lambda n: f"index.php?showtopic={topic}&st={n * run.PER_PAGE}", ipb2.parse_topic_page),
+        ("ipb3", Ipb3Server, lambda n: f"index.php?showtopic={topic}&page={n + 1}", ipb3.parse_topic_page),
     ]
     for dialect, server_class, path, parse in kinds:
         with server_class(board, posts_per_page=run.PER_PAGE) as server:
