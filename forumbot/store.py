@@ -234,6 +234,16 @@ MIGRATIONS: tuple[str, ...] = (
         at TEXT NOT NULL
     );
     """,
+    # 9: when the watch last read a day topic whole (every page fetched, so every edit seen), by the watch's
+    # clock: its passes in between read only the new pages (host/watch.py)
+    """
+    CREATE TABLE whole_reads (
+        forum TEXT NOT NULL,
+        topic TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (forum, topic)
+    );
+    """,
 )
 # What each reading method reads, for the message when a row of it is damaged.
 _READS: dict[str, str] = {
@@ -257,6 +267,7 @@ _READS: dict[str, str] = {
     "page_extracts": "the page_extracts table",
     "page_digests": "the page_cache table",
     "count_state": "the count_states table",
+    "whole_read_at": "the whole_reads table",
     "setting": "the player_settings table",
     "genders": "the player_settings table",
     "leaving": "the player_settings table",
@@ -1200,6 +1211,17 @@ class Store:
                 "INSERT OR REPLACE INTO count_states (forum, topic, count, through_page, pages, data, at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (forum, topic, count, through, pages, data, datetime.now(UTC).isoformat()),
+            )
+
+    # --- when the watch last read a topic whole (host/watch.py) -----------------------------------------
+    def whole_read_at(self, forum: str, topic: str) -> datetime | None:
+        row = self.db.execute("SELECT at FROM whole_reads WHERE forum = ? AND topic = ?", (forum, topic)).fetchone()
+        return datetime.fromisoformat(row[0]) if row else None
+
+    def put_whole_read(self, forum: str, topic: str, at: datetime) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO whole_reads (forum, topic, at) VALUES (?, ?, ?)", (forum, topic, at.isoformat())
             )
 
     def setting(self, game_id: int, nick: str) -> dict[str, Any]:

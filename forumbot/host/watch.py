@@ -34,14 +34,16 @@ from forumbot.errors import ConfigError, ForumError, GameBusy, LoginFailed, Pars
 from forumbot.extract import Roster, orders_from_pm
 from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
 from forumbot.extract.orders import MAX_PM_LINES, OrderProblem
+from forumbot.forum.cache import PageCache
 from forumbot.forum.client import ForumClient
 from forumbot.host import deadlines, games
 from forumbot.host.approval import Verdict, decide, read_verdict
 from forumbot.host.daywindow import place, shown_time
 from forumbot.host.outbox import COUNT, Outbox, Poster, markers_for, strip_markers, with_marker
 from forumbot.host.publish import draft_letters, past_outcomes
+from forumbot.host.recount import count_topic
 from forumbot.host.routing import ELSEWHERE, UNPLACED, WHICH_GAME, Placed, Router, Unplaced
-from forumbot.host.tally import render_tally_bbcode, tally_posts
+from forumbot.host.tally import CountRules, Tally, render_tally_bbcode
 from forumbot.i18n import gettext
 from forumbot.posts import PrivateMessage
 from forumbot.render.bbcode import escape
@@ -586,6 +588,16 @@ def _relay_recipients(state: GameState, sender: str, relay: Relay) -> tuple[list
 def _interim_count(
     store: Store, row: GameRow, config: GameConfig, client: ForumClient, now: datetime, report: PassReport
 ) -> None:
+    """An interim count in the day thread when the count changed, at most every `count_every_minutes` or
+    after `count_every_posts` new posts.
+
+    A pass reads only the topic's new pages (the last known one and later ones), counting on from where the
+    count kept in the state file stood (`recount.count_topic`): it costs the new posts, not the day. Such a
+    read cannot see an edit on an earlier page, so it never makes a count that is posted: a pass that finds a
+    count due reads every page now and posts the count of that whole read (a count from cached pages is
+    refused by `render_tally_bbcode` anyway). And the topic is read whole at least once every
+    `count_every_minutes` (`_whole_read_due`), so that an edit alone, which changes no new page, changes the
+    count posted within that time too. The deadline's count (end-day) always reads every page."""
     state = row.state
     assert state is not None
     day = store.day(row.id, state.day)
@@ -593,48 +605,75 @@ def _interim_count(
         return
     if "thread" not in ruleset_for(state).vote_channels:
         return  # salon votes by PM: the thread holds no votes to count
-    posts = games.read_day_topic(store, client, day["topic"]).posts
-    living = [p.nick for p in state.living()]
-    dead = [p.nick for p in state.players if not p.alive]
-    tally = tally_posts(
-        posts,
-        living,
-        dead=dead,
+    topic = str(day["topic"])
+    rules = CountRules(
+        living=[p.nick for p in state.living()],
+        dead=[p.nick for p in state.players if not p.alive],
         start=day["starts_at"],
         deadline=day["deadline"],
         variant=state.variant,
         options=state.options,
         skip_authors=[client.account] if client.account else [],
-        read_at=now,  # the topic was read just now: the count says so
     )
-    counts = dict(tally.counts)
     last = store.last_vote_count(row.id, state.day)
-    if not counts or (last is not None and last["counts"] == counts):
+    tally = _thread_count(store, client, topic, rules, now, whole=_whole_read_due(store, client, topic, config, now))
+    if not _count_due(tally, last, config, now):
         return
-    if last is not None:
-        soon = now - last["at"] < timedelta(minutes=config.watch.count_every_minutes)
-        few = len(posts) - last["posts"] < config.watch.count_every_posts
-        if soon and few:
+    if not tally.complete:  # due by the new pages: the count posted is the one of every page, read now
+        tally = _thread_count(store, client, topic, rules, now, whole=True)
+        if not _count_due(tally, last, config, now):
             return
+    counts = dict(tally.counts)
     title = f"Промежуточный подсчёт голосов, день {state.day}"
     body = render_tally_bbcode(tally, title, config.templates.vote_count, zone=config.game.zone)
     mark = marks_of(store, row.id)("count", state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
     subject = f"Подсчёт голосов, день {state.day}"
     # posted only while current: a count the board hands back (new posts since the read) is made again
-    outgoing = Letter(mark, "reply", [str(day["topic"])], subject, stamp(body, mark), state.day, purpose=COUNT)
+    outgoing = Letter(mark, "reply", [topic], subject, stamp(body, mark), state.day, purpose=COUNT)
 
     record = partial(
         write_vote_count,
         game_id=row.id,
         day=state.day,
         at=now.isoformat(),
-        posts=len(posts),
+        posts=tally.posts,
         counts=counts,
         marker=mark,
     )
 
     store.queue(row.id, [outgoing], changes=[record])
     report.interim_count = True
+
+
+def _count_due(tally: Tally, last: dict[str, Any] | None, config: GameConfig, now: datetime) -> bool:
+    """Whether `tally` is a count to post: it differs from the last one posted, which is old enough or has
+    enough new posts after it."""
+    counts = dict(tally.counts)
+    if not counts or (last is not None and last["counts"] == counts):
+        return False
+    if last is None:
+        return True
+    soon = now - last["at"] < timedelta(minutes=config.watch.count_every_minutes)
+    few = tally.posts - last["posts"] < config.watch.count_every_posts
+    return not (soon and few)
+
+
+def _whole_read_due(store: Store, client: ForumClient, topic: str, config: GameConfig, now: datetime) -> bool:
+    """Whether this pass reads the day topic whole: never read whole yet, or not for `count_every_minutes`
+    (by the watch's clock; a clock that went back reads it whole too)."""
+    at = store.whole_read_at(client.forum, str(client.topic_id(topic)))
+    return at is None or not timedelta(0) <= now - at < timedelta(minutes=config.watch.count_every_minutes)
+
+
+def _thread_count(
+    store: Store, client: ForumClient, topic: str, rules: CountRules, now: datetime, *, whole: bool
+) -> Tally:
+    """The day thread's count: every page read now (`whole`), else the new pages only, counted on from the
+    kept count. A read that fetched every page (a first read falls back to one) is noted as the last whole."""
+    tally, _ = count_topic(client, PageCache(store), store, topic, rules, incremental=not whole, read_at=now)
+    if tally.complete:
+        store.put_whole_read(client.forum, str(client.topic_id(topic)), now)
+    return tally
 
 
 DUEL_REASON = "duel: all players moved"
