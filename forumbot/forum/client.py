@@ -15,6 +15,7 @@ pages of a topic, all pages of the inbox, one PM) are written once, here. The re
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -228,6 +229,11 @@ class HttpForumClient:
     def _parse_inbox(self, page: Page) -> tuple[list[PmSummary], str | None]:
         raise NotImplementedError
 
+    def _inbox_page_count(self, page: Page) -> int:
+        """How many pages the inbox has, as the pagination of `page` (its first) tells; 1 when it cannot tell
+        (the pages are then followed one link at a time)."""
+        return 1
+
     def _parse_pm(self, page: Page) -> PrivateMessage:
         raise NotImplementedError
 
@@ -332,16 +338,31 @@ class HttpForumClient:
             next_page, count = count + 1, grown
 
     def fetch_inbox(self) -> list[PmSummary]:
-        """Every PM listed in the inbox, all pages, in the forum's order."""
-        url: str | None = self.http.url(self.urls.inbox)
+        """Every PM listed in the inbox, all pages, in the forum's order: the first page alone (its pagination
+        tells how many there are), the others `concurrency` at a time, each proving it came whole and read in
+        page order; a page that appeared meanwhile is followed by the last one's link to it."""
         visited: set[str] = set()
         found: dict[int, PmSummary] = {}
-        while url is not None and url not in visited and len(visited) < MAX_INBOX_PAGES:
-            visited.add(url)
-            summaries, next_link = self._parse_inbox(self.whole(url, "pm_inbox"))
+
+        def read(page_url: str, fetched: Callable[[], Page] | None = None, *, first: bool = False) -> str | None:
+            visited.add(page_url)
+            page = self.whole(page_url, "pm_inbox", fetched)
+            count = self._inbox_page_count(page) if first else 1
+            summaries, next_link = self._parse_inbox(page)
             for summary in summaries:
                 found.setdefault(summary.pm_id, summary)
-            url = self.http.rebase(next_link) if next_link else None
+            following = self.http.rebase(next_link) if next_link else None
+            if first and following is not None:
+                later.extend(later_pages(following, min(count, MAX_INBOX_PAGES)))
+            return following
+
+        later: list[str] = []
+        url = read(self.http.url(self.urls.inbox), first=True)
+        if later and url == later[0]:
+            for page_url, fetched in zip(later, self.http.get_each(later), strict=True):
+                url = read(page_url, fetched)
+        while url is not None and url not in visited and len(visited) < MAX_INBOX_PAGES:
+            url = read(url)
         return list(found.values())
 
     def fetch_pm(self, pm: PmSummary | int) -> PrivateMessage:
@@ -459,6 +480,24 @@ def page_size_of(page: TopicPage, param: str) -> int | None:
 
 
 _ERROR_CLASSES = ("error", "errorwrap", "errorbox", "message-error")
+
+
+# How a list's later pages are addressed in their links: by their first item's offset, or by their number.
+_PAGE_OFFSET = re.compile(r"(?<=[?&])(start|st|page)=(\d+)")
+
+
+def later_pages(second: str, count: int) -> list[str]:
+    """The URLs of the pages 2..`count` of a list whose page 2 is at `second`: its offset (`start`, `st`: page
+    2's is the page size) or its number (`page`) set for each page, the rest of the link as the board wrote
+    it. Nothing when the link says neither (the pages are then followed one link at a time)."""
+    m = _PAGE_OFFSET.search(second)
+    if m is None or count < 2:
+        return []
+    step = int(m[2]) if m[1] != "page" else 1
+    first = 0 if m[1] != "page" else 1
+    if step < 1 or (m[1] == "page" and int(m[2]) != 2):
+        return []
+    return [second[: m.start(2)] + str(first + (n - 1) * step) + second[m.end(2) :] for n in range(2, count + 1)]
 
 
 def login_error(page: Page) -> str:

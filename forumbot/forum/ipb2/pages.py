@@ -400,6 +400,12 @@ def inbox(root: Element, url: str | None, tz: tzinfo, now: datetime | None) -> t
     return rows, absolute(url, pagination(root, found["pagecurrent"], found["pagelink"])[2])
 
 
+def pm_folder_pages(root: Element) -> int:
+    """How many pages a PM folder has, as the pagination of one of them shows."""
+    found = _page_parts(root)
+    return pagination(root, found["pagecurrent"], found["pagelink"])[1]
+
+
 def _inbox_row(tr: Element, link: Element, base: str | None, tz: tzinfo, clock: datetime | None) -> PmSummary:
     href = link.get("href") or ""
     sender = next((a for a in tr.iter("a") if "showuser=" in (a.get("href") or "")), None)

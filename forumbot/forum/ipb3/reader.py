@@ -79,6 +79,9 @@ class Ipb3Client(InvisionClient):
         now = self._board_now(page)
         return pages.parse_pm_inbox(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=now)
 
+    def _inbox_page_count(self, page: Page) -> int:
+        return pages.Pager(self._tree(page.text)).count
+
     def _parse_pm(self, page: Page) -> PrivateMessage:
         now = self._board_now(page)
         return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=now)

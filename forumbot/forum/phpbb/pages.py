@@ -89,6 +89,7 @@ __all__ = [
     "parse_login_form",
     "parse_pm",
     "parse_pm_inbox",
+    "pm_folder_pages",
     "parse_posting_form",
     "parse_preferences",
     "parse_quote_stamp",
@@ -588,6 +589,11 @@ def parse_pm_inbox(
         raise _not_a(root, url, "PM folder")
     summaries = [_pm_row(dl, link, url, tz or UTC, now) for dl, link in rows]
     return summaries, absolute(url, _pagination(first_class(root, "div", "pagination"))[2])
+
+
+def pm_folder_pages(html: Page) -> int:
+    """How many pages a PM folder has, as the pagination of one of them shows (its last page's number)."""
+    return _pagination(first_class(parse_html(html), "div", "pagination"))[1]
 
 
 def _pm_row(dl: Element, link: Element, base: str | None, tz: tzinfo, now: datetime | None) -> PmSummary:

@@ -48,6 +48,9 @@ class PhpbbClient(HttpForumClient):
         root = self._tree(page.text, last_use=True)
         return pages.parse_pm_inbox(root, url=page.url, tz=tz, now=now)
 
+    def _inbox_page_count(self, page: Page) -> int:
+        return pages.pm_folder_pages(self._tree(page.text))
+
     def _parse_pm(self, page: Page) -> PrivateMessage:
         tz, now = self.account_zone(page), self._board_now(page)
         return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=tz, now=now)
