@@ -235,13 +235,21 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
     # 9: when the watch last read a day topic whole (every page fetched, so every edit seen), by the watch's
-    # clock: its passes in between read only the new pages (host/watch.py)
+    # clock: its passes in between read only the new pages (host/watch.py); and the board's session of each
+    # account (its cookies), which the next command resumes instead of logging in again
     """
     CREATE TABLE whole_reads (
         forum TEXT NOT NULL,
         topic TEXT NOT NULL,
         at TEXT NOT NULL,
         PRIMARY KEY (forum, topic)
+    );
+    CREATE TABLE board_sessions (
+        forum TEXT NOT NULL,
+        account TEXT NOT NULL,
+        cookies TEXT NOT NULL,         -- JSON: [name, value, domain, path] of each cookie the board set
+        at TEXT NOT NULL,
+        PRIMARY KEY (forum, account)
     );
     """,
 )
@@ -268,6 +276,7 @@ _READS: dict[str, str] = {
     "page_digests": "the page_cache table",
     "count_state": "the count_states table",
     "whole_read_at": "the whole_reads table",
+    "board_session": "the board_sessions table",
     "setting": "the player_settings table",
     "genders": "the player_settings table",
     "leaving": "the player_settings table",
@@ -1211,6 +1220,20 @@ class Store:
                 "INSERT OR REPLACE INTO count_states (forum, topic, count, through_page, pages, data, at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (forum, topic, count, through, pages, data, datetime.now(UTC).isoformat()),
+            )
+
+    # --- the board's session of an account, resumed by the next command (cli/common.py) ---------------
+    def board_session(self, forum: str, account: str) -> str | None:
+        row = self.db.execute(
+            "SELECT cookies FROM board_sessions WHERE forum = ? AND account = ?", (forum, account)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def keep_board_session(self, forum: str, account: str, cookies: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO board_sessions (forum, account, cookies, at) VALUES (?, ?, ?, ?)",
+                (forum, account, cookies, datetime.now(UTC).isoformat()),
             )
 
     # --- when the watch last read a topic whole (host/watch.py) -----------------------------------------

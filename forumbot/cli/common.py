@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -293,8 +293,9 @@ def raise_state(message: str, **values: Any) -> NoReturn:
 
 
 @contextmanager
-def game_client(config: GameConfig) -> Iterator[ForumClient]:
-    """The game's forum client, closed however the command ends."""
+def game_client(config: GameConfig, store: Store | None = None) -> Iterator[ForumClient]:
+    """The game's forum client, closed however the command ends. With the state file (`store`), the board's
+    session kept there is resumed and the one the command ends with is kept (`keeping_session`)."""
     from forumbot.config import load_settings
     from forumbot.forum.registry import client_settings, dialect
 
@@ -303,9 +304,34 @@ def game_client(config: GameConfig) -> Iterator[ForumClient]:
         settings.require_account()
     client = client_opener()(client_settings(settings, config.forum))
     try:
-        yield client
+        with keeping_session(client, store):
+            yield client
     finally:
         client.close()
+
+
+@contextmanager
+def keeping_session(client: ForumClient, store: Store | None) -> Iterator[None]:
+    """One login a game, not a command: the account's session on the board, kept in the state file (private
+    like the rest of it), is resumed before the first request and used until the board refuses it (the login
+    then finds the board not knowing us and logs in anew); the session the command ends with is kept."""
+    from forumbot.errors import StateError
+    from forumbot.forum.client import ResumesSessions
+
+    if store is None or client.account is None or not isinstance(client, ResumesSessions):
+        yield
+        return
+    forum, account = client.forum, client.account
+    kept = store.board_session(forum, account)
+    if kept is not None:
+        client.resume_session(kept)
+    try:
+        yield
+    finally:
+        now = client.kept_session()
+        if now is not None and now != kept:
+            with suppress(StateError):  # a session not kept costs the next command a login, nothing more
+                store.keep_board_session(forum, account, now)
 
 
 def client_opener() -> Callable[[ClientSettings], ForumClient]:

@@ -83,7 +83,7 @@ def end_day_command(
                 fail(said.format(game=game, day=row.state.day if row.state else "?", when=ends))
         before = early and day is not None and moment < day["deadline"]
         told = Early(reason=(early or "").strip(), at=moment.isoformat()) if before else None
-        with game_client(config) as client, page_progress(_("reading the day")) as progress:
+        with game_client(config, store) as client, page_progress(_("reading the day")) as progress:
             client.login()
             imported()
             from forumbot.host import games
@@ -201,7 +201,7 @@ def send_draft(game: str, state: Path | None, now: str | None) -> None:
         store = open_store(state)
         _row, config = load_game(store, game)
         current_time(now, config.game.zone)
-    with host_errors(), game_client(config) as client:
+    with host_errors(), game_client(config, store) as client:
         sent = send_draft_to_moderators(store, game, client)
     who = ", ".join(sent.moderators)
     if sent.already:
@@ -243,7 +243,7 @@ def publish_command(
         return
     with (
         host_errors(),
-        game_client(config) as client,
+        game_client(config, store) as client,
         sending(poster_for(client, flood_interval=_flood(flood_interval, config))) as poster,
     ):
         moment = current_time(now, config.game.zone)
@@ -297,7 +297,7 @@ def watch_command(
     def moment() -> datetime:
         return current_time(now, zone)
 
-    with host_errors(), game_client(config) as client:
+    with host_errors(), game_client(config, store) as client:
         poster = poster_for(client, flood_interval=config.forum.flood_interval)  # one for every pass: what it learns
 
         def publish_now() -> object:
@@ -395,7 +395,7 @@ def account_command(
     with host_errors():
         store = open_store(state)
         _row, config = load_game(store, game)
-    with host_errors(), game_client(config) as client:
+    with host_errors(), game_client(config, store) as client:
         if not isinstance(client, AccountPreferences):
             fail(_("{game}: this board keeps no preferences of the account (phpBB boards do)").format(game=game))
         prefs = client.preferences()

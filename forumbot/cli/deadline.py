@@ -88,7 +88,11 @@ def _announce(store: Store, game_id: int, config: GameConfig, marker: str) -> No
     if letter is None:
         return
     flood = config.forum.flood_interval
-    with host_errors(), game_client(config) as client, sending(poster_for(client, flood_interval=flood)) as poster:
+    with (
+        host_errors(),
+        game_client(config, store) as client,
+        sending(poster_for(client, flood_interval=flood)) as poster,
+    ):
         done = Outbox(store, game_id, poster).deliver(letter, label=_("the deadline's announcement"))
     where = _("post {id}").format(id=done.remote_id) if done.remote_id else _("the day topic")
     say(_("announced in the day topic ({how}: {where})").format(how=done.how, where=where))

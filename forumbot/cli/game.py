@@ -95,7 +95,7 @@ def signups_command(
         topic = topic or config.forum.signup_topic
         if not topic:
             fail(_("{game}: which signup topic? give it, or set [forum] signup_topic in the config").format(game=game))
-        with game_client(config) as client:
+        with game_client(config, store) as client:
             posts = [post for page in client.fetch_topic(topic) for post in page.posts]
         exclude = [n for n in (load_settings().username,) if n]
         players = games.record_signups(store, game, posts, exclude)
@@ -237,7 +237,7 @@ def status_command(
         row, config = load_game(store, game)
         counted = None
         if votes and row.state is not None:
-            with game_client(config) as client:
+            with game_client(config, store) as client:
                 counted = games.votes_so_far(store, game, client)
     facts = _status_facts(store, row, config, secret, counted, current_time(now, config.game.zone))
     if as_json:

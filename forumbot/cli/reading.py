@@ -18,6 +18,7 @@ from forumbot.cli.common import (
     err,
     fail,
     fail_on,
+    keeping_session,
     load_zone,
     out,
     parse_moment,
@@ -131,7 +132,7 @@ def _live_count(topic: str, rules: CountRules, read_at: datetime, incremental: b
     if client.account:  # the bot's own posts (the opening, the counts) are neither votes nor audit rows
         rules = replace(rules, skip_authors=[*rules.skip_authors, client.account])
     try:
-        with page_progress(_("pages")) as progress:
+        with keeping_session(client, store), page_progress(_("pages")) as progress:
             tally, read = count_topic(
                 client, cache, store, topic, rules, incremental=incremental, read_at=read_at, progress=progress
             )

@@ -15,6 +15,7 @@ pages of a topic, all pages of the inbox, one PM) are written once, here. The re
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -94,6 +95,16 @@ class ForumClient(Protocol):
 
 
 @runtime_checkable
+class ResumesSessions(Protocol):
+    """A client whose board session outlives the process (`HttpForumClient`): `kept_session` once logged in,
+    `resume_session` before the first request of the next run."""
+
+    def kept_session(self) -> str | None: ...
+
+    def resume_session(self, kept: str) -> None: ...
+
+
+@runtime_checkable
 class AccountPreferences(Protocol):
     """A client whose board keeps the account's own language, zone and date format (phpBB's)."""
 
@@ -170,6 +181,8 @@ class HttpForumClient:
     dialect: ClassVar[str]
     urls: ClassVar[UrlTable]
     offset_param: ClassVar[str]  # the query parameter the topic pages' own links carry their offset in
+    # Whether a kept session is worth resuming: the dialect's login first asks the board whether it knows us.
+    resumes_sessions: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -259,6 +272,22 @@ class HttpForumClient:
 
     def login(self) -> None:
         self.http.login()
+
+    def kept_session(self) -> str | None:
+        """The board's session (its cookies, as JSON) once logged in, for the next run to resume; None where
+        resuming saves nothing (the dialect's login cannot tell a session the board still knows)."""
+        if not self.resumes_sessions or not self.http.logged_in:
+            return None
+        return json.dumps(self.http.session_cookies())
+
+    def resume_session(self, kept: str) -> None:
+        """A session an earlier run kept (`kept_session`), used until the board refuses it: the login finds
+        the board knowing us and posts nothing, else it logs in anew (and the new session is kept)."""
+        if self.resumes_sessions:
+            try:
+                self.http.restore_cookies(json.loads(kept))
+            except (ValueError, TypeError):  # a kept session that does not read is no session: log in
+                pass
 
     def close(self) -> None:
         self.http.close()

@@ -350,6 +350,16 @@ class ForumHttp:
     def cookies(self) -> dict[str, str]:
         return {cookie.name: cookie.value or "" for cookie in self._client.cookies.jar}
 
+    def session_cookies(self) -> list[tuple[str, str, str, str]]:
+        """(name, value, domain, path) of every cookie the board set: the session a later run may resume."""
+        return [(cookie.name, cookie.value or "", cookie.domain, cookie.path) for cookie in self._client.cookies.jar]
+
+    def restore_cookies(self, cookies: Iterable[Sequence[str]]) -> None:
+        """Cookies an earlier run kept (`session_cookies`): the login then finds the board knowing us, or the
+        board refuses them and the login is made anew."""
+        for name, value, domain, path in cookies:
+            self._client.cookies.set(name, value, domain=domain, path=path)
+
     def login(self) -> None:
         """Log in now (the dialect's form dance); raises `LoginFailed` with the forum's message."""
         if self._authenticate is None:

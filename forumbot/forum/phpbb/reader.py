@@ -19,6 +19,7 @@ class PhpbbClient(HttpForumClient):
 
     dialect = NAME
     offset_param = "start"
+    resumes_sessions = True  # the login page of a session the board knows is its index: nothing is posted
     urls = UrlTable(
         login_form="ucp.php?mode=login",
         login="ucp.php?mode=login",
