@@ -1,6 +1,6 @@
 """forumbot's benchmark suite (`make bench`): every figure of the performance targets, PASS or FAIL.
 
-    .venv/bin/python bench/run.py [--only simulate,parse,days,endday] [--seconds 3] [--quick]
+    .venv/bin/python bench/run.py [--only startup,simulate,parse,days,watch,endday,send] [--seconds 3] [--quick]
 
 Every figure is printed with its target. The exit status gates only on ratios of two things measured in
 this one run, side by side (interleaved rounds, so that a load that comes and goes weighs on both): they
@@ -462,6 +462,110 @@ def retally_figures(retallies: dict[str, dict[str, Any]]) -> list[Figure]:
     return figures
 
 
+# --- the watch: a pass after new posts ---------------------------------------------------------------
+
+
+def bench_watch(args: argparse.Namespace) -> list[Figure]:
+    """A watch pass after 25 new posts on a 3,500 and a 35,000-post day: the game's state file, its first
+    pass reading the day whole (and posting the first interim count), then rounds of 25 new posts, each
+    followed by a pass in a fresh process (the login not counted): the day topic's pages it fetched (gated),
+    its time and CPU time, the larger day's against the smaller's (printed with the load)."""
+    sizes = {"3.5k": 3500, "35k": 35_000} if not args.quick else {"3.5k": 3500, "10k": 10_000}
+    board, topics = make_board(sizes)
+    passes: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="forumbot-bench-") as tmp, serve(board, LATENCY) as server:
+        for name in sizes:
+            job = {"mode": "watch", "url": server.url, "topic": topics[name], "state": str(Path(tmp) / f"{name}.db")}
+            first = run_child({**job, "minutes": 60, "first": True})
+            assert first["interim_count"], first
+            rounds = []
+            for k in range(1, RETALLY_ROUNDS + 1):
+                grow_day(board, topics[name], NEW_POSTS)
+                server.reset_log()
+                rounds.append(run_child({**job, "minutes": 60 + k}))  # within the hour: no whole read due
+                rounds[-1]["pages"] = server.count("viewtopic.php")
+            passes[name] = {
+                "pass_s": statistics.median(r["pass_s"] for r in rounds),
+                "cpu_s": statistics.median(r["cpu_s"] for r in rounds),
+                "pages": max(r["pages"] for r in rounds),
+                "first_s": first["pass_s"],
+            }
+    figures = []
+    for name, watched in passes.items():
+        figures += [
+            Figure(f"watch pass after {NEW_POSTS} new posts, the {name} day ({RETALLY_ROUNDS} rounds): pages fetched",
+                   watched["pages"], "pages", "<= 3", watched["pages"] <= 3, 0, True),
+            Figure(f"  its time (the median round; the first pass, reading the day whole: {watched['first_s']:.1f} s;"
+                   f" {load()})", watched["pass_s"], "s", "", None, 3),
+            Figure("  its CPU time (the median round)", watched["cpu_s"], "s", "", None, 3),
+        ]
+    largest = "35k" if "35k" in passes else "10k"
+    if {"3.5k", largest} <= passes.keys():
+        ratio = passes[largest]["pass_s"] / passes["3.5k"]["pass_s"]
+        figures.append(Figure(f"watch pass time, {largest} vs 3.5k day", ratio, "x", "<= 2.0", ratio <= 2.0, 2))
+    return figures
+
+
+class Unsent:
+    """The watch's messenger in the bench: what it writes is taken and not posted, so the day's pages stay
+    the generated ones (a count posted now, by the board's clock, would land among the generated posts,
+    which run days ahead, and shift every later page)."""
+
+    @property
+    def username(self) -> str:
+        return HOST
+
+    def post_topic(self, forum_id: int, subject: str, message: str, *, marker: str | None = None) -> int:
+        return 1
+
+    def post_reply(self, topic: int | str, subject: str, message: str, *, marker: str | None = None) -> int:
+        return 1
+
+    def lock_topic(self, topic_id: int, forum_id: int | None = None) -> Any:
+        raise NotImplementedError("the bench's watch locks nothing")
+
+    def send_pm(self, recipients: Any, subject: str, message: str, *, marker: str | None = None) -> int | None:
+        return None
+
+    def find_marker_in_forum(self, forum_id: int, subject: str, marker: str) -> int | None:
+        return None
+
+    def find_marker_in_topic(self, topic_id: int, marker: str) -> int | None:
+        return None
+
+    def find_marker_in_sent(self, marker: str, *, subject: str | None = None, recipients: Any = ()) -> int | None:
+        return None
+
+
+def watch_child(job: dict[str, Any]) -> dict[str, Any]:
+    """One watch pass of the bench's game (made on the first), as `forumbot watch` runs it; the login first."""
+    from forumbot.config import GameConfig
+    from forumbot.host import games
+    from forumbot.host.watch import watch_once
+    from forumbot.store import Store
+
+    client = logged_in_client(job["url"])
+    store = Store(job["state"])
+    if job.get("first"):
+        config = GameConfig.model_validate(
+            {
+                "game": {"name": "bench", "variant": "gameru-3.3", "players": list(DAY_PLAYERS)},
+                "forum": {"engine": "phpbb", "base_url": job["url"], "forum_id": 1},
+            }
+        )
+        games.create_game(store, config)
+        games.deal_game(store, "bench", DAY_START, topic=str(job["topic"]))
+    now = DAY_START + timedelta(minutes=job["minutes"])
+    began, cpu = time.perf_counter(), time.process_time()
+    try:
+        report = watch_once(store, "bench", client, Unsent(), now)
+        done, cpu = time.perf_counter(), time.process_time() - cpu
+    finally:
+        client.close()
+        store.close()
+    return {"pass_s": done - began, "cpu_s": cpu, "interim_count": report.interim_count}
+
+
 # --- the command itself: forumbot tally URL --------------------------------------------------------
 
 
@@ -774,7 +878,8 @@ def cli_child(job: dict[str, Any]) -> dict[str, Any]:
 
 
 CHILDREN = {
-    "tally": tally_child, "floor": floor_child, "endday": endday_child, "send": send_child, "cli": cli_child
+    "tally": tally_child, "floor": floor_child, "endday": endday_child, "send": send_child, "cli": cli_child,
+    "watch": watch_child,
 }
 
 
@@ -795,6 +900,7 @@ SUITES: dict[str, Callable[[argparse.Namespace], list[Figure]]] = {
     "simulate": bench_simulate,
     "parse": bench_parse,
     "days": bench_days,
+    "watch": bench_watch,
     "endday": bench_endday,
     "send": bench_send,
 }
