@@ -25,14 +25,26 @@ class QuickHelpGroup(TyperGroup):
     def get_params(self, ctx: Any) -> list[Any]:
         params: list[Any] = super().get_params(ctx)
         for param in params:
-            if getattr(param, "is_flag", False) and not param.expose_value and "process_value" not in vars(param):
+            if "process_value" in vars(param):
+                continue
+            if getattr(param, "is_flag", False) and not param.expose_value:
                 param.process_value = types.MethodType(_flag_value, param)
+            elif getattr(param, "count", False):  # `-v`, `-vv`: click counts it, an int already
+                param.process_value = types.MethodType(_counted_value, param)
         return params
 
 
 def _flag_value(option: Any, ctx: Any, value: Any) -> Any:
     """`Parameter.process_value` of a flag that exposes no value: its callback sees whether it was given."""
     return option.callback(ctx, option, bool(value))
+
+
+def _counted_value(option: Any, ctx: Any, value: Any) -> Any:
+    """`Parameter.process_value` of a counted option: click's count is the int it stands for, given as is
+    (typer would coerce it through pydantic); anything else takes typer's way."""
+    if type(value) is not int:
+        return type(option).process_value(option, ctx, value)
+    return option.callback(ctx, option, value) if option.callback is not None else value
 
 
 # The modules typer's help imports only to name a class of theirs, and those classes.
