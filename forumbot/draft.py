@@ -28,6 +28,11 @@ class _Row(BaseModel):
             value = self.model_extra.get(key)
         return default if value is None else value
 
+    def as_made(self) -> dict[str, Any]:
+        """The fields given when the row was made or set since (JSON values), as `forumbot orders --json` lists
+        them: a field the row never had is not listed."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
 
 class VoteRow(_Row):
     """A vote seen in the day thread or a PM, counted or not, and why."""
@@ -59,6 +64,7 @@ class OrderRow(_Row):
     line: str | None = None  # the line as written, when it was not understood
     nearest: str | None = None
     why: Reason | None = None  # the rules' reason, typed (then `reason` is its English text)
+    pm_id: int | None = None  # the PM the line was read from (drafts of earlier versions: absent)
 
 
 class VoidRow(_Row):
@@ -85,6 +91,8 @@ class OverrideRow(_Row):
 
 
 class Activity(_Row):
+    """A living player's posts in the day thread and PMs sent, inside the day."""
+
     posts: int = 0
     orders: int = 0
 

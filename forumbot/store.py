@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from forumbot.draft import DayDraft, StoredDraft
+from forumbot.draft import DayDraft, OverrideRow, StoredDraft
 from forumbot.engine.model import GameState
 from forumbot.errors import GameBusy, StateError
 from forumbot.i18n import N_
@@ -801,13 +801,16 @@ class Store:
         with self.transaction() as db:
             write_override(db, game_id, day, kind, subject, value, reason, by)
 
-    def overrides(self, game_id: int, day: int) -> list[dict[str, Any]]:
+    def overrides(self, game_id: int, day: int) -> list[OverrideRow]:
+        """The day's overrides in the order they were made."""
         rows = self.db.execute(
             "SELECT kind, subject, value, reason, by, at FROM overrides WHERE game_id = ? AND day = ? ORDER BY id",
             (game_id, day),
         )
-        keys = ("kind", "subject", "value", "reason", "by", "at")
-        return [dict(zip(keys, r, strict=True)) for r in rows]
+        return [
+            OverrideRow(kind=kind, subject=subject, value=value, reason=reason, by=by, at=at)
+            for kind, subject, value, reason, by, at in rows
+        ]
 
     def numbered_overrides(self, game_id: int, day: int) -> list[tuple[int, dict[str, Any]]]:
         """The day's overrides with their ids, in the order they were made."""

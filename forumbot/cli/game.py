@@ -33,6 +33,7 @@ from forumbot.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
+    from forumbot.draft import VoteRow
     from forumbot.store import GameRow, Store
 
 
@@ -247,7 +248,7 @@ def status_command(
 
 
 def _status_facts(
-    store: Store, row: GameRow, config: GameConfig, secret: bool, counted: list[dict[str, Any]] | None, now: datetime
+    store: Store, row: GameRow, config: GameConfig, secret: bool, counted: list[VoteRow] | None, now: datetime
 ) -> dict[str, Any]:
     """What status tells, as data (times in the game's zone, ISO with the offset)."""
     zone = config.game.zone
@@ -267,7 +268,7 @@ def _status_facts(
     ]
     draft = store.draft(row.id, gs.day)
     if counted is not None:
-        facts["votes"] = [{"voter": v["voter"], "target": v["target"]} for v in counted]
+        facts["votes"] = [{"voter": v.voter, "target": v.target} for v in counted]
     elif draft is not None:
         facts["votes"] = [{"voter": v.voter, "target": v.target} for v in draft.draft.votes if v.counted]
         facts["votes_from_draft_of"] = in_zone_iso(draft.created_at, zone)

@@ -212,7 +212,7 @@ def orders_command(
         err.print(_("skipped {file}: {reason}").format(file=skipped.name, reason=skipped.reason), markup=False)
     uncertain = games.uncertain_warnings(window, end, begin)
     if as_json:
-        print_json({"orders": zoned_rows(rows, zone, "time"), "uncertain": uncertain})
+        print_json({"orders": zoned_rows([row.as_made() for row in rows], zone, "time"), "uncertain": uncertain})
         return
     listed = len(window.all_listed())
     title = ngettext("{n} PM", "{n} PMs", listed).format(n=listed) + ", "

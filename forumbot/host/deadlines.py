@@ -12,12 +12,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from forumbot.config import GameConfig
+from forumbot.draft import OverrideRow
 from forumbot.engine.day import ruleset_for
 from forumbot.errors import StateError
 from forumbot.forum.registry import topic_number
@@ -62,14 +64,14 @@ def first_deadline(start: datetime, at: time, zone: ZoneInfo, length: timedelta 
         day += timedelta(days=1)
 
 
-def next_day_length(overrides: list[dict[str, Any]]) -> timedelta:
+def next_day_length(overrides: Sequence[OverrideRow]) -> timedelta:
     """The next day's least length, as the host last set it for this day (else six hours)."""
-    lengths = [float(o["subject"]) for o in overrides if o["kind"] == NEXT_LENGTH]
+    lengths = [float(o.subject) for o in overrides if o.kind == NEXT_LENGTH]
     return timedelta(hours=lengths[-1]) if lengths else MIN_DAY_LENGTH
 
 
 def next_deadline(
-    config: GameConfig, day: dict[str, Any], overrides: list[dict[str, Any]], now: datetime | None
+    config: GameConfig, day: dict[str, Any], overrides: Sequence[OverrideRow], now: datetime | None
 ) -> datetime:
     """The next day's deadline, reckoned from its earliest start: this day's deadline, or now if later."""
     start = max(day["deadline"], now) if now is not None else day["deadline"]

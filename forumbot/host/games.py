@@ -28,7 +28,7 @@ from forumbot.config import (
     playing_moderators,
     roster_problem,
 )
-from forumbot.draft import DayDraft, Early
+from forumbot.draft import Activity, DayDraft, Early, OrderRow, OverrideRow, VoidRow, VoteRow
 from forumbot.engine import (
     DayInput,
     DayOutcome,
@@ -45,7 +45,7 @@ from forumbot.engine import (
     ruleset_for,
 )
 from forumbot.engine.commitment import commitment_of, role_list_text
-from forumbot.engine.model import ACTIONS, Reason
+from forumbot.engine.model import ACTIONS, Reason, VoidEntry
 from forumbot.engine.variants import Ruleset, find_variant
 from forumbot.errors import ConfigError, StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm, read_body
@@ -56,7 +56,6 @@ from forumbot.forum.client import ForumClient, Progress
 from forumbot.host import deadlines
 from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
 from forumbot.host.routing import BEFORE_DAY_1, NOT_TAKEN, Router
-from forumbot.host.tally import vote_json
 from forumbot.i18n import N_, gettext, ngettext
 from forumbot.posts import Post, PrivateMessage
 from forumbot.render.day import render_day, render_day_title
@@ -229,17 +228,6 @@ def deal_game(
 # --- end of day -------------------------------------------------------------------------------------
 
 
-@dataclass
-class DayReading:
-    """What the forum said about one day, before the rules are applied."""
-
-    posts: list[Post]
-    pms: list[PrivateMessage]
-    vote_records: list[VoteRecord] = field(default_factory=list)
-    pm_votes: list[dict[str, Any]] = field(default_factory=list)
-    orders: list[dict[str, Any]] = field(default_factory=list)
-
-
 def end_day(
     store: Store,
     name: str,
@@ -320,18 +308,11 @@ def end_day(
     checkpoint("day resolved")
     told = deadlines.next_deadline(config, day, recorded, now) if outcome.winner == "none" else None
     genders = store.genders(row.id)
-    payload = _draft_payload(
-        config, row, state, outcome, vote_audit, order_audit, override_audit, activity, rules, genders, told
-    )
-    draft = DayDraft.model_validate(
-        payload
-        | {
-            "unread_pms": window.unread,
-            "page_problems": topic.problems,
-            "warnings": uncertain_warnings(window, deadline, start) + override_warnings,
-            "early": early,
-        }
-    )
+    draft = _draft(config, row, state, outcome, vote_audit, order_audit, override_audit, activity, rules, genders, told)
+    draft.unread_pms = [dict(unread) for unread in window.unread]
+    draft.page_problems = list(topic.problems)
+    draft.warnings = uncertain_warnings(window, deadline, start) + override_warnings
+    draft.early = early
     store.save_draft(row.id, state.day, draft)
     checkpoint("draft stored")
     return draft
@@ -356,7 +337,7 @@ def _kept_before(store: Store, row: GameRow, state: GameState) -> Callable[[int]
     answered it) that no earlier day's audit lists. Only clocks that disagree make one (a board's against
     the bot's `--now`), and a PM the bot answered is never missing from the audit."""
     listed = {
-        drafted_row.get("pm_id")
+        drafted_row.pm_id
         for day in range(1, state.day)
         if (drafted := store.draft(row.id, day)) is not None
         for drafted_row in drafted.draft.orders
@@ -389,14 +370,14 @@ def uncertain_warnings(window: DayPms, deadline: datetime, start: datetime) -> l
     return warnings
 
 
-def votes_so_far(store: Store, name: str, client: ForumClient) -> list[dict[str, Any]]:
+def votes_so_far(store: Store, name: str, client: ForumClient) -> list[VoteRow]:
     """The current day's counted thread votes up to now, without resolving or storing anything."""
     row, _ = load(store, name)
     state = _dealt_state(row)
     day = _open_day(store, row, state)
     posts = read_day_topic(store, client, day["topic"]).posts
     _, audit = _votes(state, ruleset_for(state), posts, [], day["starts_at"], day["deadline"], bot=client.account)
-    return [entry for entry in audit if entry["counted"]]
+    return [entry for entry in audit if entry.counted]
 
 
 def read_day_topic(store: Store, client: ForumClient, topic: str, progress: Progress | None = None) -> TopicRead:
@@ -442,13 +423,13 @@ def _votes(
     deadline: datetime,
     *,
     bot: str | None = None,
-) -> tuple[list[Vote], list[dict[str, Any]]]:
+) -> tuple[list[Vote], list[VoteRow]]:
     """Votes in time order, from the variant's channels, and the audit of every vote seen (the bot's own
     posts are neither)."""
     channels = rules.vote_channels
     living = [p.nick for p in state.living()]
     dead = [p.nick for p in state.players if not p.alive]
-    audit: list[dict[str, Any]] = []
+    audit: list[VoteRow] = []
     timed: list[tuple[datetime, int, Vote]] = []
     records = extract_votes(
         posts,
@@ -462,9 +443,9 @@ def _votes(
         skip_authors=[bot] if bot else [],
     )
     for record in records:
-        entry = vote_json(record) | {"channel": "thread"}
+        entry = _thread_row(record)
         if "thread" not in channels and record.counted:
-            entry |= {"counted": False, "reason": "wrong_channel"}
+            entry.counted, entry.reason = False, "wrong_channel"
         audit.append(entry)
     if "thread" in channels:
         timed += [(r.time, r.post_id, _thread_vote(r)) for r in records if r.counted]
@@ -476,16 +457,17 @@ def _votes(
         for order in orders:
             if order.action != "vote":
                 continue
-            entry = {
-                "voter": order.actor,
-                "target": ", ".join(order.targets),
-                "time": _iso(pm.time),
-                "link": order.ref,
-                "channel": "pm",
-                "counted": "pm" in channels,
-                "reason": None if "pm" in channels else "wrong_channel",
-            }
-            audit.append(entry)
+            audit.append(
+                VoteRow(
+                    voter=order.actor,
+                    target=", ".join(order.targets),
+                    time=_iso(pm.time),
+                    link=order.ref,
+                    channel="pm",
+                    counted="pm" in channels,
+                    reason=None if "pm" in channels else "wrong_channel",
+                )
+            )
             if "pm" in channels:
                 timed.append(
                     (
@@ -496,6 +478,23 @@ def _votes(
                 )
     timed.sort(key=lambda t: (t[0], t[1]))
     return [v for _, _, v in timed], audit
+
+
+def _thread_row(record: VoteRecord) -> VoteRow:
+    """A fragment of the day thread as the audit shows it, counted or not (a spoiler is a spoiler, not a quote)."""
+    return VoteRow(
+        post_id=record.post_id,
+        voter=record.voter,
+        target=record.target,
+        time=record.time.isoformat(),
+        counted=record.counted,
+        reason=record.reason,
+        text=record.text,
+        nearest=record.nearest,
+        edited_by=record.edited_by,
+        link=record.permalink,
+        channel="thread",
+    )
 
 
 def _thread_vote(record: VoteRecord) -> Vote:
@@ -518,7 +517,7 @@ def _merge_double(timed: list[tuple[datetime, int, Vote]]) -> list[tuple[datetim
 
 def audit_pms(
     window: DayPms, nicks: Sequence[str], rules: Ruleset, *, dead: Sequence[str] = ()
-) -> tuple[list[Order], list[dict[str, Any]]]:
+) -> tuple[list[Order], list[OrderRow]]:
     """The day's orders (votes aside), in the forum's order, and an audit row for every line of every PM
     of the window: the day's, the late ones (`after_deadline`) and those the forum dates only to an
     interval across the deadline or the start (`uncertain_time`). A relayed letter (`#mail`, `#mafia`...)
@@ -526,11 +525,11 @@ def audit_pms(
     everyone = Roster(list(nicks))
     gone = set(dead)
     orders: list[Order] = []
-    audit: list[dict[str, Any]] = []
+    audit: list[OrderRow] = []
     for timed in window.all_listed():
         pm = timed.pm
         outside = {"after": "after_deadline", "uncertain": "uncertain_time", "before": "before_start"}.get(timed.side)
-        rows: list[dict[str, Any]] = []
+        rows: list[OrderRow] = []
         if parse_commands(pm.body_text).relay is not None:
             rows.append(_message_entry(timed, "relay"))
         else:
@@ -542,42 +541,43 @@ def audit_pms(
                 if reason is None:
                     orders.append(order)
                 rows.append(_order_entry(order, pm, valid=reason is None, reason=reason))
-            rows += [_problem_entry(p, pm) | ({"reason": outside} if outside else {}) for p in problems]
+            rows += [_problem_entry(p, pm, outside) for p in problems]
             rows += [_quoted_entry(pm, action, target, line) for action, target, line in quoted_order_lines(pm)]
             if not rows:
                 rows.append(_message_entry(timed, outside or "no_order"))
-        audit += [row | {"time": timed.when(), "pm_id": pm.pm_id} for row in rows]
+        for entry in rows:
+            entry.time, entry.pm_id = timed.when(), pm.pm_id
+        audit += rows
     # what it says is never read out: it may be another game's, whose moderators alone may see it
-    audit += [_message_entry(t, "which_game") | {"time": t.when(), "pm_id": t.pm.pm_id} for t in window.unplaced]
-    return orders, sorted(audit, key=lambda row: int(row["pm_id"]))
+    audit += [_message_entry(t, "which_game") for t in window.unplaced]
+    return orders, sorted(audit, key=lambda row: row.pm_id or 0)
 
 
-def _name_former_nicks(state: GameState, vote_audit: list[dict[str, Any]], order_audit: list[dict[str, Any]]) -> None:
+def _name_former_nicks(state: GameState, vote_audit: list[VoteRow], order_audit: list[OrderRow]) -> None:
     """A vote or order naming a replaced player's former nick names nobody (nicks are exact), and one sent by the
     former account never counts: their audit rows say whose former nick it is, so the moderators can set it right
     with an override."""
     former = {old: p.nick for p in state.players for old in p.replaced}
     if not former:
         return
-    for entry in vote_audit:
-        _former_reason(entry, former, str(entry.get("voter")), [str(entry.get("target"))], ("unknown_nick",))
-    for entry in order_audit:
-        targets = [str(t) for t in entry.get("targets") or []]
-        _former_reason(entry, former, str(entry.get("actor")), targets, ("unknown_target",))
+    for vote in vote_audit:
+        _former_reason(vote, former, vote.voter, [str(vote.target)], ("unknown_nick",))
+    for order in order_audit:
+        _former_reason(order, former, order.actor, order.targets, ("unknown_target",))
 
 
 def _former_reason(
-    entry: dict[str, Any], former: dict[str, str], sender: str, targets: list[str], unknown: tuple[str, ...]
+    entry: VoteRow | OrderRow, former: dict[str, str], sender: str, targets: list[str], unknown: tuple[str, ...]
 ) -> None:
     why: Reason | None = None
-    if entry.get("reason") == "not_player" and sender in former:
+    if entry.reason == "not_player" and sender in former:
         why = Reason(code="replaced", nick=former[sender])
-    elif entry.get("reason") in unknown:
+    elif entry.reason in unknown:
         named = next((t for t in targets if t in former), None)
         if named is not None:
             why = Reason(code="target_replaced", nick=named, other=former[named])
     if why is not None:
-        entry |= {"reason": why.text, "why": why.model_dump(mode="json")}
+        entry.reason, entry.why = why.text, why
 
 
 def _order_reason(order: Order, rules: Ruleset, dead: set[str]) -> str | None:
@@ -589,58 +589,57 @@ def _order_reason(order: Order, rules: Ruleset, dead: set[str]) -> str | None:
     return None
 
 
-def _message_entry(timed: TimedPm, reason: str) -> dict[str, Any]:
-    return {
-        "actor": timed.pm.sender,
-        "action": None,
-        "targets": [],
-        "link": timed.pm.url,
-        "valid": False,
-        "reason": reason,
-    }
+def _message_entry(timed: TimedPm, reason: str) -> OrderRow:
+    """A PM with no order line to show (a relayed letter, nothing to read, another game's...), listed so."""
+    return OrderRow(
+        actor=timed.pm.sender,
+        action=None,
+        targets=[],
+        link=timed.pm.url,
+        valid=False,
+        reason=reason,
+        time=timed.when(),
+        pm_id=timed.pm.pm_id,
+    )
 
 
-def _order_entry(order: Order, pm: PrivateMessage, *, valid: bool, reason: str | None) -> dict[str, Any]:
-    return {
-        "actor": order.actor,
-        "action": order.action,
-        "targets": list(order.targets),
-        "time": _iso(pm.time),
-        "link": order.ref,
-        "valid": valid,
-        "reason": reason,
-    }
+def _order_entry(order: Order, pm: PrivateMessage, *, valid: bool, reason: str | None) -> OrderRow:
+    return OrderRow(
+        actor=order.actor,
+        action=order.action,
+        targets=list(order.targets),
+        link=order.ref,
+        valid=valid,
+        reason=reason,
+    )
 
 
-def _quoted_entry(pm: PrivateMessage, action: str, target: str, line: str) -> dict[str, Any]:
+def _quoted_entry(pm: PrivateMessage, action: str, target: str, line: str) -> OrderRow:
     """An order line inside a quote (a quoted or forwarded letter): shown, never counted."""
-    return {
-        "actor": pm.sender,
-        "action": action,
-        "targets": [target],
-        "time": _iso(pm.time),
-        "link": pm.url or f"pm:{pm.pm_id}",
-        "valid": False,
-        "reason": "quoted",
-        "line": line,
-    }
+    return OrderRow(
+        actor=pm.sender,
+        action=action,
+        targets=[target],
+        link=pm.url or f"pm:{pm.pm_id}",
+        valid=False,
+        reason="quoted",
+        line=line,
+    )
 
 
-def _problem_entry(problem: OrderProblem, pm: PrivateMessage) -> dict[str, Any]:
-    entry = {
-        "actor": problem.sender,
-        "action": None,
-        "targets": [problem.target_text] if problem.target_text else [],
-        "time": _iso(pm.time),
-        "link": problem.ref,
-        "valid": False,
-        "reason": problem.reason,
-        "line": problem.raw,
-        "nearest": problem.nearest,
-    }
-    if problem.reason == "unknown_line" and is_command_line(problem.raw):  # Z, Q, O ...: the watch answers
-        entry |= {"action": "command", "reason": "command"}
-    return entry
+def _problem_entry(problem: OrderProblem, pm: PrivateMessage, outside: str | None) -> OrderRow:
+    """A line not understood (or a command to the bot); `outside`: the PM is outside the day, which says why."""
+    command = problem.reason == "unknown_line" and is_command_line(problem.raw)  # Z, Q, O ...: the watch answers
+    return OrderRow(
+        actor=problem.sender,
+        action="command" if command else None,
+        targets=[problem.target_text] if problem.target_text else [],
+        link=problem.ref,
+        valid=False,
+        reason=outside or ("command" if command else problem.reason),
+        line=problem.raw,
+        nearest=problem.nearest,
+    )
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -648,34 +647,34 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def _apply_overrides(
-    overrides: list[dict[str, Any]], votes: list[Vote], orders: list[Order], vote_audit: list[dict[str, Any]]
-) -> tuple[list[Vote], list[Order], list[dict[str, Any]], list[str]]:
+    overrides: list[OverrideRow], votes: list[Vote], orders: list[Order], vote_audit: list[VoteRow]
+) -> tuple[list[Vote], list[Order], list[OverrideRow], list[str]]:
     """The host's and moderators' decisions, applied in the order they were made; a warning for each one
     that names a post holding no vote of the day (it changes nothing)."""
-    applied: list[dict[str, Any]] = []
+    applied: list[OverrideRow] = []
     warnings: list[str] = []
     for o in overrides:
-        kind, subject, value = o["kind"], o["subject"], o["value"]
-        if kind in ("ignore_post", "count_post") and not any(str(e.get("post_id")) == subject for e in vote_audit):
+        kind, subject, value = o.kind, o.subject, o.value or ""
+        if kind in ("ignore_post", "count_post") and not any(str(e.post_id) == subject for e in vote_audit):
             said = gettext("override by {nick}: {kind} {subject}: no vote of the day is in post {subject}")
-            warnings.append(said.format(nick=o["by"], kind=kind, subject=subject))
+            warnings.append(said.format(nick=o.by, kind=kind, subject=subject))
         if kind == "ignore_post":
             votes = [v for v in votes if not _from_post(v, subject)]
             for entry in vote_audit:
-                if str(entry.get("post_id")) == subject and entry["counted"]:
-                    entry |= {"counted": False, "reason": _decided_by(o)}
+                if str(entry.post_id) == subject and entry.counted:
+                    entry.counted, entry.reason = False, _decided_by(o)
         elif kind == "count_post":
             for entry in vote_audit:
-                if str(entry.get("post_id")) == subject and entry["target"] and not entry["counted"]:
+                if str(entry.post_id) == subject and entry.target and not entry.counted:
                     vote = Vote(
-                        voter=entry["voter"],
-                        targets=(entry["target"],),
-                        time=datetime.fromisoformat(entry["time"]),
-                        ref=entry.get("link"),
-                        post_id=entry["post_id"],
+                        voter=entry.voter,
+                        targets=(entry.target,),
+                        time=datetime.fromisoformat(entry.time) if entry.time else None,
+                        ref=entry.link,
+                        post_id=entry.post_id if isinstance(entry.post_id, int) else None,
                     )
                     votes = [v for v in votes if v.voter != vote.voter] + [vote]
-                    entry |= {"counted": True, "reason": _decided_by(o)}
+                    entry.counted, entry.reason = True, _decided_by(o)
         elif kind == "set_vote":
             vote = _set_vote(votes, subject, value)
             votes = [v for v in votes if v.voter != subject] + [vote]
@@ -694,25 +693,25 @@ def _apply_overrides(
     return votes, orders, applied, warnings
 
 
-def _overridden(vote_audit: list[dict[str, Any]], voter: str, override: dict[str, Any]) -> None:
+def _overridden(vote_audit: list[VoteRow], voter: str, override: OverrideRow) -> None:
     """The voter's counted votes give way to the host's decision: the audit (and the chart) say so."""
     for entry in vote_audit:
-        if entry["voter"] == voter and entry["counted"]:
-            entry |= {"counted": False, "reason": _decided_by(override)}
+        if entry.voter == voter and entry.counted:
+            entry.counted, entry.reason = False, _decided_by(override)
 
 
-def _override_row(vote: Vote, override: dict[str, Any]) -> dict[str, Any]:
+def _override_row(vote: Vote, override: OverrideRow) -> VoteRow:
     """The host's vote as an audit row, so the preview's tables and chart show the vote the post counts."""
-    return {
-        "post_id": None,
-        "voter": vote.voter,
-        "target": ", ".join(vote.targets),
-        "time": vote.time.isoformat() if vote.time is not None else None,
-        "counted": True,
-        "reason": _decided_by(override),
-        "channel": "override",
-        "link": None,
-    }
+    return VoteRow(
+        post_id=None,
+        voter=vote.voter,
+        target=", ".join(vote.targets),
+        time=_iso(vote.time),
+        counted=True,
+        reason=_decided_by(override),
+        channel="override",
+        link=None,
+    )
 
 
 def _set_vote(votes: list[Vote], voter: str, value: str) -> Vote:
@@ -824,7 +823,7 @@ def parse_override(
 POWERS = ("replace", "remove", "appoint_maniac", "scheme", "best_player")
 
 
-def host_powers(overrides: Sequence[dict[str, Any]]) -> DayInput:
+def host_powers(overrides: Sequence[OverrideRow]) -> DayInput:
     """The host's powers recorded for a day (`forumbot replace`, `remove`, ...), as the day's input
     carries them to the engine, which checks each and records it as an event."""
     replacements: list[Replacement] = []
@@ -833,7 +832,7 @@ def host_powers(overrides: Sequence[dict[str, Any]]) -> DayInput:
     maniac: str | None = None
     best: str | None = None
     for o in overrides:
-        kind, subject, value, reason = o["kind"], o["subject"], o["value"], o["reason"]
+        kind, subject, value, reason = o.kind, o.subject, o.value, o.reason
         if kind == "replace":
             replacements.append(Replacement(old=subject, new=value or "", reason=reason))
         elif kind == "remove":
@@ -863,7 +862,7 @@ def record_power(store: Store, name: str, kind: str, subject: str, value: str | 
         raise StateError(N_("a power of the host needs --reason and --by"))
     row, config = load(store, name)
     state = _dealt_state(row)
-    trial = [*store.overrides(row.id, state.day), {"kind": kind, "subject": subject, "value": value, "reason": reason}]
+    trial = [*store.overrides(row.id, state.day), OverrideRow(kind=kind, subject=subject, value=value, reason=reason)]
     powers = host_powers(trial)
     ruleset_for(state).check_day_input(state.day, powers)  # what the variant does not give its host, named
     playing, _ = apply_replacements(state, powers.replacements)  # a replacement the rules refuse fails here
@@ -929,80 +928,82 @@ def _activity(
     return activity
 
 
-def _draft_payload(
+def _draft(
     config: GameConfig,
     row: GameRow,
     state: GameState,
     outcome: DayOutcome,
-    vote_audit: list[dict[str, Any]],
-    order_audit: list[dict[str, Any]],
-    overrides: list[dict[str, Any]],
+    vote_audit: list[VoteRow],
+    order_audit: list[OrderRow],
+    overrides: list[OverrideRow],
     activity: dict[str, dict[str, int]],
     rules: Ruleset,
     genders: dict[str, str],
     next_deadline: datetime | None = None,
-) -> dict[str, Any]:
-    """The draft's fields; the post tells the next day's deadline, which `advance` then keeps."""
+) -> DayDraft:
+    """The day's draft; the post tells the next day's deadline, which `advance` then keeps."""
     bbcode = render_day(config, state, outcome, genders, next_deadline).body
-    return {
-        "day": outcome.day,
-        "deaths": dict(outcome.deaths),
-        "checks": dict(outcome.checks),
-        "winner": outcome.winner,
-        "executed": list(outcome.executed),
-        "tally": dict(outcome.tally),
-        "votes": vote_audit,
-        "void": _merge_void(outcome, vote_audit, order_audit),  # marks the audit rows the rules voided
-        "orders": _mark_superseded(order_audit),
-        "overrides": overrides,
-        "activity": activity,
-        "inactivity": inactivity_notes(state, outcome, activity, rules),
-        "events": [e.model_dump(mode="json") for e in outcome.events],
-        "bbcode": bbcode,
-        "subject": render_day_title(config, state, outcome),
-        "post": post_text(config, row, state, outcome, bbcode),
-        "state": outcome.state.model_dump(mode="json"),
-        "next_deadline": _iso(next_deadline),
-    }
+    return DayDraft(
+        day=outcome.day,
+        deaths=dict(outcome.deaths),
+        checks=dict(outcome.checks),
+        winner=outcome.winner,
+        executed=list(outcome.executed),
+        tally=dict(outcome.tally),
+        votes=vote_audit,
+        void=_merge_void(outcome, vote_audit, order_audit),  # marks the audit rows the rules voided
+        orders=_mark_superseded(order_audit),
+        overrides=overrides,
+        activity={nick: Activity(**counts) for nick, counts in activity.items()},
+        inactivity=inactivity_notes(state, outcome, activity, rules),
+        events=list(outcome.events),
+        bbcode=bbcode,
+        subject=render_day_title(config, state, outcome),
+        post=post_text(config, row, state, outcome, bbcode),
+        state=outcome.state,
+        next_deadline=_iso(next_deadline),
+    )
 
 
-def _merge_void(
-    outcome: DayOutcome, vote_audit: list[dict[str, Any]], order_audit: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+def _merge_void(outcome: DayOutcome, vote_audit: list[VoteRow], order_audit: list[OrderRow]) -> list[VoidRow]:
     """Mark the audit entries the rules voided (dead target, wrong role, too many changes...) with the
     rules' reason; return the voided votes and orders that have no audit entry (overrides, say)."""
-    rest: list[dict[str, Any]] = []
+    rest: list[VoidRow] = []
     for void in outcome.void:
-        entries = vote_audit if void.kind == "vote" else order_audit
-        for entry in entries:
-            flag = "counted" if void.kind == "vote" else "valid"
-            same_targets = entry.get("targets", [entry.get("target")]) == list(void.targets)
-            if entry.get(flag) and entry.get("link") == void.ref and same_targets:
-                entry[flag] = False
-                entry["reason"] = void.reason
-                entry["why"] = void.why.model_dump(mode="json") if void.why is not None else None
-                break
+        entries: list[VoteRow] | list[OrderRow] = vote_audit if void.kind == "vote" else order_audit
+        entry = next((e for e in entries if _voids(void, e)), None)
+        if entry is None:
+            rest.append(VoidRow.model_validate(void.model_dump(mode="json")))
+        elif isinstance(entry, VoteRow):
+            entry.counted, entry.reason, entry.why = False, void.reason, void.why
         else:
-            rest.append(void.model_dump(mode="json"))
+            entry.valid, entry.reason, entry.why = False, void.reason, void.why
     return rest
 
 
-def _mark_superseded(order_audit: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _voids(void: VoidEntry, entry: VoteRow | OrderRow) -> bool:
+    """Whether the rules' void is this audit row's: still counted (valid), same link, same targets."""
+    if isinstance(entry, VoteRow):
+        return entry.counted and entry.link == void.ref and [entry.target] == list(void.targets)
+    return entry.valid and entry.link == void.ref and entry.targets == list(void.targets)
+
+
+def _mark_superseded(order_audit: list[OrderRow]) -> list[OrderRow]:
     """Of a sender's valid orders of one kind, the last is carried out: the earlier ones are marked
     superseded (after the rules' own voids are merged in)."""
-    last: dict[tuple[str, str], dict[str, Any]] = {}
+    last: dict[tuple[str, str], OrderRow] = {}
     for entry in order_audit:
-        if entry.get("valid") and entry.get("action"):
-            key = (str(entry["actor"]), str(entry["action"]))
+        if entry.valid and entry.action:
+            key = (entry.actor, entry.action)
             if key in last:
-                last[key] |= {"valid": False, "reason": "superseded"}
+                last[key].valid, last[key].reason = False, "superseded"
             last[key] = entry
     return order_audit
 
 
-def _decided_by(override: dict[str, Any]) -> str:
+def _decided_by(override: OverrideRow) -> str:
     """Why an audit row is as it is: an override's, with who decided."""
-    return gettext("override by {nick}: {reason}").format(nick=override["by"], reason=override["reason"])
+    return gettext("override by {nick}: {reason}").format(nick=override.by, reason=override.reason)
 
 
 def inactivity_notes(

@@ -708,7 +708,7 @@ def _duel(
 
 def _voted_so_far(store: Store, row: GameRow, state: GameState, client: ForumClient) -> set[str]:
     """Who has a valid vote today: in the day thread (counted as end-day counts it) or by PM (accepted)."""
-    voted = {entry["voter"] for entry in games.votes_so_far(store, row.name, client)}
+    voted = {entry.voter for entry in games.votes_so_far(store, row.name, client)}
     return voted | {p.nick for p in state.living() if store.order_count(row.id, state.day, p.nick, "vote")}
 
 

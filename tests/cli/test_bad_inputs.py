@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
 
 from forumbot.cli import app
+from forumbot.draft import OverrideRow
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo"
 GAME = "Демо-мафия"
@@ -45,7 +45,7 @@ def state(tmp_path: Path) -> Path:
     return path
 
 
-def overrides(path: Path) -> list[dict[str, Any]]:
+def overrides(path: Path) -> list[OverrideRow]:
     from forumbot.store import Store
 
     store = Store(path)

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from forumbot.cli import app
+from forumbot.draft import OverrideRow
 from forumbot.extract.orders import MAX_PM_LINES
 from forumbot.store import Store
 
@@ -291,7 +292,7 @@ def test_a_deadline_two_weeks_ahead_is_still_fine(state: Path) -> None:
     ok("deadline", GAME, "2026-12-13T11:00", *args, "--no-send")
 
 
-def powers(path: Path) -> list[dict[str, Any]]:
+def powers(path: Path) -> list[OverrideRow]:
     store = Store(path)
     return store.overrides(store.game(GAME).id, 1)
 
@@ -316,7 +317,7 @@ def test_a_removal_of_a_dead_player_is_refused(state: Path) -> None:
     ok("power", GAME, "remove", "Alice", "--reason", "мультиаккаунт", "--by", "Модератор", "--state", str(state))
     line = refused("power", GAME, "remove", "Alice", "--reason", "ещё раз", "--by", "Модератор", "--state", str(state))
     assert "Alice is removed twice" in line
-    assert [p["subject"] for p in powers(state)] == ["Alice"]
+    assert [p.subject for p in powers(state)] == ["Alice"]
 
 
 def test_a_pm_of_ten_thousand_lines_is_read_only_to_its_limit(demo: Path, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from forumbot.cli import app
+from forumbot.draft import OverrideRow
 from forumbot.engine import Vote
 from forumbot.host import games
 
@@ -69,8 +70,8 @@ def test_the_host_s_output_fits_80_columns(state: Path) -> None:
 def test_set_vote_keeps_the_time_of_the_vote_it_replaces_unless_one_is_given() -> None:
     at = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
     votes = [Vote(voter="Alice", targets=("Пётр",), time=at)]
-    kept = {"kind": "set_vote", "subject": "Alice", "value": "Маша", "reason": "r", "by": "m"}
-    moved = kept | {"value": json.dumps({"targets": ["Маша"], "at": "2026-11-29T20:00:00+00:00"})}
+    kept = OverrideRow(kind="set_vote", subject="Alice", value="Маша", reason="r", by="m")
+    moved = kept.model_copy(update={"value": json.dumps({"targets": ["Маша"], "at": "2026-11-29T20:00:00+00:00"})})
     [vote], *_ = games._apply_overrides([kept], list(votes), [], [])
     assert vote.targets == ("Маша",) and vote.time == at
     [vote], *_ = games._apply_overrides([moved], list(votes), [], [])

@@ -5,8 +5,8 @@ valid orders of one kind only the last is carried out, the earlier ones are mark
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
+from forumbot.draft import OrderRow, OverrideRow, VoteRow
 from forumbot.engine import GameState, Player
 from forumbot.engine.day import ruleset_for
 from forumbot.host.daywindow import DayPms, TimedPm
@@ -38,7 +38,7 @@ def pm(pm_id: int, sender: str, text: str, html: str | None = None) -> TimedPm:
     return TimedPm(message, "inside", (sent, sent + timedelta(seconds=1)))
 
 
-def audit(*pms: TimedPm) -> list[dict[str, Any]]:
+def audit(*pms: TimedPm) -> list[OrderRow]:
     _, rows = audit_pms(DayPms(inside=list(pms)), STATE.nicks(), ruleset_for(STATE))
     return _mark_superseded(rows)
 
@@ -51,7 +51,7 @@ def test_a_quoted_or_forwarded_order_is_listed_and_never_counted() -> None:
         DayPms(inside=[pm(1, "Вито", "Передаю приказ босса.", forwarded)]), STATE.nicks(), ruleset_for(STATE)
     )
     assert not orders
-    assert [(r["action"], r["targets"], r["valid"], r["reason"], r["line"]) for r in rows] == [
+    assert [(r.action, r.targets, r.valid, r.reason, r.line) for r in rows] == [
         (None, [], False, "unknown_line", "Передаю приказ босса."),
         ("kill", ["Анна"], False, "quoted", "Убиваем — Анна"),
     ]
@@ -59,7 +59,7 @@ def test_a_quoted_or_forwarded_order_is_listed_and_never_counted() -> None:
 
 def test_commands_are_shown_as_commands_not_as_lines_not_understood() -> None:
     rows = audit(pm(1, "Анна", "O GENDER FEMALE\nZ\nчто-то непонятное"))
-    assert [(r["action"], r["reason"], r.get("line")) for r in rows] == [
+    assert [(r.action, r.reason, r.line) for r in rows] == [
         ("command", "command", "O GENDER FEMALE"),
         ("command", "command", "Z"),
         (None, "unknown_line", "что-то непонятное"),
@@ -68,7 +68,7 @@ def test_commands_are_shown_as_commands_not_as_lines_not_understood() -> None:
 
 def test_of_two_valid_orders_the_earlier_is_superseded() -> None:
     rows = audit(pm(1, "Дон", "Убиваем — Анна"), pm(2, "Дон", "Убиваем — Борис"), pm(3, "Шериф", "Проверяю — Дон"))
-    assert [(r["actor"], r["targets"], r["valid"], r["reason"]) for r in rows] == [
+    assert [(r.actor, r.targets, r.valid, r.reason) for r in rows] == [
         ("Дон", ["Анна"], False, "superseded"),
         ("Дон", ["Борис"], True, None),
         ("Шериф", ["Дон"], True, None),
@@ -77,7 +77,7 @@ def test_of_two_valid_orders_the_earlier_is_superseded() -> None:
 
 def test_a_pm_from_a_non_player_is_listed() -> None:
     rows = audit(pm(1, "Прохожий", "Убиваем — Анна"))
-    assert [(r["actor"], r["valid"], r["reason"]) for r in rows] == [("Прохожий", False, "not_player")]
+    assert [(r.actor, r.valid, r.reason) for r in rows] == [("Прохожий", False, "not_player")]
 
 
 def test_the_hosts_vote_is_in_the_audit_the_chart_reads_in_place_of_the_one_it_replaces() -> None:
@@ -85,20 +85,20 @@ def test_the_hosts_vote_is_in_the_audit_the_chart_reads_in_place_of_the_one_it_r
     from forumbot.host.games import _apply_overrides
 
     at = AT.isoformat()
-    audit_rows: list[dict[str, Any]] = [
-        {"voter": "Анна", "target": "Вера", "time": at, "counted": True, "post_id": 5, "link": "p5"},
-        {"voter": "Глеб", "target": "Вера", "time": at, "counted": True, "post_id": 6, "link": "p6"},
+    audit_rows = [
+        VoteRow(voter="Анна", target="Вера", time=at, counted=True, post_id=5, link="p5"),
+        VoteRow(voter="Глеб", target="Вера", time=at, counted=True, post_id=6, link="p6"),
     ]
     votes = [Vote(voter="Анна", targets=("Вера",), time=AT), Vote(voter="Глеб", targets=("Вера",), time=AT)]
-    overrides: list[dict[str, Any]] = [
-        {"kind": "set_vote", "subject": "Анна", "value": "Борис", "reason": "ник с опечаткой", "by": "mod"},
-        {"kind": "clear_vote", "subject": "Глеб", "value": None, "reason": "голос призрака", "by": "mod"},
+    overrides = [
+        OverrideRow(kind="set_vote", subject="Анна", value="Борис", reason="ник с опечаткой", by="mod"),
+        OverrideRow(kind="clear_vote", subject="Глеб", value=None, reason="голос призрака", by="mod"),
     ]
     counted, _, _, _ = _apply_overrides(overrides, votes, [], audit_rows)
     assert [(v.voter, v.targets, v.time) for v in counted] == [("Анна", ("Борис",), AT)]  # the time kept
-    assert [(r["voter"], r["target"], r["counted"], r.get("channel")) for r in audit_rows] == [
+    assert [(r.voter, r.target, r.counted, r.channel) for r in audit_rows] == [
         ("Анна", "Вера", False, None),
         ("Глеб", "Вера", False, None),
         ("Анна", "Борис", True, "override"),
     ]
-    assert audit_rows[2]["time"] == at and audit_rows[2]["reason"] == "override by mod: ник с опечаткой"
+    assert audit_rows[2].time == at and audit_rows[2].reason == "override by mod: ник с опечаткой"

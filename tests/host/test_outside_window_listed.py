@@ -57,7 +57,7 @@ class Inbox:
 def rows_of(inbox: Inbox, keep: set[int] = frozenset()) -> list[tuple[int, str | None]]:  # type: ignore[assignment]
     window = read_day_pms(inbox, START, DEADLINE, since=SINCE, keep=lambda pm_id: pm_id in keep)
     _, audit = audit_pms(window, STATE.nicks(), ruleset_for(STATE))
-    return [(int(r["pm_id"]), r.get("reason")) for r in audit]
+    return [(int(r.pm_id or 0), r.reason) for r in audit]
 
 
 def test_a_pm_whose_printed_minute_straddles_the_listed_range_but_lies_before_it_is_listed() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import stat
 from datetime import UTC, datetime
@@ -9,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from forumbot.draft import DayDraft
+from forumbot.draft import DayDraft, OrderRow
 from forumbot.engine import deal
+from forumbot.engine.model import Reason
 from forumbot.errors import StateError
 from forumbot.store import MIGRATIONS, Store
 
@@ -125,3 +127,90 @@ def test_one_process_at_a_time_writes_to_the_forum_for_a_game(tmp_path: Path) ->
     held_by(2**22 + 12345, datetime.now(UTC).isoformat())  # a process that is gone: taken over
     with store.exclusive(game_id, "watch"):
         pass
+
+
+def test_a_draft_stored_by_an_earlier_version_loads_with_its_audit_rows_typed(tmp_path: Path) -> None:
+    """Earlier versions stored the audit rows as the dicts they were made as: in their key order, `why` as JSON,
+    a PM's id as a key of its own, and keys no version reads now; the draft loads and keeps them."""
+    store = Store(tmp_path / "state.db")
+    game_id = store.create_game("g", "salon", {}, ["A", "B", "C", "D"])
+    state = deal("salon", ["A", "B", "C", "D"], 1)
+    store.save_deal(game_id, state, "salt", "hash")
+    now = datetime(2026, 11, 29, tzinfo=UTC)
+    store.open_day(game_id, 1, now, now, "2")
+    why = {"code": "target_replaced", "nick": "B", "other": "E"}
+    old = {
+        "day": 1,
+        "votes": [
+            {
+                "post_id": 7,
+                "voter": "A",
+                "target": "B",
+                "time": "2026-11-29T10:00:00+03:00",
+                "counted": True,
+                "reason": None,
+                "text": "B",
+                "nearest": None,
+                "edited_by": None,
+                "link": "p7",
+                "channel": "thread",
+            },
+            {
+                "voter": "C",
+                "target": "E",
+                "time": None,
+                "link": "pm:3",
+                "channel": "pm",
+                "counted": False,
+                "reason": "unknown_nick",
+                "why": why,
+                "weight": 2,
+            },
+        ],
+        "orders": [
+            {
+                "actor": "D",
+                "action": None,
+                "targets": [],
+                "link": "pm:4",
+                "valid": False,
+                "reason": "no_order",
+                "time": "2026-11-29T11:00:00+03:00",
+                "pm_id": 4,
+            },
+        ],
+        "overrides": [{"kind": "ignore_post", "subject": "7", "value": None, "reason": "r", "by": "m"}],
+        "activity": {"A": {"posts": 1, "orders": 0}},
+        "state": state.model_dump(mode="json"),
+    }
+    store.db.execute(
+        "INSERT INTO drafts (game_id, day, payload_json, created_at) VALUES (?, 1, ?, ?)",
+        (game_id, json.dumps(old), now.isoformat()),
+    )
+    stored = store.draft(game_id, 1)
+    assert stored is not None
+    thread, pm = stored.draft.votes
+    assert (thread.post_id, thread.counted, thread.channel) == (7, True, "thread")
+    assert pm.why == Reason(code="target_replaced", nick="B", other="E") and pm.get("weight") == 2
+    [order] = stored.draft.orders
+    assert (order.pm_id, order.reason, order.time) == (4, "no_order", "2026-11-29T11:00:00+03:00")
+    assert stored.draft.overrides[0].at is None and stored.draft.activity["A"].posts == 1
+    store.save_draft(game_id, 1, stored.draft)  # stored again: what the earlier version wrote is kept
+    again = store.draft(game_id, 1)
+    assert again is not None and again.draft.to_json() == stored.draft.to_json()
+    assert again.draft.to_json()["votes"][1]["weight"] == 2
+
+
+def test_an_audit_row_lists_the_fields_it_was_made_with() -> None:
+    row = OrderRow(actor="D", action=None, targets=[], link=None, valid=False, reason="no_order", pm_id=4)
+    assert row.as_made() == {
+        "actor": "D",
+        "action": None,
+        "targets": [],
+        "link": None,
+        "valid": False,
+        "reason": "no_order",
+        "pm_id": 4,
+    }
+    row.time = "2026-11-29T11:00:00+03:00"
+    assert row.as_made()["time"] == "2026-11-29T11:00:00+03:00" and "line" not in row.as_made()

@@ -154,7 +154,7 @@ def test_a_rejection_keeps_the_draft_unapproved_and_its_comment_reaches_the_host
     store = Store(table.path)
     notes = store.overrides(store.game(NAME).id, 1)
     store.close()
-    assert [(n["kind"], n["by"], n["reason"]) for n in notes] == [
+    assert [(n.kind, n.by, n.reason) for n in notes] == [
         ("rejected", MODERATOR, "голос Тома в 22:59 не засчитан проверьте")
     ]
     assert any("Черновик" in text and "отклонён;" in text for text in table.from_bot(MODERATOR))
