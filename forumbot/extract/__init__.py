@@ -5,6 +5,7 @@ Pure functions over `forumbot.posts` values; the engine gets `Vote` and `Order` 
     names.py   skeleton, looks_alike, Roster.match: exact / lenient matching, the nearest player for the audit
     votes.py   find_fragments (one walk of a post body), extract_post_votes / extract_votes, to_engine_votes
     orders.py  parse_orders (the PM line grammar), orders_from_pm
+    pms.py     read_pm: a PM parsed once (its orders and its commands), for every reader of it
 """
 
 from forumbot.extract.names import Match, MatchMode, Roster, looks_alike, skeleton, split_targets

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from forumbot.extract.orders import strip_credentials, within_limit
+from forumbot.extract.orders import Scrubbed, strip_credentials, within_limit
 
 Gender = Literal["male", "female", "neuter", "plural"]
 GENDERS: dict[str, Gender] = {
@@ -68,7 +68,12 @@ class PlayerCommands:
 
 
 def parse_commands(body_text: str) -> PlayerCommands:
-    lines = [line.strip() for line in strip_credentials(body_text).text.splitlines()]
+    return commands_in(strip_credentials(body_text))
+
+
+def commands_in(scrubbed: Scrubbed) -> PlayerCommands:
+    """`parse_commands` of a text whose passwords are removed already (`strip_credentials`)."""
+    lines = [line.strip() for line in scrubbed.text.splitlines()]
     first = next((i for i, line in enumerate(lines) if line), None)
     if first is None:
         return PlayerCommands()

@@ -334,9 +334,13 @@ def parse_orders(body_text: str) -> ParsedOrders:
 
     Never raises: any text gives a (possibly empty) result.
     """
+    return orders_in(strip_credentials(body_text))
+
+
+def orders_in(scrubbed: Scrubbed) -> ParsedOrders:
+    """`parse_orders` of a text whose passwords are removed already (`strip_credentials`)."""
     lines: list[OrderLine] = []
     unknown: list[tuple[int, str]] = []
-    scrubbed = strip_credentials(body_text)
     read, unread = within_limit(_drop_quote_blocks(scrubbed.text).splitlines())
     for line_no, line in enumerate(read, 1):
         stripped = line.strip()
@@ -401,8 +405,9 @@ def quoted_order_lines(pm: PrivateMessage) -> list[tuple[Action, str, str]]:
     return found
 
 
-def _body_text(pm: PrivateMessage) -> str:
-    # The parser's body_text already lacks quotes; rebuild it from the HTML only when it is missing.
+def pm_text(pm: PrivateMessage) -> str:
+    """The text orders are read from: the parser's body_text (it already lacks quotes), rebuilt from the HTML
+    only when it is missing."""
     return pm.body_text if pm.body_text.strip() else text_from_html(pm.body_html)
 
 
@@ -430,12 +435,14 @@ def _resolve(line: OrderLine, roster: Roster, mode: MatchMode) -> tuple[tuple[st
 
 
 def orders_from_pm(
-    pm: PrivateMessage, roster: Roster, *, mode: MatchMode = "strict"
+    pm: PrivateMessage, roster: Roster, *, mode: MatchMode = "strict", parsed: ParsedOrders | None = None
 ) -> tuple[list[Order], list[OrderProblem]]:
-    """The orders a PM gives, all of them the sender's, and the lines that give none (with why)."""
+    """The orders a PM gives, all of them the sender's, and the lines that give none (with why). `parsed`: the
+    PM's lines as read already (`pms.read_pm`), so that a PM is parsed once however many read its orders."""
     sender = pm.sender.strip()
     ref = pm.url or f"pm:{pm.pm_id}"
-    parsed = parse_orders(_body_text(pm))
+    if parsed is None:
+        parsed = parse_orders(pm_text(pm))
     problems = [OrderProblem(sender, n, raw, "unknown_line", ref=ref) for n, raw in parsed.unknown]
     if parsed.unread is not None:
         first, count = parsed.unread

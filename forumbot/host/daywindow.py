@@ -30,9 +30,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Literal, Protocol
 
 from forumbot.errors import ForumbotError
+from forumbot.extract.pms import ReadPm, read_pm
 from forumbot.posts import PmSummary, PrivateMessage
 
 Side = Literal["before", "inside", "after", "uncertain"]
@@ -95,6 +97,11 @@ class TimedPm:
     @property
     def exact(self) -> bool:
         return self.interval is not None and self.interval[1] - self.interval[0] <= EXACT
+
+    @cached_property
+    def read(self) -> ReadPm:
+        """What the PM says, parsed the first time it is asked (votes by PM and the audit read the same)."""
+        return read_pm(self.pm)
 
     def when(self) -> str:
         """The time as the audit shows it: an ISO instant, or "from/until" for an interval."""

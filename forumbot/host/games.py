@@ -49,7 +49,7 @@ from forumbot.engine.model import ACTIONS, Reason, VoidEntry
 from forumbot.engine.variants import Ruleset, find_variant
 from forumbot.errors import ConfigError, StateError
 from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm, read_body
-from forumbot.extract.commands import is_command_line, parse_commands
+from forumbot.extract.commands import is_command_line
 from forumbot.extract.orders import OrderProblem, quoted_order_lines
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, Progress
@@ -282,7 +282,7 @@ def end_day(
     powers = host_powers(recorded)
     # Read the forum as the day is played: a replaced slot's posts and PMs count under its new account only.
     reading, _ = apply_replacements(state, powers.replacements)
-    votes, vote_audit = _votes(reading, rules, posts, pms, start, deadline, bot=bot)
+    votes, vote_audit = _votes(reading, rules, posts, window.inside, start, deadline, bot=bot)
     dead = [p.nick for p in reading.players if not p.alive]
     orders, order_audit = audit_pms(window, reading.nicks(), rules, dead=dead)
     _name_former_nicks(reading, vote_audit, order_audit)
@@ -418,7 +418,7 @@ def _votes(
     state: GameState,
     rules: Ruleset,
     posts: list[Post],
-    pms: list[PrivateMessage],
+    pms: Sequence[TimedPm],
     start: datetime,
     deadline: datetime,
     *,
@@ -429,11 +429,12 @@ def _votes(
     channels = rules.vote_channels
     living = [p.nick for p in state.living()]
     dead = [p.nick for p in state.players if not p.alive]
+    roster = Roster([*living, *dead])
     audit: list[VoteRow] = []
     timed: list[tuple[datetime, int, Vote]] = []
     records = extract_votes(
         posts,
-        Roster([*living, *dead]),
+        roster,
         dead=set(dead),
         start=start,
         deadline=deadline,
@@ -450,10 +451,11 @@ def _votes(
     if "thread" in channels:
         timed += [(r.time, r.post_id, _thread_vote(r)) for r in records if r.counted]
         timed = _merge_double(timed)
-    for pm in pms:
-        if parse_commands(pm.body_text).relay is not None:
+    for placed in pms:
+        pm, read = placed.pm, placed.read
+        if read.commands.relay is not None:
             continue  # a relayed letter carries no vote
-        orders, _ = orders_from_pm(pm, Roster([*living, *dead]), mode=rules.options.nick_matching)
+        orders, _ = orders_from_pm(pm, roster, mode=rules.options.nick_matching, parsed=read.orders)
         for order in orders:
             if order.action != "vote":
                 continue
@@ -530,10 +532,10 @@ def audit_pms(
         pm = timed.pm
         outside = {"after": "after_deadline", "uncertain": "uncertain_time", "before": "before_start"}.get(timed.side)
         rows: list[OrderRow] = []
-        if parse_commands(pm.body_text).relay is not None:
+        if timed.read.commands.relay is not None:
             rows.append(_message_entry(timed, "relay"))
         else:
-            found, problems = orders_from_pm(pm, everyone, mode=rules.options.nick_matching)
+            found, problems = orders_from_pm(pm, everyone, mode=rules.options.nick_matching, parsed=timed.read.orders)
             for order in found:
                 if order.action == "vote":
                     continue

@@ -31,9 +31,10 @@ from forumbot.draft import Early, StoredDraft
 from forumbot.engine.day import check_order, check_vote, ruleset_for
 from forumbot.engine.model import Action, GameState, Vote
 from forumbot.errors import ConfigError, ForumError, GameBusy, LoginFailed, ParseError, RulesError, StateError
-from forumbot.extract import Roster, orders_from_pm
-from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word, parse_commands
+from forumbot.extract import ParsedOrders, Roster, orders_from_pm
+from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word
 from forumbot.extract.orders import MAX_PM_LINES, OrderProblem
+from forumbot.extract.pms import read_pm
 from forumbot.forum.cache import PageCache
 from forumbot.forum.client import ForumClient
 from forumbot.host import deadlines, games
@@ -320,7 +321,8 @@ def _messages(
         if sender not in everyone:
             store.handle_pm(row.id, pm.pm_id, sender, "other", [])
             continue
-        commands = parse_commands(pm.body_text)
+        read = read_pm(pm)
+        commands = read.commands
         if commands.relay is not None:
             _relay(store, row, config, state, pm, commands.relay)
             continue
@@ -331,7 +333,7 @@ def _messages(
         refusal = _refusal(side, state.day)
         if refusal is None and turn_made:
             refusal = TURN_MADE
-        lines = _order_receipts(store, row.id, config, state, pm, everyone, refusal, changes)
+        lines = _order_receipts(store, row.id, config, state, pm, read.orders, everyone, refusal, changes)
         lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
         if not lines and not commands.problems and not commands.help:  # nothing read: say so, quoting its start
             lines = [_nothing_found(pm.body_text)]
@@ -385,12 +387,13 @@ def _order_receipts(
     config: GameConfig,
     state: GameState,
     pm: PrivateMessage,
+    parsed: ParsedOrders,
     everyone: Roster,
     refusal: str | None,
     changes: list[Change],
 ) -> list[str]:
     sender = pm.sender.strip()
-    orders, problems = orders_from_pm(pm, everyone, mode=config_mode(state))
+    orders, problems = orders_from_pm(pm, everyone, mode=config_mode(state), parsed=parsed)
     lines = [_problem_line(p) for p in problems if p.reason != "unknown_line"]
     counted: dict[str, int] = {}
     for order in orders:

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from forumbot.draft import OrderRow, OverrideRow, VoteRow
 from forumbot.engine import GameState, Player
 from forumbot.engine.day import ruleset_for
+from forumbot.extract import Roster
 from forumbot.host.daywindow import DayPms, TimedPm
 from forumbot.host.games import _mark_superseded, audit_pms
 from forumbot.posts import PrivateMessage
@@ -44,9 +47,7 @@ def audit(*pms: TimedPm) -> list[OrderRow]:
 
 
 def test_a_quoted_or_forwarded_order_is_listed_and_never_counted() -> None:
-    forwarded = (
-        '<blockquote><div><cite>Дон писал(а):</cite>Убиваем — Анна</div></blockquote>Передаю приказ босса.'
-    )
+    forwarded = "<blockquote><div><cite>Дон писал(а):</cite>Убиваем — Анна</div></blockquote>Передаю приказ босса."
     orders, rows = audit_pms(
         DayPms(inside=[pm(1, "Вито", "Передаю приказ босса.", forwarded)]), STATE.nicks(), ruleset_for(STATE)
     )
@@ -102,3 +103,53 @@ def test_the_hosts_vote_is_in_the_audit_the_chart_reads_in_place_of_the_one_it_r
         ("Анна", "Борис", True, "override"),
     ]
     assert audit_rows[2].time == at and audit_rows[2].reason == "override by mod: ник с опечаткой"
+
+
+def test_each_pm_of_the_day_is_parsed_once_for_its_votes_and_its_audit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from forumbot.extract.orders import Scrubbed, strip_credentials
+    from forumbot.host.games import _votes
+
+    read: list[str] = []
+
+    def scrub(text: str) -> Scrubbed:
+        read.append(text)
+        return strip_credentials(text)
+
+    monkeypatch.setattr("forumbot.extract.pms.strip_credentials", scrub)
+    window = DayPms(
+        inside=[pm(1, "Анна", "Голосую — Вера\nZ"), pm(2, "Дон", "Убиваем — Анна"), pm(3, "Вито", "#mafia\nпривет")]
+    )
+    rules = ruleset_for(STATE)
+    _, vote_rows = _votes(STATE, rules, [], window.inside, AT, AT + timedelta(days=1))
+    _, order_rows = audit_pms(window, STATE.nicks(), rules)
+    assert read == ["Голосую — Вера\nZ", "Убиваем — Анна", "#mafia\nпривет"]  # once each, for both readers
+    assert [(r.voter, r.target) for r in vote_rows] == [("Анна", "Вера")]
+    assert [(r.pm_id, r.action, r.reason) for r in order_rows] == [
+        (1, "command", "command"),
+        (2, "kill", None),
+        (3, None, "relay"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        ("Убиваем — Анна\nZ", None),
+        ("#mail Анна ---\nУбиваем — Борис", None),
+        ("#order game secret\nПроверяю — Дон\nO GENDER ona", None),
+        ("", "Проверяю — Дон<br>Z"),  # no text from the parser: the orders are read from the HTML, no command
+        ("   ", "#wall<br>Убиваем — Анна"),
+    ],
+)
+def test_a_pm_read_once_says_what_its_orders_and_commands_parsed_apart_say(text: str, html: str | None) -> None:
+    from forumbot.extract import orders_from_pm, parse_orders
+    from forumbot.extract.commands import parse_commands
+    from forumbot.extract.orders import pm_text
+    from forumbot.extract.pms import read_pm
+
+    message = pm(1, "Дон", text, html).pm
+    once = read_pm(message)
+    assert once.orders == parse_orders(pm_text(message))
+    assert once.commands == parse_commands(message.body_text)
+    roster = Roster(list(PLAYERS))
+    assert orders_from_pm(message, roster, parsed=once.orders) == orders_from_pm(message, roster)
