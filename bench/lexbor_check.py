@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import run  # noqa: E402  (bench/ is not a package)
 from selectolax.lexbor import LexborHTMLParser, LexborNode  # noqa: E402
 
-from forumbot.extract import Roster, extract_votes, read_body  # noqa: E402
+from forumbot.extract import Roster, VoteSettings, extract_votes, read_body  # noqa: E402
 from forumbot.extract import votes as V  # noqa: E402
 from forumbot.forum.invision.pages import read_page  # noqa: E402
 from forumbot.forum.ipb2 import pages as ipb2  # noqa: E402
@@ -306,18 +306,18 @@ def cost(posts: int, seconds: float) -> None:
     import lxml.html
 
     pages = run.day_pages(posts)
-    roster = Roster(run.DAY_PLAYERS)
+    settings = VoteSettings(Roster(run.DAY_PLAYERS))
 
     def lexbor_full(chunk: list[bytes]) -> None:
         for page in chunk:
             read = lexbor_phpbb_posts(page)
             found = {post.post_id: lexbor_fragments(body) for post, body in read}
-            extract_votes([post for post, _ in read], roster, fragments=found)
+            extract_votes([post for post, _ in read], settings, fragments=found)
 
     def lxml_full(chunk: list[bytes]) -> None:
         V.forget_fragments()
         for page in chunk:
-            extract_votes(phpbb.parse_topic_page(page, on_body=read_body).posts, roster)
+            extract_votes(phpbb.parse_topic_page(page, on_body=read_body).posts, settings)
 
     jobs: dict[str, Callable[[list[bytes]], None]] = {
         "bare lxml": lambda chunk: _each(lxml.html.fromstring, chunk),

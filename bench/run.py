@@ -168,13 +168,13 @@ def bench_parse(args: argparse.Namespace) -> list[Figure]:
     takes the next few pages and runs the three jobs on them in turn, in an order that rotates; each
     figure is the median of the rounds' CPU-time ratios, printed with their spread (10th to 90th
     percentile)."""
-    from forumbot.extract import Roster, extract_votes, read_body
+    from forumbot.extract import Roster, VoteSettings, extract_votes, read_body
     from forumbot.extract.votes import forget_fragments
     from forumbot.forum.phpbb.pages import parse_topic_page
 
     posts = 3500 if not args.quick else 1000
     pages = day_pages(posts)
-    roster = Roster(DAY_PLAYERS)
+    settings = VoteSettings(Roster(DAY_PLAYERS))
 
     def bare(chunk: list[bytes]) -> None:
         for page in chunk:
@@ -183,13 +183,13 @@ def bench_parse(args: argparse.Namespace) -> list[Figure]:
     def full(chunk: list[bytes]) -> None:
         forget_fragments()  # a cold read: nothing of an earlier round may flatter the figure
         for page in chunk:  # as a read does: each body's fragments read from the page's own tree
-            extract_votes(parse_topic_page(page, on_body=read_body).posts, roster)
+            extract_votes(parse_topic_page(page, on_body=read_body).posts, settings)
 
     def naive(chunk: list[bytes]) -> None:
         for page in chunk:
             red_bold_texts(page)
 
-    found = sum(len(extract_votes(parse_topic_page(page).posts, roster)) for page in pages)
+    found = sum(len(extract_votes(parse_topic_page(page).posts, settings)) for page in pages)
     assert found > 0, "the bench day holds votes: extraction found none"
     chunks = [pages[k : k + PARSE_PAGES_A_ROUND] for k in range(0, len(pages), PARSE_PAGES_A_ROUND)]
     rounds = max(PARSE_ROUNDS, 4 * len(chunks))  # each chunk four times at least: its fastest is its own cost

@@ -76,6 +76,24 @@ VoteReason = Literal[
 ]
 EditedVotes = Literal["ignore", "count"]
 
+
+@dataclass(frozen=True)
+class VoteSettings:
+    """Everything besides the posts that decides a day's vote records, gathered once (from the game's state and
+    rules: `host.games`; from a count's rules: `host.tally`) and handed to extraction whole: who plays (dead
+    players are named but cannot vote), the day's bounds, how nicks are matched, whether an edited vote counts,
+    how many targets one post names, and whose posts are no votes (the bot's own)."""
+
+    roster: Roster
+    dead: frozenset[str] = frozenset()
+    start: datetime | None = None
+    deadline: datetime | None = None
+    mode: MatchMode = "strict"
+    edited_votes: EditedVotes = "ignore"
+    votes_per_post: int = 1
+    skip_authors: tuple[str, ...] = ()
+
+
 # ---------------------------------------------------------------------------------------------------
 # Markup: colours, weights, quotes, spoilers
 # ---------------------------------------------------------------------------------------------------
@@ -526,7 +544,7 @@ def _resolve(text: str, roster: Roster, mode: MatchMode, split: bool) -> list[tu
     return [(text, whole)]
 
 
-def _fragment_reason(frag: Fragment, match: Match, dead: set[str]) -> VoteReason | None:
+def _fragment_reason(frag: Fragment, match: Match, dead: frozenset[str]) -> VoteReason | None:
     if frag.quoted:
         return "quoted"
     if frag.spoiler:
@@ -542,9 +560,8 @@ def _fragment_reason(frag: Fragment, match: Match, dead: set[str]) -> VoteReason
     return None
 
 
-def _targets(
-    post: Post, roster: Roster, dead: set[str], mode: MatchMode, votes_per_post: int, found: Sequence[Fragment]
-) -> list[_Target]:
+def _targets(post: Post, settings: VoteSettings, found: Sequence[Fragment]) -> list[_Target]:
+    roster, dead, mode = settings.roster, settings.dead, settings.mode
     out: list[_Target] = []
     for frag in found:
         if not (frag.red and frag.bold):
@@ -554,19 +571,13 @@ def _targets(
                 continue
             out.append(_Target(frag, m.nick or frag.text, m, _fragment_reason(frag, m, dead)))
             continue
-        for target, m in _resolve(frag.text, roster, mode, votes_per_post > 1):
+        for target, m in _resolve(frag.text, roster, mode, settings.votes_per_post > 1):
             out.append(_Target(frag, target, m, _fragment_reason(frag, m, dead)))
     return out
 
 
-def _post_reason(
-    post: Post,
-    roster: Roster,
-    dead: set[str],
-    start: datetime | None,
-    deadline: datetime | None,
-    edited_votes: EditedVotes,
-) -> VoteReason | None:
+def _post_reason(post: Post, settings: VoteSettings) -> VoteReason | None:
+    roster, dead, start, deadline = settings.roster, settings.dead, settings.start, settings.deadline
     if post.visibility != "public":  # only moderators see it: it was never a vote to the players
         return post.visibility
     voter = post.author.strip()
@@ -578,7 +589,7 @@ def _post_reason(
         return "before_start"
     if deadline is not None and post.time >= deadline:  # a post stamped exactly at the deadline is late
         return "after_deadline"
-    if post.edited and edited_votes == "ignore":
+    if post.edited and settings.edited_votes == "ignore":
         return "changed" if post.changed_since_read else "edited"
     return None
 
@@ -611,33 +622,24 @@ def extract_post_votes(
     edited_votes: EditedVotes = "ignore",
     votes_per_post: int = 1,
 ) -> list[VoteRecord]:
-    """One record per fragment of `post` worth the host's eye; at most `votes_per_post` are counted."""
+    """One record per fragment of `post` worth the host's eye; at most `votes_per_post` are counted (one post
+    read alone; a day's posts are read with their `VoteSettings` by `extract_votes`)."""
     _check_aware("start", start)
     _check_aware("deadline", deadline)
-    found = find_fragments(post.content_html)
-    return _post_votes(post, roster, set(dead), start, deadline, mode, edited_votes, votes_per_post, found)
+    settings = VoteSettings(roster, frozenset(dead), start, deadline, mode, edited_votes, votes_per_post)
+    return _post_votes(post, settings, find_fragments(post.content_html))
 
 
-def _post_votes(
-    post: Post,
-    roster: Roster,
-    dead: set[str],
-    start: datetime | None,
-    deadline: datetime | None,
-    mode: MatchMode,
-    edited_votes: EditedVotes,
-    votes_per_post: int,
-    found: Sequence[Fragment],
-) -> list[VoteRecord]:
+def _post_votes(post: Post, settings: VoteSettings, found: Sequence[Fragment]) -> list[VoteRecord]:
     """`extract_post_votes` once the day's bounds are checked (a day's posts share them), over the post's
     fragments `found`."""
     if post.time.tzinfo is None:  # the message is made only when it is needed
         _check_aware(f"post {post.post_id} time", post.time)
-    targets = _targets(post, roster, dead, mode, votes_per_post, found)
+    targets = _targets(post, settings, found)
     if not targets:  # most posts: nothing red or bold that names anyone
         return []
-    post_reason = _post_reason(post, roster, dead, start, deadline, edited_votes)
-    chosen = _chosen(targets, votes_per_post)
+    post_reason = _post_reason(post, settings)
+    chosen = _chosen(targets, settings.votes_per_post)
     records: list[VoteRecord] = []
     for i, t in enumerate(targets):
         reason = t.reason
@@ -723,22 +725,9 @@ class VoteScan:
     that one was read). `extract_votes` is one scan of all posts; a re-tally reads on from where the last
     count stood, so it makes the records of its new posts only."""
 
-    def __init__(
-        self,
-        roster: Roster,
-        *,
-        dead: set[str] | frozenset[str] = frozenset(),
-        start: datetime | None = None,
-        deadline: datetime | None = None,
-        mode: MatchMode = "strict",
-        edited_votes: EditedVotes = "ignore",
-        votes_per_post: int = 1,
-        skip_authors: Iterable[str] = (),
-        state: ScanState | None = None,
-    ) -> None:
-        self._roster, self._dead, self._start, self._deadline = roster, set(dead), start, deadline
-        self._mode, self._edited, self._per_post = mode, edited_votes, votes_per_post
-        self._skipped = {name.strip().casefold() for name in skip_authors}
+    def __init__(self, settings: VoteSettings, *, state: ScanState | None = None) -> None:
+        self._settings = settings
+        self._skipped = {name.strip().casefold() for name in settings.skip_authors}
         state = state or ScanState()
         self._base = state.made  # the index of this scan's first record
         self._latest: dict[str, tuple[tuple[int, str], ...]] = dict(state.latest)
@@ -760,8 +749,8 @@ class VoteScan:
         if not self.follows(ordered[:1]):
             raise ValueError(f"post {ordered[0].post_id} comes before the last post this count read")
         if not self._checked:  # checked once for the day, as each post's check would (no post, no check)
-            _check_aware("start", self._start)
-            _check_aware("deadline", self._deadline)
+            _check_aware("start", self._settings.start)
+            _check_aware("deadline", self._settings.deadline)
             self._checked = True
         for post in ordered:
             found = _fragments_of_html(post.content_html) if fragments is None else fragments.get(post.post_id, ())
@@ -772,10 +761,7 @@ class VoteScan:
         self._last = (ordered[-1].time, ordered[-1].post_id)
 
     def _read_post(self, post: Post, found: Sequence[Fragment]) -> None:
-        batch = _post_votes(
-            post, self._roster, self._dead, self._start, self._deadline, self._mode, self._edited,
-            self._per_post, found,
-        )  # fmt: skip
+        batch = _post_votes(post, self._settings, found)
         first = self._base + len(self.records)
         counted = tuple((first + i, r.target) for i, r in enumerate(batch) if r.counted)
         self.records.extend(batch)
@@ -800,30 +786,17 @@ class VoteScan:
 
 
 def extract_votes(
-    posts: Iterable[Post],
-    roster: Roster,
-    *,
-    dead: set[str] | frozenset[str] = frozenset(),
-    start: datetime | None = None,
-    deadline: datetime | None = None,
-    mode: MatchMode = "strict",
-    edited_votes: EditedVotes = "ignore",
-    votes_per_post: int = 1,
-    skip_authors: Iterable[str] = (),
-    fragments: Mapping[int, Sequence[Fragment]] | None = None,
+    posts: Iterable[Post], settings: VoteSettings, *, fragments: Mapping[int, Sequence[Fragment]] | None = None
 ) -> list[VoteRecord]:
     """Every record of a day's posts in time order; only each voter's last counted vote stays counted.
 
     Posts are ordered by their own time (then id), never by page order; a post seen twice (pages that
-    shifted while they were fetched) is read once. Posts of `skip_authors` (the bot's own account: its
-    opening, its vote counts) are no votes and no audit rows. `fragments`: each post's fragments (post id
-    -> `find_fragments` of its body) as read earlier, for posts whose bodies are not at hand; a post it
-    does not name has none.
+    shifted while they were fetched) is read once. Posts of the settings' `skip_authors` (the bot's own
+    account: its opening, its vote counts) are no votes and no audit rows. `fragments`: each post's fragments
+    (post id -> `find_fragments` of its body) as read earlier, for posts whose bodies are not at hand; a post
+    it does not name has none.
     """
-    scan = VoteScan(
-        roster, dead=dead, start=start, deadline=deadline, mode=mode, edited_votes=edited_votes,
-        votes_per_post=votes_per_post, skip_authors=skip_authors,
-    )  # fmt: skip
+    scan = VoteScan(settings)
     scan.read(posts, fragments)
     return scan.records
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -48,7 +48,7 @@ from forumbot.engine.commitment import commitment_of, role_list_text
 from forumbot.engine.model import ACTIONS, Reason, VoidEntry
 from forumbot.engine.variants import Ruleset, find_variant
 from forumbot.errors import ConfigError, StateError
-from forumbot.extract import Roster, VoteRecord, extract_votes, find_fragments, orders_from_pm, read_body
+from forumbot.extract import Roster, VoteRecord, VoteSettings, extract_votes, find_fragments, orders_from_pm, read_body
 from forumbot.extract.commands import is_command_line
 from forumbot.extract.orders import OrderProblem, quoted_order_lines
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
@@ -282,7 +282,8 @@ def end_day(
     powers = host_powers(recorded)
     # Read the forum as the day is played: a replaced slot's posts and PMs count under its new account only.
     reading, _ = apply_replacements(state, powers.replacements)
-    votes, vote_audit = _votes(reading, rules, posts, window.inside, start, deadline, bot=bot)
+    settings = vote_settings(reading, rules, start, deadline, bot=bot)
+    votes, vote_audit = _votes(settings, rules.vote_channels, posts, window.inside)
     dead = [p.nick for p in reading.players if not p.alive]
     orders, order_audit = audit_pms(window, reading.nicks(), rules, dead=dead)
     _name_former_nicks(reading, vote_audit, order_audit)
@@ -376,7 +377,9 @@ def votes_so_far(store: Store, name: str, client: ForumClient) -> list[VoteRow]:
     state = _dealt_state(row)
     day = _open_day(store, row, state)
     posts = read_day_topic(store, client, day["topic"]).posts
-    _, audit = _votes(state, ruleset_for(state), posts, [], day["starts_at"], day["deadline"], bot=client.account)
+    rules = ruleset_for(state)
+    settings = vote_settings(state, rules, day["starts_at"], day["deadline"], bot=client.account)
+    _, audit = _votes(settings, rules.vote_channels, posts, [])
     return [entry for entry in audit if entry.counted]
 
 
@@ -410,39 +413,33 @@ def _in_window(moment: datetime | None, start: datetime, deadline: datetime) -> 
     return moment is not None and start <= moment < deadline
 
 
-def _votes_per_post(state: GameState, rules: Ruleset) -> int:
-    return rules.max_targets(state.day, "vote", len(state.players))
-
-
-def _votes(
-    state: GameState,
-    rules: Ruleset,
-    posts: list[Post],
-    pms: Sequence[TimedPm],
-    start: datetime,
-    deadline: datetime,
-    *,
-    bot: str | None = None,
-) -> tuple[list[Vote], list[VoteRow]]:
-    """Votes in time order, from the variant's channels, and the audit of every vote seen (the bot's own
-    posts are neither)."""
-    channels = rules.vote_channels
-    living = [p.nick for p in state.living()]
+def vote_settings(
+    state: GameState, rules: Ruleset, start: datetime, deadline: datetime, *, bot: str | None = None
+) -> VoteSettings:
+    """What decides the day's votes besides the posts and PMs, gathered once from the game's state and rules:
+    the players (a dead one is named, never votes), the day's bounds, the variant's nick matching and edited
+    votes, the targets a vote names today, and the bot's own account (its posts are no votes)."""
     dead = [p.nick for p in state.players if not p.alive]
-    roster = Roster([*living, *dead])
-    audit: list[VoteRow] = []
-    timed: list[tuple[datetime, int, Vote]] = []
-    records = extract_votes(
-        posts,
-        roster,
-        dead=set(dead),
+    return VoteSettings(
+        Roster([*(p.nick for p in state.living()), *dead]),
+        dead=frozenset(dead),
         start=start,
         deadline=deadline,
         mode=rules.options.nick_matching,
         edited_votes=rules.options.edited_votes,
-        votes_per_post=_votes_per_post(state, rules),
-        skip_authors=[bot] if bot else [],
+        votes_per_post=rules.max_targets(state.day, "vote", len(state.players)),
+        skip_authors=(bot,) if bot else (),
     )
+
+
+def _votes(
+    settings: VoteSettings, channels: Collection[str], posts: list[Post], pms: Sequence[TimedPm]
+) -> tuple[list[Vote], list[VoteRow]]:
+    """Votes in time order, from the variant's `channels`, and the audit of every vote seen (the bot's own
+    posts are neither); a vote by PM is read with the thread's settings (its nicks matched alike)."""
+    audit: list[VoteRow] = []
+    timed: list[tuple[datetime, int, Vote]] = []
+    records = extract_votes(posts, settings)
     for record in records:
         entry = _thread_row(record)
         if "thread" not in channels and record.counted:
@@ -455,7 +452,7 @@ def _votes(
         pm, read = placed.pm, placed.read
         if read.commands.relay is not None:
             continue  # a relayed letter carries no vote
-        orders, _ = orders_from_pm(pm, roster, mode=rules.options.nick_matching, parsed=read.orders)
+        orders, _ = orders_from_pm(pm, settings.roster, mode=settings.mode, parsed=read.orders)
         for order in orders:
             if order.action != "vote":
                 continue
@@ -470,13 +467,10 @@ def _votes(
                     reason=None if "pm" in channels else "wrong_channel",
                 )
             )
-            if "pm" in channels:
+            sent = pm.time or settings.start  # a PM of the day is dated; one that is not sorts as sent at the start
+            if "pm" in channels and sent is not None:
                 timed.append(
-                    (
-                        pm.time or start,
-                        pm.pm_id,
-                        Vote(voter=order.actor, targets=order.targets, time=pm.time, ref=order.ref),
-                    )
+                    (sent, pm.pm_id, Vote(voter=order.actor, targets=order.targets, time=pm.time, ref=order.ref))
                 )
     timed.sort(key=lambda t: (t[0], t[1]))
     return [v for _, _, v in timed], audit

@@ -22,7 +22,7 @@ from typing import Any, overload
 from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
 from forumbot.engine.variants.base import Ruleset
 from forumbot.errors import N_, ConfigError, ForumbotError, StateError
-from forumbot.extract import Roster, ScanState, VoteRecord, VoteScan, find_fragments
+from forumbot.extract import Roster, ScanState, VoteRecord, VoteScan, VoteSettings, find_fragments
 from forumbot.extract.votes import Fragment
 from forumbot.forum.cache import ExtractRead, PageExtract, PagePrefix
 from forumbot.posts import Post, TopicPage
@@ -257,6 +257,21 @@ class CountRules:
         variant = find_variant(self.variant)
         return variant(variant.parse_options(self.options))
 
+    @functools.cached_property
+    def vote_settings(self) -> VoteSettings:
+        """What extraction reads besides the posts, gathered once for the count."""
+        opts = self.ruleset.options
+        return VoteSettings(
+            Roster([*self.living, *self.dead]),
+            dead=frozenset(self.dead),
+            start=self.start,
+            deadline=self.deadline,
+            mode=opts.nick_matching,
+            edited_votes=opts.edited_votes,
+            votes_per_post=self.votes_per_post,
+            skip_authors=tuple(self.skip_authors),
+        )
+
     @property
     def name(self) -> str:
         """A digest of everything a count's records depend on (the living players' order only ranks)."""
@@ -390,18 +405,7 @@ def _shared_ids(earlier: Sequence[_PageVotes], later: Sequence[_PageVotes]) -> b
 
 
 def _scan(rules: CountRules, state: ScanState | None = None) -> VoteScan:
-    opts = rules.ruleset.options
-    return VoteScan(
-        Roster([*rules.living, *rules.dead]),
-        dead=set(rules.dead),
-        start=rules.start,
-        deadline=rules.deadline,
-        mode=opts.nick_matching,
-        edited_votes=opts.edited_votes,
-        votes_per_post=rules.votes_per_post,
-        skip_authors=rules.skip_authors,
-        state=state,
-    )
+    return VoteScan(rules.vote_settings, state=state)
 
 
 def _tally(

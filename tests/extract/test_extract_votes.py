@@ -18,7 +18,7 @@ from extract_support import (
 )
 
 from forumbot.engine.model import Vote
-from forumbot.extract import Roster, VoteRecord, extract_post_votes, extract_votes, to_engine_votes
+from forumbot.extract import Roster, VoteRecord, VoteSettings, extract_post_votes, extract_votes, to_engine_votes
 from forumbot.host.tally import tally_posts, vote_json
 from forumbot.posts import Post
 
@@ -205,7 +205,7 @@ def test_a_later_void_vote_leaves_the_earlier_valid_one_standing(phpbb_roster: R
     first = make_post(phpbb_vote("Пётр"), post_id=1, time=NOON)
     void = make_post(phpbb_vote("Петр"), post_id=2, time=NOON + timedelta(hours=1))
     edited = make_post(phpbb_vote("Шарик"), post_id=3, time=NOON + timedelta(hours=2), edited=True)
-    records = extract_votes([first, void, edited], phpbb_roster)
+    records = extract_votes([first, void, edited], VoteSettings(phpbb_roster))
     assert [(r.post_id, r.counted, r.reason) for r in records] == [
         (1, True, None),
         (2, False, "unknown_nick"),
@@ -219,7 +219,7 @@ def test_a_later_void_vote_leaves_the_earlier_valid_one_standing(phpbb_roster: R
 def test_a_later_valid_vote_supersedes_and_carries_its_own_time(phpbb_roster: Roster) -> None:
     later = NOON + timedelta(hours=3)
     posts = [make_post(phpbb_vote("Пётр"), post_id=1), make_post(phpbb_vote("Шарик"), post_id=2, time=later)]
-    records = extract_votes(posts, phpbb_roster)
+    records = extract_votes(posts, VoteSettings(phpbb_roster))
     assert [(r.target, r.counted, r.reason) for r in records] == [
         ("Пётр", False, "superseded"),
         ("Шарик", True, None),
@@ -230,13 +230,13 @@ def test_a_later_valid_vote_supersedes_and_carries_its_own_time(phpbb_roster: Ro
 def test_post_times_decide_the_order_not_page_order(phpbb_roster: Roster) -> None:
     early = make_post(phpbb_vote("Пётр"), post_id=9, time=NOON)
     late = make_post(phpbb_vote("Шарик"), post_id=8, time=NOON + timedelta(minutes=1))
-    records = extract_votes([late, early], phpbb_roster)
+    records = extract_votes([late, early], VoteSettings(phpbb_roster))
     assert [(r.target, r.counted) for r in records] == [("Пётр", False), ("Шарик", True)]
 
 
 def test_a_post_seen_twice_is_read_once(phpbb_roster: Roster) -> None:
     post = make_post(phpbb_vote("Пётр"))
-    assert len(extract_votes([post, post], phpbb_roster)) == 1
+    assert len(extract_votes([post, post], VoteSettings(phpbb_roster))) == 1
 
 
 # - an edited post cannot be trusted: its vote is not counted and the audit says who edited it.
@@ -325,7 +325,7 @@ def test_bold_only_near_miss_is_listed_with_nearest(phpbb_roster: Roster) -> Non
 
 
 def test_phpbb_captured_day(phpbb_roster: Roster) -> None:
-    records = extract_votes(phpbb_posts(), phpbb_roster, start=DAY_START, deadline=DEADLINE)
+    records = extract_votes(phpbb_posts(), VoteSettings(phpbb_roster, start=DAY_START, deadline=DEADLINE))
     reasons = {(r.post_id, r.target): r.reason for r in records}
     assert reasons == {
         (2, "Name"): "unknown_nick",
@@ -358,7 +358,7 @@ def test_phpbb_captured_day(phpbb_roster: Roster) -> None:
 
 def test_ipb_captured_day(ipb_roster: Roster) -> None:
     start = datetime(2026, 11, 27, 22, 0, tzinfo=MSK)
-    records = extract_votes(ipb_posts(), ipb_roster, start=start, deadline=DEADLINE)
+    records = extract_votes(ipb_posts(), VoteSettings(ipb_roster, start=start, deadline=DEADLINE))
     counted = [(r.voter, r.target, r.post_id) for r in records if r.counted]
     assert counted == [
         ("Лиса", "Печкин", 302),

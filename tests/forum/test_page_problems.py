@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from forumbot.errors import ParseError
-from forumbot.extract import Roster, extract_votes
+from forumbot.extract import Roster, VoteSettings, extract_votes
 from forumbot.forum.ipb2 import pages as ipb2
 from forumbot.forum.markup import decode_page, parse_html
 from forumbot.forum.phpbb import pages as phpbb
@@ -54,7 +54,7 @@ def day(deep: int) -> str:
 
 
 def votes(parsed: object) -> list[tuple[str, str]]:
-    records = extract_votes(parsed.posts, Roster(PLAYERS))  # type: ignore[attr-defined]
+    records = extract_votes(parsed.posts, VoteSettings(Roster(PLAYERS)))  # type: ignore[attr-defined]
     return [(r.voter, r.target) for r in records if r.counted]
 
 

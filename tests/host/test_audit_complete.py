@@ -107,7 +107,7 @@ def test_the_hosts_vote_is_in_the_audit_the_chart_reads_in_place_of_the_one_it_r
 
 def test_each_pm_of_the_day_is_parsed_once_for_its_votes_and_its_audit(monkeypatch: pytest.MonkeyPatch) -> None:
     from forumbot.extract.orders import Scrubbed, strip_credentials
-    from forumbot.host.games import _votes
+    from forumbot.host.games import _votes, vote_settings
 
     read: list[str] = []
 
@@ -120,7 +120,8 @@ def test_each_pm_of_the_day_is_parsed_once_for_its_votes_and_its_audit(monkeypat
         inside=[pm(1, "Анна", "Голосую — Вера\nZ"), pm(2, "Дон", "Убиваем — Анна"), pm(3, "Вито", "#mafia\nпривет")]
     )
     rules = ruleset_for(STATE)
-    _, vote_rows = _votes(STATE, rules, [], window.inside, AT, AT + timedelta(days=1))
+    settings = vote_settings(STATE, rules, AT, AT + timedelta(days=1))
+    _, vote_rows = _votes(settings, rules.vote_channels, [], window.inside)
     _, order_rows = audit_pms(window, STATE.nicks(), rules)
     assert read == ["Голосую — Вера\nZ", "Убиваем — Анна", "#mafia\nпривет"]  # once each, for both readers
     assert [(r.voter, r.target) for r in vote_rows] == [("Анна", "Вера")]
@@ -153,3 +154,24 @@ def test_a_pm_read_once_says_what_its_orders_and_commands_parsed_apart_say(text:
     assert once.commands == parse_commands(message.body_text)
     roster = Roster(list(PLAYERS))
     assert orders_from_pm(message, roster, parsed=once.orders) == orders_from_pm(message, roster)
+
+
+def test_the_day_s_vote_settings_are_the_ones_a_count_of_the_same_day_reads() -> None:
+    """End-day gathers the extraction's settings from the game's state and rules, a count from its own rules:
+    for one day they are the same settings, each gathered once."""
+    from forumbot.host.games import vote_settings
+    from forumbot.host.tally import CountRules
+
+    dead = Player(nick="Глеб", role="civilian", alive=False)
+    state = STATE.model_copy(update={"players": (*STATE.players[:-1], dead), "options": {"nick_matching": "lenient"}})
+    rules = ruleset_for(state)
+    end = AT + timedelta(days=1)
+    ours = vote_settings(state, rules, AT, end, bot="Ведущий")
+    living = [p.nick for p in state.living()]
+    count = CountRules(living, ["Глеб"], AT, end, state.variant, state.options, ours.votes_per_post, ("Ведущий",))
+    theirs = count.vote_settings
+    assert ours.roster.nicks == theirs.roster.nicks == (*living, "Глеб")
+    assert (ours.dead, ours.mode) == (theirs.dead, theirs.mode) == (frozenset({"Глеб"}), "lenient")
+    same = ("start", "deadline", "edited_votes", "votes_per_post", "skip_authors")
+    assert [getattr(ours, f) for f in same] == [getattr(theirs, f) for f in same]
+    assert count.vote_settings is theirs  # gathered once for the count, however many scans read it

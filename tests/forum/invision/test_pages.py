@@ -15,7 +15,7 @@ import pytest
 
 from forumbot.errors import ParseError
 from forumbot.extract.names import Roster
-from forumbot.extract.votes import extract_votes
+from forumbot.extract.votes import VoteSettings, extract_votes
 from forumbot.forum import registry
 from forumbot.forum.dates import parse_forum_interval, parse_ipb_interval
 from forumbot.forum.ipb2 import pages as ipb2
@@ -120,7 +120,7 @@ def test_the_two_skins_read_the_same_topic_alike() -> None:
 
 def test_posts_only_moderators_see_are_audited_never_counted() -> None:
     posts = ipb3.parse_topic_page(page("ipb3/ipb346_topic_modview"), tz=MSK, now=NOW).posts
-    records = extract_votes(posts, PLAYERS)
+    records = extract_votes(posts, VoteSettings(PLAYERS))
     by_post = {r.post_id: r for r in records if r.post_id in (1107, 1108)}
     assert {pid: (r.target, r.counted, r.reason) for pid, r in by_post.items()} == {
         1107: ("Мурка", False, "unapproved"),
@@ -136,7 +136,7 @@ def test_plain_author_names_still_vote_by_nick() -> None:
     assert all(p.author_id is None for p in plain)
 
     def tally(posts: Any) -> dict[str, str]:
-        return {r.voter: r.target for r in extract_votes(posts, PLAYERS) if r.counted}
+        return {r.voter: r.target for r in extract_votes(posts, VoteSettings(PLAYERS)) if r.counted}
 
     assert tally(plain) == tally(shown)
     assert tally(plain)["Кот Матроскин"] == "Лиса"
