@@ -344,6 +344,8 @@ def _log_pass(report: PassReport, at: datetime, zone: ZoneInfo) -> None:
         f"{log_stamp(at, zone)}: " + (", ".join(did) if busy else _("nothing to do")),
         markup=False,
     )
+    for note in report.notes:  # news, not trouble: a verdict, a publication finished
+        out.print(note, markup=False)
     for problem in report.problems:
         err.print(_("problem: {problem}").format(problem=problem), markup=False)
 

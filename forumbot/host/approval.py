@@ -38,18 +38,23 @@ def draft_subject(game: str, day: int, stored: StoredDraft) -> str:
 
 @dataclass(frozen=True)
 class Decision:
-    """What a verdict does: the changes to the state file, the answer to the moderator, the host's note."""
+    """What a verdict does: the changes to the state file, the answer to the moderator (under the whole
+    subject of the draft it speaks of: the game, the day, the code), and what the host is told: news of a
+    verdict (`note`), or a verdict that decided nothing (`problem`)."""
 
     changes: list[Change]
     answer: str
-    note: str
+    subject: str
+    note: str = ""
+    problem: str = ""
 
 
-def decide(game_id: int, day: int, stored: StoredDraft | None, moderator: str, verdict: Verdict) -> Decision:
+def decide(game_id: int, game: str, day: int, stored: StoredDraft | None, moderator: str, verdict: Verdict) -> Decision:
     """Apply a moderator's verdict to the day's current draft, if it names it."""
     if stored is None:
-        return Decision([], said_to.no_draft(day), "")
+        return Decision([], said_to.no_draft(day), said_to.draft_subject(None, game, day))
     code = draft_code(stored)
+    subject = said_to.draft_subject(code, game, day)
     if code not in verdict.codes:
         named = ", ".join(verdict.codes) or gettext("none")
         answer = said_to.not_the_current_draft(day, verdict.codes, code)
@@ -58,23 +63,20 @@ def decide(game_id: int, day: int, stored: StoredDraft | None, moderator: str, v
             if verdict.kind == "approve"
             else gettext("day {day}: {nick}'s rejection names draft {named}, not {code}")
         )
-        return Decision([], answer, said.format(day=day, nick=moderator, named=named, code=code))
+        return Decision([], answer, subject, problem=said.format(day=day, nick=moderator, named=named, code=code))
     if verdict.kind == "approve":
         if stored.approved_by:
-            return Decision([], said_to.already_approved(code, stored.approved_by), "")
+            return Decision([], said_to.already_approved(code, stored.approved_by), subject)
         change = partial(write_approval, game_id=game_id, day=day, created_at=stored.created_at, by=moderator)
         note = gettext("day {day}: draft {code} approved by {nick}").format(day=day, code=code, nick=moderator)
-        return Decision([change], said_to.approved(code), note)
+        return Decision([change], said_to.approved(code), subject, note=note)
     reason = verdict.comment or said_to.NO_COMMENT
     change = partial(
         write_override, game_id=game_id, day=day, kind="rejected", subject=code, value=None, reason=reason, by=moderator
     )
+    note = gettext("day {day}: draft {code} rejected by {nick}: {reason}")
     return Decision(
-        [change],
-        said_to.rejected(code),
-        gettext("day {day}: draft {code} rejected by {nick}: {reason}").format(
-            day=day, code=code, nick=moderator, reason=reason
-        ),
+        [change], said_to.rejected(code), subject, note=note.format(day=day, code=code, nick=moderator, reason=reason)
     )
 
 

@@ -82,6 +82,7 @@ class PassReport:
     started: bool = False
     refused: list[str] = field(default_factory=list)  # letters the forum refused for good, set aside
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # news for the host that is no problem (a verdict, say)
 
 
 Marks = Callable[..., str]
@@ -158,7 +159,7 @@ def _unfinished_publication(
         report.problems.append(said.format(error=exc))
         return
     report.published = True
-    report.problems.append(gettext("an unfinished publication was completed"))
+    report.notes.append(gettext("an unfinished publication was completed"))
 
 
 def _new_pms(
@@ -336,11 +337,11 @@ def _verdict(
 ) -> None:
     """A moderator's answer to the draft PM: approve or reject the draft it names, if it is the current one,
     and tell him what became of it. An approval with `auto_publish` is published by this pass's deadline step."""
-    decision = decide(game_id, day, store.draft(game_id, day), moderator, verdict)
-    answer = _reply(marks_of(store, game_id), pm.pm_id, moderator, decision.answer, about(game, "draft"))
+    decision = decide(game_id, game, day, store.draft(game_id, day), moderator, verdict)
+    answer = _reply(marks_of(store, game_id), pm.pm_id, moderator, decision.answer, decision.subject)
     store.handle_pm(game_id, pm.pm_id, moderator, "verdict", [answer], changes=decision.changes)
-    if decision.note:
-        report.problems.append(decision.note)
+    report.notes += [decision.note] if decision.note else []
+    report.problems += [decision.problem] if decision.problem else []
 
 
 def _order_receipts(

@@ -15,9 +15,10 @@ RULE = "——————————"
 NO_COMMENT = "без комментария"  # a rejection without a reason, as the host's audit records it
 
 
-def draft_subject(code: str, game: str, day: int) -> str:
+def draft_subject(code: str | None, game: str, day: int) -> str:
+    """A draft PM's subject, and the subject of the bot's answers about it (`code` None: no draft yet)."""
     # the code first: boards cut a PM's subject (IPB to 40 characters), and a reply keeps only what is left
-    return f"[{code}] {game}: черновик итогов дня {day}"
+    return f"[{code}] {game}: черновик итогов дня {day}" if code else f"{game}: черновик итогов дня {day}"
 
 
 def draft_text(game: str, day: int, bbcode: str, approved_by: str | None, subject: str | None = None) -> str:

@@ -150,7 +150,7 @@ def test_a_rejection_keeps_the_draft_unapproved_and_its_comment_reaches_the_host
     table.answer(MODERATOR, f"Re: {subject}", comment, AFTER_DEADLINE + 1)
     report = table.run(AFTER_DEADLINE + 2)
     assert table.approved_by() is None and not report.published
-    assert any("rejected by Модератор: голос Тома в 22:59 не засчитан проверьте" in p for p in report.problems)
+    assert any("rejected by Модератор: голос Тома в 22:59 не засчитан проверьте" in n for n in report.notes)
     store = Store(table.path)
     notes = store.overrides(store.game(NAME).id, 1)
     store.close()
@@ -174,3 +174,17 @@ def test_a_players_pm_with_no_order_is_answered_under_the_games_name(table: Tabl
     assert answer.body.startswith("Не нашёл приказа в вашем письме: «А когда заканчивается день?».")
     [refused] = [pm.body for pm in table.board.pms_to(civilian) if pm.sender == "host_bot"]
     assert refused.startswith("Не принято: Убиваем — Лиза: ваша роль не даёт такого приказа.")
+
+
+def test_the_answer_to_a_verdict_keeps_the_drafts_whole_subject_and_tells_the_host_news_not_a_problem(
+    table: Table,
+) -> None:
+    vote_everyone_for(table, "Лиза")
+    table.run(AFTER_DEADLINE)
+    subject, _ = table.draft_pm()
+    table.answer(MODERATOR, f"Re: {subject}", "Одобряю", AFTER_DEADLINE + 1)
+    report = table.run(AFTER_DEADLINE + 2)
+    [answer] = [pm for pm in table.board.pms_to(MODERATOR) if pm.sender == "host_bot" and "Спасибо" in pm.body]
+    assert answer.subject == subject  # the code and the day, as the draft PM had them
+    assert any("approved by Модератор" in note for note in report.notes)
+    assert not any("approved" in problem for problem in report.problems)
