@@ -524,7 +524,7 @@ def draft_steps(store: Store, name: str) -> list[_Step]:
         to=None,
         subject=draft_subject(config.game.name, state.day, draft),
         body=said_to.draft_text(config.game.name, state.day, day.post or day.bbcode, draft.approved_by, day.subject)
-        + said_to.audit_summary(day)
+        + said_to.audit_summary(day, config.game.zone)
         + reports_note(store, row, config, day.outcome())
         + said_to.how_to_answer(draft_code(draft)),
     )

@@ -5,8 +5,10 @@ their verdicts. Every word of it is made here; the host's wing decides and calls
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import tzinfo
 
 from forumbot.draft import DayDraft
+from forumbot.render.audit import decision_text, settled
 from forumbot.render.bbcode import escape
 from forumbot.render.messages import Message
 from forumbot.render.wording import action_word, audit_reason
@@ -35,9 +37,10 @@ def draft_text(game: str, day: int, bbcode: str, approved_by: str | None, subjec
     )
 
 
-def audit_summary(draft: DayDraft, limit: int = 15) -> str:
+def audit_summary(draft: DayDraft, zone: tzinfo | None = None, limit: int = 15) -> str:
     """What the moderators should check before approving: every vote and order not counted and why, and
     the decisions of the host and the moderators. Nicks are escaped; the full audit is the preview page."""
+    draft = settled(draft)
     lines = [
         f"{escape(v.voter)} → {escape(v.target or '?')}: {audit_reason(v.reason, v.why)}"
         for v in draft.votes
@@ -49,7 +52,7 @@ def audit_summary(draft: DayDraft, limit: int = 15) -> str:
         for o in draft.orders
         if not o.valid and o.reason not in ("superseded", "command")
     ]
-    decided = [f"{escape(o.by)}: {escape(o.kind)} {escape(o.subject)} — {escape(o.reason)}" for o in draft.overrides]
+    decided = [escape(decision_text(o, zone)) for o in draft.overrides]
     text = ""
     if lines:
         shown = lines[:limit] + ([f"… и ещё {len(lines) - limit}"] if len(lines) > limit else [])

@@ -24,6 +24,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from forumbot.draft import DayDraft
+from forumbot.render.audit import decision_subject, decision_value, decision_word, settled
 from forumbot.render.bbcode import to_html, unescape
 from forumbot.render.bidi import isolate, isolate_within
 from forumbot.render.nicks import flags
@@ -291,6 +292,7 @@ def render_preview_html(
 ) -> str:
     """The draft of a day as one self-contained HTML page for the moderators: the post as it will be
     published (subject and body as end-day made them), the chart and the audit."""
+    draft = settled(draft)  # replaced PM votes and orders the host cleared are shown as not counted
     payload = draft.to_json()
     bbcode = draft.post or draft.bbcode
     title = subject or draft.subject or _title_from(bbcode) or f"{game_name}. День {payload.get('day', 0) + 1}"
@@ -320,7 +322,16 @@ def render_preview_html(
         "votes": [v | {"when": _fmt_time(v.get("time"), tz)} for v in votes],
         "orders": [o | {"when": _fmt_time(o.get("time"), tz)} for o in payload.get("orders") or []],
         "void": payload.get("void") or [],
-        "overrides": payload.get("overrides") or [],
+        "overrides": [
+            {
+                "by": o.by,
+                "what": decision_word(o.kind),
+                "whom": decision_subject(o),
+                "value": decision_value(o, tz),
+                "reason": o.reason,
+            }
+            for o in draft.overrides
+        ],
         "activity": payload.get("activity") or {},
         "inactivity": payload.get("inactivity") or [],
         "unread_pms": payload.get("unread_pms") or [],
