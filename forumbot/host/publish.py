@@ -330,9 +330,7 @@ def _opening(
     subject = opening_post.subject(config.game.name)
     deadline = day["deadline"].astimezone(config.game.zone) if day is not None else None
     commitment_text = games.commitment_line(commitment) if commitment else ""
-    body = opening_post.text(
-        config.game.name, [p.nick for p in state.players], deadline, config.game.timezone, commitment_text
-    )
+    body = opening_post.text(config.game.name, [p.nick for p in state.players], deadline, commitment_text)
     opening = _topic_step(marks, _forum_id(config), 1, "opening", subject, body)
     remote = run(opening)
     if remote is None or not remote.isdigit():

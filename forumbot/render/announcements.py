@@ -7,13 +7,13 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from forumbot.render.bbcode import escape
-from forumbot.render.phrases import less_than
+from forumbot.render.phrases import less_than, zone_label
 
 
 def told(moment: datetime, zone: ZoneInfo) -> str:
-    """A deadline as the posts tell it: the date and time in the game's zone, the zone named."""
+    """A deadline as the posts tell it: the date and time in the game's zone, the zone by its one name («МСК»)."""
     local = moment.astimezone(zone)
-    return f"{local:%d.%m.%Y в %H:%M} ({zone.key})"
+    return f"{local:%d.%m.%Y в %H:%M} ({zone_label(zone, local)})"
 
 
 def day_subject(day: int) -> str:

@@ -28,6 +28,7 @@ from forumbot.render.audit import decision_subject, decision_value, decision_wor
 from forumbot.render.bbcode import to_html, unescape
 from forumbot.render.bidi import isolate, isolate_within
 from forumbot.render.nicks import flags
+from forumbot.render.phrases import zone_label
 from forumbot.render.wording import CAUSES, action_word, audit_reason
 
 PALETTE: tuple[str, ...] = (
@@ -184,7 +185,7 @@ def render_chart_svg(
             f'<text x="{dx}" y="{plot_bottom + 32}" text-anchor="middle" class="deadline-label">'
             f"конец дня {deadline:%H:%M}</text>"
         )
-    zone = f" ({escape(getattr(tz, 'key', '') or str(tz))})" if tz is not None else ""
+    zone = f" ({escape(zone_label(tz, t1))})" if tz is not None else ""
     parts.append(f'<text x="{label_w - 8}" y="{plot_bottom + 16}" text-anchor="end" class="tick">время{zone}</text>')
     for row, voter in enumerate(voters):
         y = top + row * row_h + row_h / 2
@@ -340,7 +341,7 @@ def render_preview_html(
         "counted_total": sum(1 for v in votes if v.get("counted")),
         "void_total": sum(1 for v in votes if not v.get("counted")),
         "deadline": deadline.astimezone(tz).strftime("%d.%m.%Y %H:%M") if deadline and tz else None,
-        "zone": getattr(tz, "key", None) if tz is not None else None,
+        "zone": zone_label(tz, deadline) if tz is not None else None,
     }
     seen = {str(v.get(k)) for v in votes for k in ("voter", "target") if v.get(k)} | nicks
     lookalikes = flags(sorted(nicks), sorted(seen))  # every nick shown gets its look-alike note

@@ -5,12 +5,14 @@ Russian with its new value, its times in the game's zone under one name."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from lxml import html as lxml_html
 
 from forumbot.draft import DayDraft, OrderRow, OverrideRow, VoteRow
 from forumbot.engine.model import GameState, Player
+from forumbot.render import opening
 from forumbot.render.moderators import audit_summary
 from forumbot.render.preview import render_preview_html
 
@@ -74,3 +76,12 @@ def test_decisions_are_said_in_russian_with_the_new_target_and_the_zones_one_nam
         assert "set_vote" not in shown and "deadline" not in shown and "2026-12-01T" not in shown, shown
         assert "голос за Вера" in shown and "22:30 МСК" in shown and "Europe/Moscow" not in shown, shown
         assert "с 01.12.2026 23:00 МСК на 02.12.2026 00:00 МСК" in shown, shown
+
+
+def test_the_preview_and_the_opening_post_name_the_zone_as_every_post_does() -> None:
+    votes = [pm_vote("Анна", "Борис", 1)]
+    deadline = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+    page = render_preview_html("Салон", draft(votes=votes), tz=MOSCOW, deadline=deadline)
+    assert "Europe/Moscow" not in page and "(МСК)" in page
+    post = opening.text("Салон", PLAYERS, deadline.astimezone(MOSCOW), "")
+    assert "День заканчивается 01.12.2026 в 23:00 (МСК)." in post
