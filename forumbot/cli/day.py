@@ -124,6 +124,10 @@ def draft_show_command(
         )
         return
     show_draft(game, draft.draft, approved_by=draft.approved_by, zone=config.game.zone)
+    from forumbot.host.approval import rejections
+
+    for nick, comment in rejections(store, row.id, draft.draft.day, draft):
+        say(_("REJECTED by {nick}: {comment}").format(nick=nick, comment=comment))
     out.print("")
     out.print(draft.draft.bbcode, markup=False)
     if to_moderators:

@@ -18,7 +18,7 @@ from forumbot.draft import StoredDraft
 from forumbot.extract.verdicts import Verdict, read_verdict
 from forumbot.i18n import gettext
 from forumbot.render import moderators as said_to
-from forumbot.store import Change, write_approval, write_override
+from forumbot.store import Change, Store, write_approval, write_override
 
 
 def draft_version(stored: StoredDraft) -> str:
@@ -80,4 +80,24 @@ def decide(game_id: int, game: str, day: int, stored: StoredDraft | None, modera
     )
 
 
-__all__ = ["Decision", "Verdict", "decide", "draft_code", "draft_subject", "draft_version", "read_verdict"]
+def rejections(store: Store, game_id: int, day: int, stored: StoredDraft) -> list[tuple[str, str]]:
+    """The moderators' rejections of this very draft, (who, his comment), in the order they came: the stored
+    draft was made before them, so its own audit cannot hold them."""
+    code = draft_code(stored)
+    return [
+        (o["by"], o["reason"])
+        for o in store.overrides(game_id, day)
+        if o["kind"] == "rejected" and o["subject"] == code
+    ]
+
+
+__all__ = [
+    "Decision",
+    "Verdict",
+    "decide",
+    "draft_code",
+    "draft_subject",
+    "draft_version",
+    "read_verdict",
+    "rejections",
+]

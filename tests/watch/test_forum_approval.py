@@ -11,8 +11,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from fakeboard import Board, BoardServer
+from forumbot.cli import app
 from forumbot.config import GameConfig
 from forumbot.forum.client import ClientSettings, ForumClient
 from forumbot.forum.http import HttpSettings
@@ -158,6 +160,8 @@ def test_a_rejection_keeps_the_draft_unapproved_and_its_comment_reaches_the_host
         ("rejected", MODERATOR, "голос Тома в 22:59 не засчитан проверьте")
     ]
     assert any("Черновик" in text and "отклонён;" in text for text in table.from_bot(MODERATOR))
+    shown = CliRunner().invoke(app, ["draft", "show", NAME, "--state", str(table.path)], env={"FORUMBOT_LANG": "en"})
+    assert "REJECTED by Модератор: голос Тома в 22:59 не засчитан проверьте" in shown.output, shown.output
 
 
 def test_a_players_pm_with_no_order_is_answered_under_the_games_name(table: Table) -> None:
