@@ -24,6 +24,7 @@ from forumbot.host import games
 from forumbot.host.approval import draft_subject
 from forumbot.host.publish import publish
 from forumbot.host.watch import PassReport, watch_once
+from forumbot.render.moderators import audit_summary
 from forumbot.store import Store
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
@@ -192,3 +193,20 @@ def test_the_answer_to_a_verdict_keeps_the_drafts_whole_subject_and_tells_the_ho
     assert answer.subject == subject  # the code and the day, as the draft PM had them
     assert any("approved by Модератор" in note for note in report.notes)
     assert not any("approved" in problem for problem in report.problems)
+
+
+def test_a_moderators_verdict_is_no_order_of_the_day(table: Table) -> None:
+    vote_everyone_for(table, "Лиза")
+    table.run(AFTER_DEADLINE)
+    subject, _ = table.draft_pm()
+    table.answer(MODERATOR, f"Re: {subject}", "Отклоняю: проверьте голос Тома", AFTER_DEADLINE + 1)
+    table.run(AFTER_DEADLINE + 2)
+    store = Store(table.path)
+    try:
+        games.end_day(store, NAME, table.client)  # the host reads the day again after the rejection
+        stored = store.draft(store.game(NAME).id, 1)
+    finally:
+        store.close()
+    assert stored is not None
+    assert [o for o in stored.draft.orders if o.actor == MODERATOR] == []
+    assert "Отклоняю" not in audit_summary(stored.draft).split("Решения")[0]
