@@ -124,6 +124,10 @@ def draft_show_command(
         )
         return
     show_draft(game, draft.draft, approved_by=draft.approved_by, zone=config.game.zone)
+    from forumbot.host.approval import rejections
+
+    for nick, comment in rejections(store, row.id, draft.draft.day, draft):
+        say(_("REJECTED by {nick}: {comment}").format(nick=nick, comment=comment))
     out.print("")
     out.print(draft.draft.bbcode, markup=False)
     if to_moderators:
@@ -344,6 +348,8 @@ def _log_pass(report: PassReport, at: datetime, zone: ZoneInfo) -> None:
         f"{log_stamp(at, zone)}: " + (", ".join(did) if busy else _("nothing to do")),
         markup=False,
     )
+    for note in report.notes:  # news, not trouble: a verdict, a publication finished
+        out.print(note, markup=False)
     for problem in report.problems:
         err.print(_("problem: {problem}").format(problem=problem), markup=False)
 

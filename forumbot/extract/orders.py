@@ -73,6 +73,17 @@ KEYWORDS: dict[str, Action] = {
     "s": "special",
 }
 
+# Each action's keyword as the bot writes it back (a receipt echoes the order in the grammar it was read in).
+VERB: dict[Action, str] = {
+    "vote": "Голосую",
+    "kill": "Убиваем",
+    "check": "Проверяю",
+    "heal": "Лечу",
+    "sleep": "Сплю",
+    "assault": "Насилую",
+    "special": "S",
+}
+
 _DASHES = "\\-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"  # hyphen, its variants, en/em dash, minus
 _KEYWORD_ALTERNATION = "|".join(sorted(map(re.escape, KEYWORDS), key=len, reverse=True))
 _LINE = re.compile(

@@ -11,20 +11,14 @@ approval of a draft that end-day has replaced since approves nothing, and the mo
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal
 
 from forumbot.draft import StoredDraft
+from forumbot.extract.verdicts import Verdict, read_verdict
 from forumbot.i18n import gettext
-from forumbot.posts import PrivateMessage
-from forumbot.store import Change, write_approval, write_override
-
-APPROVE = frozenset({"одобряю", "одобрено", "одобрен", "approve", "approved"})
-REJECT = frozenset({"отклоняю", "отклонено", "отклонён", "reject", "rejected"})
-_CODE = re.compile(r"\[([0-9a-f]{8})\]")
-_WORD = re.compile(r"[\w-]+")
+from forumbot.render import moderators as said_to
+from forumbot.store import Change, Store, write_approval, write_override
 
 
 def draft_version(stored: StoredDraft) -> str:
@@ -39,71 +33,71 @@ def draft_code(stored: StoredDraft) -> str:
 
 def draft_subject(game: str, day: int, stored: StoredDraft) -> str:
     # the code first: boards cut a PM's subject (IPB to 40 characters), and a reply keeps only what is left
-    return f"[{draft_code(stored)}] {game}: черновик итогов дня {day}"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    kind: Literal["approve", "reject"]
-    comment: str
-    codes: tuple[str, ...]  # the draft codes the message names (its subject first)
-
-
-def read_verdict(pm: PrivateMessage) -> Verdict | None:
-    """The moderator's verdict in a PM, or None when its first line is none (quoted text never counts)."""
-    lines = [line.strip() for line in pm.body_text.splitlines() if line.strip()]
-    if not lines:
-        return None
-    first = lines[0]
-    word = _WORD.match(first.casefold())
-    if word is None or word.group(0) not in APPROVE | REJECT:
-        return None
-    kind: Literal["approve", "reject"] = "approve" if word.group(0) in APPROVE else "reject"
-    comment = " ".join([first[word.end() :].strip(" :,.-—"), *lines[1:]]).strip()
-    codes = tuple(dict.fromkeys(_CODE.findall(pm.subject) + _CODE.findall(pm.body_text)))
-    return Verdict(kind, comment, codes)
+    return said_to.draft_subject(draft_code(stored), game, day)
 
 
 @dataclass(frozen=True)
 class Decision:
-    """What a verdict does: the changes to the state file, the answer to the moderator, the host's note."""
+    """What a verdict does: the changes to the state file, the answer to the moderator (under the whole
+    subject of the draft it speaks of: the game, the day, the code), and what the host is told: news of a
+    verdict (`note`), or a verdict that decided nothing (`problem`)."""
 
     changes: list[Change]
     answer: str
-    note: str
+    subject: str
+    note: str = ""
+    problem: str = ""
 
 
-def decide(game_id: int, day: int, stored: StoredDraft | None, moderator: str, verdict: Verdict) -> Decision:
+def decide(game_id: int, game: str, day: int, stored: StoredDraft | None, moderator: str, verdict: Verdict) -> Decision:
     """Apply a moderator's verdict to the day's current draft, if it names it."""
     if stored is None:
-        return Decision([], f"Сейчас нет черновика итогов дня {day}: решать нечего.", "")
+        return Decision([], said_to.no_draft(day), said_to.draft_subject(None, game, day))
     code = draft_code(stored)
+    subject = said_to.draft_subject(code, game, day)
     if code not in verdict.codes:
-        named = ", ".join(verdict.codes) or "никакого"
-        answer = (
-            f"Ваш ответ относится не к текущему черновику дня {day} (в письме назван: {named}; текущий: {code}). "
-            "Ответьте на письмо с текущим черновиком."
-        )
+        named = ", ".join(verdict.codes) or gettext("none")
+        answer = said_to.not_the_current_draft(day, verdict.codes, code)
         said = (
             gettext("day {day}: {nick}'s approval names draft {named}, not {code}")
             if verdict.kind == "approve"
             else gettext("day {day}: {nick}'s rejection names draft {named}, not {code}")
         )
-        return Decision([], answer, said.format(day=day, nick=moderator, named=named, code=code))
+        return Decision([], answer, subject, problem=said.format(day=day, nick=moderator, named=named, code=code))
     if verdict.kind == "approve":
         if stored.approved_by:
-            return Decision([], f"Черновик {code} уже одобрен: {stored.approved_by}.", "")
+            return Decision([], said_to.already_approved(code, stored.approved_by), subject)
         change = partial(write_approval, game_id=game_id, day=day, created_at=stored.created_at, by=moderator)
         note = gettext("day {day}: draft {code} approved by {nick}").format(day=day, code=code, nick=moderator)
-        return Decision([change], f"Черновик {code} одобрен. Спасибо!", note)
-    reason = verdict.comment or "без комментария"
+        return Decision([change], said_to.approved(code), subject, note=note)
+    reason = verdict.comment or said_to.NO_COMMENT
     change = partial(
         write_override, game_id=game_id, day=day, kind="rejected", subject=code, value=None, reason=reason, by=moderator
     )
+    note = gettext("day {day}: draft {code} rejected by {nick}: {reason}")
     return Decision(
-        [change],
-        f"Черновик {code} отклонён; ведущий увидит ваш комментарий.",
-        gettext("day {day}: draft {code} rejected by {nick}: {reason}").format(
-            day=day, code=code, nick=moderator, reason=reason
-        ),
+        [change], said_to.rejected(code), subject, note=note.format(day=day, code=code, nick=moderator, reason=reason)
     )
+
+
+def rejections(store: Store, game_id: int, day: int, stored: StoredDraft) -> list[tuple[str, str]]:
+    """The moderators' rejections of this very draft, (who, his comment), in the order they came: the stored
+    draft was made before them, so its own audit cannot hold them."""
+    code = draft_code(stored)
+    return [
+        (o.by, o.reason)
+        for o in store.overrides(game_id, day)
+        if o.kind == "rejected" and o.subject == code
+    ]
+
+
+__all__ = [
+    "Decision",
+    "Verdict",
+    "decide",
+    "draft_code",
+    "draft_subject",
+    "draft_version",
+    "read_verdict",
+    "rejections",
+]

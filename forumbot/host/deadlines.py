@@ -25,8 +25,8 @@ from forumbot.errors import StateError
 from forumbot.forum.registry import topic_number
 from forumbot.host.outbox import markers_for, with_marker
 from forumbot.i18n import N_
-from forumbot.render.bbcode import escape
-from forumbot.render.phrases import less_than
+from forumbot.render import announcements as said
+from forumbot.render.announcements import told
 from forumbot.store import GameRow, Letter, Store
 
 MIN_DAY_LENGTH = timedelta(hours=6)
@@ -35,22 +35,6 @@ MAX_AHEAD = timedelta(days=14)
 MOVED = "deadline"  # the audit's kind for a moved deadline
 NEXT_LENGTH = "next_day_length"  # the audit's kind for the next day's length (hours)
 DEADLINE_KINDS = (MOVED, NEXT_LENGTH)
-
-# The bot's words in the day topic (the game's language; none of them is served by the board).
-MOVED_TEXT = "[b]Срок дня {day} изменён.[/b] День заканчивается {when}.\nПричина: {reason}"
-REMINDER_TEXT = "[b]Напоминание:[/b] день {day} заканчивается {when}. Осталось {left}."
-VOTE_REMINDER_TEXT = (
-    "Напоминание: ваш голос на день {day} ещё не пришёл. День заканчивается {when}; "
-    "кто не проголосует, выбывает. Голос — личным сообщением ведущему."
-)
-VOTE_REMINDER_SUBJECT = "{game}: ваш голос на день {day}"
-SUBJECT = "День {day}"
-
-
-def told(moment: datetime, zone: ZoneInfo) -> str:
-    """A deadline as the posts tell it: the date and time in the game's zone, the zone named."""
-    local = moment.astimezone(zone)
-    return f"{local:%d.%m.%Y в %H:%M} ({zone.key})"
 
 
 def first_deadline(start: datetime, at: time, zone: ZoneInfo, length: timedelta = MIN_DAY_LENGTH) -> datetime:
@@ -167,9 +151,9 @@ def _open_day(store: Store, row: GameRow) -> tuple[int, dict[str, Any]]:
 def _announcement(
     store: Store, row: GameRow, config: GameConfig, day: int, topic: str, when: datetime, reason: str
 ) -> Letter:
-    body = MOVED_TEXT.format(day=day, when=told(when, config.game.zone), reason=escape(reason.strip()))
+    body = said.deadline_moved(day, told(when, config.game.zone), reason.strip())
     mark = markers_for(store.marker_key(row.id))("deadline", day, when.isoformat())
-    return Letter(mark, "reply", [str(topic)], SUBJECT.format(day=day), with_marker(body, mark), day=day)
+    return Letter(mark, "reply", [str(topic)], said.day_subject(day), with_marker(body, mark), day=day)
 
 
 # --- the watch's part -----------------------------------------------------------------------------------
@@ -186,9 +170,9 @@ def deadline_pass(store: Store, row: GameRow, config: GameConfig, now: datetime)
     hours = config.watch.reminder_hours
     if hours and day["deadline"] - timedelta(hours=hours) <= now < day["deadline"]:
         when = told(day["deadline"], config.game.zone)
-        body = REMINDER_TEXT.format(day=row.state.day, when=when, left=less_than(hours))
+        body = said.reminder(row.state.day, when, hours)
         mark = marks("reminder", row.state.day, day["deadline"].isoformat())
-        subject = SUBJECT.format(day=row.state.day)
+        subject = said.day_subject(row.state.day)
         store.queue(
             row.id, [Letter(mark, "reply", [str(day["topic"])], subject, with_marker(body, mark), day=row.state.day)]
         )
@@ -216,7 +200,7 @@ def _vote_reminders(store: Store, row: GameRow, config: GameConfig, deadline: da
         if store.order_count(row.id, state.day, player.nick, "vote"):
             continue
         mark = marks("vote-reminder", state.day, deadline.isoformat(), player.nick)
-        body = with_marker(VOTE_REMINDER_TEXT.format(day=state.day, when=when), mark)
-        subject = VOTE_REMINDER_SUBJECT.format(game=config.game.name, day=state.day)
+        body = with_marker(said.vote_reminder(state.day, when), mark)
+        subject = said.vote_reminder_subject(config.game.name, state.day)
         letters.append(Letter(mark, "pm", [player.nick], subject, body, day=state.day))
     return letters

@@ -58,6 +58,7 @@ from forumbot.host.daywindow import DayPms, TimedPm, read_day_pms
 from forumbot.host.routing import BEFORE_DAY_1, NOT_TAKEN, Router
 from forumbot.i18n import N_, gettext, ngettext
 from forumbot.posts import Post, PrivateMessage
+from forumbot.render import announcements
 from forumbot.render.day import render_day, render_day_title
 from forumbot.render.messages import Message, render_reveal
 from forumbot.store import GameRow, Store
@@ -174,10 +175,7 @@ class Dealt:
 
 def commitment_line(commitment: str) -> str:
     """The line of day 1's post that commits to the roles."""
-    return (
-        f"SHA-256 списка ролей с солью: [b]{commitment}[/b]\n"
-        "Соль и список будут опубликованы в конце игры: каждый сможет проверить, что роли не менялись."
-    )
+    return announcements.commitment_line(commitment)
 
 
 def reveal_message(config: GameConfig, row: GameRow, outcome: DayOutcome, *, heading: bool = True) -> Message:

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from forumbot.config import GameConfig
-from forumbot.draft import DayDraft, StoredDraft
 from forumbot.engine.model import DayOutcome, GameState
 from forumbot.errors import ConfigError, ForumError, StateError
 from forumbot.forum.client import ForumClient
@@ -50,7 +49,8 @@ from forumbot.host import games
 from forumbot.host.approval import draft_code, draft_subject, draft_version
 from forumbot.host.outbox import MARKER_PREFIX, Clock, Delivery, Outbox, marker_line, markers_for, with_marker
 from forumbot.i18n import N_, gettext
-from forumbot.render.bbcode import escape
+from forumbot.render import moderators as said_to
+from forumbot.render import opening as opening_post
 from forumbot.render.day import render_day_title
 from forumbot.render.messages import (
     Message,
@@ -60,7 +60,6 @@ from forumbot.render.messages import (
     render_role_messages,
 )
 from forumbot.render.report import render_reports, told_so_far
-from forumbot.render.wording import action_word, audit_reason
 from forumbot.store import GameRow, Letter, Store
 
 __all__ = [
@@ -328,8 +327,10 @@ def _opening(
             said = gettext("day 1 is read from topic {topic}; nothing else is due before its end")
             report.notes.append(said.format(topic=day["topic"]))
         return report
-    subject = f"{config.game.name}. День 1"
-    body = opening_text(config, state, commitment, day["deadline"] if day is not None else None)
+    subject = opening_post.subject(config.game.name)
+    deadline = day["deadline"].astimezone(config.game.zone) if day is not None else None
+    commitment_text = games.commitment_line(commitment) if commitment else ""
+    body = opening_post.text(config.game.name, [p.nick for p in state.players], deadline, commitment_text)
     opening = _topic_step(marks, _forum_id(config), 1, "opening", subject, body)
     remote = run(opening)
     if remote is None or not remote.isdigit():
@@ -337,26 +338,6 @@ def _opening(
     store.set_day_topic(row.id, 1, remote)
     report.topic_id = int(remote)
     return report
-
-
-def opening_text(config: GameConfig, state: GameState, commitment: str, deadline: datetime | None) -> str:
-    """The first post of day 1 when the bot opens the game."""
-    lines = [
-        f"[size=150][b]{escape(config.game.name)}. День 1[/b][/size]",
-        "",
-        "Игра начинается! Роли разосланы личными сообщениями.",
-        "",
-        f"[b]Игроки ({len(state.players)}):[/b]",
-        "[list]",
-        *(f"[*]{escape(p.nick)}" for p in state.players),
-        "[/list]",
-    ]
-    if deadline is not None:
-        local = deadline.astimezone(config.game.zone)
-        lines += ["", f"День заканчивается {local:%d.%m.%Y в %H:%M} ({escape(config.game.timezone)})."]
-    if commitment:
-        lines += ["", games.commitment_line(commitment)]
-    return "\n".join(lines) + "\n"
 
 
 def _role_steps(marks: _Marks, config: GameConfig, state: GameState) -> list[_Step]:
@@ -540,10 +521,10 @@ def draft_steps(store: Store, name: str) -> list[_Step]:
     message = Message(
         to=None,
         subject=draft_subject(config.game.name, state.day, draft),
-        body=draft_text(config, state.day, day.post or day.bbcode, draft.approved_by, day.subject)
-        + audit_summary(day)
+        body=said_to.draft_text(config.game.name, state.day, day.post or day.bbcode, draft.approved_by, day.subject)
+        + said_to.audit_summary(day, config.game.zone)
         + reports_note(store, row, config, day.outcome())
-        + how_to_answer(draft),
+        + said_to.how_to_answer(draft_code(draft)),
     )
     marks = _Marks(store, row)
     # one PM per moderator: never more recipients than the board takes in one PM
@@ -589,56 +570,6 @@ def _send_draft(
     )
 
 
-def draft_text(config: GameConfig, day: int, bbcode: str, approved_by: str | None, subject: str | None = None) -> str:
-    """The moderators' PM: the new topic exactly as it will be posted (its subject and body)."""
-    game = escape(config.game.name)
-    status = f"одобрен: {escape(approved_by)}" if approved_by else "[b]ещё не одобрен[/b]"
-    title = f"Тема: [b]{escape(subject)}[/b]\n" if subject else ""
-    return (
-        f"Черновик итогов дня {day} игры [b]{game}[/b] ({status}).\n"
-        "Так будет выглядеть новая тема:\n"
-        f"{title}"
-        "——————————\n"
-        f"{bbcode.rstrip()}\n"
-        "——————————\n"
-    )
-
-
-def audit_summary(draft: DayDraft, limit: int = 15) -> str:
-    """What the moderators should check before approving: every vote and order not counted and why, and
-    the decisions of the host and the moderators. Nicks are escaped; the full audit is the preview page."""
-    lines = [
-        f"{escape(v.voter)} → {escape(v.target or '?')}: {audit_reason(v.reason, v.why)}"
-        for v in draft.votes
-        if not v.counted and v.reason != "superseded"
-    ]
-    lines += [
-        f"{escape(o.actor)}: {escape(o.line or ' '.join([action_word(o.action), *o.targets]))}: "
-        f"{audit_reason(o.reason, o.why, order=True)}"
-        for o in draft.orders
-        if not o.valid and o.reason not in ("superseded", "command")
-    ]
-    decided = [f"{escape(o.by)}: {escape(o.kind)} {escape(o.subject)} — {escape(o.reason)}" for o in draft.overrides]
-    text = ""
-    if lines:
-        shown = lines[:limit] + ([f"… и ещё {len(lines) - limit}"] if len(lines) > limit else [])
-        text += "\n[b]Не засчитано:[/b]\n" + "\n".join(shown) + "\n"
-    if decided:
-        text += "\n[b]Решения ведущего и модераторов:[/b]\n" + "\n".join(decided) + "\n"
-    if draft.warnings:
-        text += "\n[b]Требует решения ведущего:[/b]\n" + "\n".join(escape(w) for w in draft.warnings) + "\n"
-    return text
-
-
-def how_to_answer(stored: StoredDraft) -> str:
-    code = draft_code(stored)
-    return (
-        f"\nЧтобы одобрить черновик {code}, ответьте на это письмо одним словом: [b]Одобряю[/b].\n"
-        "Чтобы отклонить: [b]Отклоняю[/b] и причина в той же строке или ниже — ведущий её увидит.\n"
-        "Ответ на письмо с прежним черновиком ничего не решает.\n"
-    )
-
-
 # --- the morning reports and the best player ---------------------------------------------------------
 
 
@@ -669,23 +600,10 @@ def _report_steps(
 
 
 def reports_note(store: Store, row: GameRow, config: GameConfig, outcome: DayOutcome) -> str:
-    """What the moderators' draft says of the personal PMs the publication sends besides the usual ones:
-    the morning reports (how many, and one as a sample) and the best player's letter."""
-    lines: list[str] = []
-    reports = report_messages(store, row, config, outcome)
-    if reports:
-        sample = reports[0]
-        lines += [
-            f"С публикацией уйдут личные утренние газеты: {len(reports)} ЛС, по одному каждому живому игроку.",
-            f"Пример — газета для {escape(sample.to or '')}:",
-            "——————————",
-            sample.body.rstrip(),
-            "——————————",
-        ]
-    best = render_best_player_message(config, outcome)
-    if best is not None:
-        lines.append(f"Лучшему игроку ({escape(best.to or '')}) уйдёт ЛС: он ведёт следующую игру.")
-    return "".join(f"{line}\n" for line in lines)
+    """The draft's note of the personal PMs the publication sends besides the usual ones."""
+    return said_to.reports_note(
+        report_messages(store, row, config, outcome), render_best_player_message(config, outcome)
+    )
 
 
 # --- helpers -----------------------------------------------------------------------------------------

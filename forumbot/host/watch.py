@@ -1,7 +1,7 @@
 """Between day ends: one pass of the bot's watch (`forumbot watch`), and the loop that repeats it.
 
 A pass reads what is new and answers it:
-- every PM not handled before: an order gets a receipt ("Принято: Убиваем — Пётр (изменение 1 из 2)") or
+- every PM not handled before: an order gets a receipt (taken, with the changes left, `render/receipts.py`) or
   the reason it is void; `Z`, `O GENDER`, `O AFTERLIFE`, `Q` (seed 000's commands) are carried out;
   `#mail` / `#mafia` / `#jakudza` / `#wall` letters are relayed when the game allows them; before the deal,
   a private game's magic word signs the sender up and the last signup starts the game;
@@ -33,7 +33,6 @@ from forumbot.engine.model import Action, GameState, Vote
 from forumbot.errors import ConfigError, ForumError, GameBusy, LoginFailed, ParseError, RulesError, StateError
 from forumbot.extract import ParsedOrders, Roster, orders_from_pm
 from forumbot.extract.commands import PlayerCommands, Relay, is_magic_word
-from forumbot.extract.orders import MAX_PM_LINES, OrderProblem
 from forumbot.extract.pms import read_pm
 from forumbot.forum.cache import PageCache
 from forumbot.forum.client import ForumClient
@@ -47,12 +46,12 @@ from forumbot.host.routing import ELSEWHERE, UNPLACED, WHICH_GAME, Placed, Route
 from forumbot.host.tally import CountRules, Tally, render_tally_bbcode
 from forumbot.i18n import gettext
 from forumbot.posts import PrivateMessage
+from forumbot.render import receipts
 from forumbot.render.bbcode import escape
 from forumbot.render.guide import players_help
 from forumbot.render.messages import render_role_message, render_role_messages
-from forumbot.render.receipts import WHICH_GAME_SUBJECT, which_game_text
+from forumbot.render.receipts import WHICH_GAME_SUBJECT, RelayRefusal, Untimely, about, which_game_text
 from forumbot.render.report import render_report, told_so_far
-from forumbot.render.wording import rule_reason
 from forumbot.store import (
     Change,
     GameRow,
@@ -64,30 +63,6 @@ from forumbot.store import (
     write_setting,
     write_vote_count,
 )
-
-VERBS = {
-    "vote": "Голосую",
-    "kill": "Убиваем",
-    "check": "Проверяю",
-    "heal": "Лечу",
-    "sleep": "Сплю",
-    "assault": "Насилую",
-    "special": "S",
-}
-# What each answer of the bot is about, after the game's name in its subject.
-ABOUT = {
-    "receipt": "ваше письмо ведущему",
-    "signup": "запись в игру",
-    "relay": "пересылка письма",
-    "draft": "черновик итогов дня",
-    "help": "команды бота",
-}
-
-
-def about(game: str, what: str) -> str:
-    """An answer's subject: the game, and what the answer is about."""
-    return f"{game}: {ABOUT[what]}"
-
 
 BACKOFF_START = 30.0  # seconds before the first retry of a pass the forum failed; it doubles up to --every
 PERMANENT_ERRORS = (LoginFailed, ConfigError, StateError)
@@ -108,6 +83,7 @@ class PassReport:
     started: bool = False
     refused: list[str] = field(default_factory=list)  # letters the forum refused for good, set aside
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # news for the host that is no problem (a verdict, say)
 
 
 Marks = Callable[..., str]
@@ -184,7 +160,7 @@ def _unfinished_publication(
         report.problems.append(said.format(error=exc))
         return
     report.published = True
-    report.problems.append(gettext("an unfinished publication was completed"))
+    report.notes.append(gettext("an unfinished publication was completed"))
 
 
 def _new_pms(
@@ -256,18 +232,17 @@ def _signups(
         sender = pm.sender.strip()
         players = store.players(row.id)
         if not is_magic_word(pm.body_text, word):
-            # A wrong word is not echoed back: the word stays secret.
-            answer = "Это не волшебное слово этой игры."
+            answer = receipts.NOT_THE_WORD
             store.handle_pm(row.id, pm.pm_id, sender, "other", [_reply(marks, pm.pm_id, sender, answer, signup)])
         elif sender in players:
-            answer = f"Вы уже записаны в игру «{escape(config.game.name)}» ({len(players)} из {wanted})."
+            answer = receipts.signed_up(config.game.name, len(players), wanted, before=True)
             store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer, signup)])
         elif len(players) >= wanted:
-            answer = "Набор в игру уже закончен."
+            answer = receipts.SIGNUPS_CLOSED
             store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer, signup)])
         else:
             joined = [*players, sender]
-            answer = f"Вы записаны в игру «{escape(config.game.name)}» ({len(joined)} из {wanted})."
+            answer = receipts.signed_up(config.game.name, len(joined), wanted, before=False)
             store.handle_pm(
                 row.id,
                 pm.pm_id,
@@ -332,24 +307,24 @@ def _messages(
         # a PM from before the day's start belonged to an earlier day, which is over (or to none, before day 1)
         refusal = _refusal(side, state.day)
         if refusal is None and turn_made:
-            refusal = TURN_MADE
+            refusal = "turn_made"
         lines = _order_receipts(store, row.id, config, state, pm, read.orders, everyone, refusal, changes)
         lines += _commands(store, row, config, state, sender, commands, changes, outgoing, pm.pm_id)
         if not lines and not commands.problems and not commands.help:  # nothing read: say so, quoting its start
-            lines = [_nothing_found(pm.body_text)]
+            lines = [receipts.nothing_found(pm.body_text)]
         if lines and config.watch.receipts:
             outgoing.insert(0, _reply(marks, pm.pm_id, sender, "\n".join(lines), about(config.game.name, "receipt")))
         store.handle_pm(row.id, pm.pm_id, sender, "orders" if lines else "other", outgoing, changes=changes)
 
 
-def _refusal(side: str, day: int) -> str | None:
+def _refusal(side: str, day: int) -> Untimely | None:
     """Why an order is not taken, by when it was sent: after the deadline or before the start (the earlier
     day's, which is over; before day 1, none), or at a time the forum does not tell exactly."""
     if side == "inside":
         return None
     if side == "uncertain":
-        return UNCERTAIN
-    return NOT_STARTED if side == "before" and day == 1 else LATE
+        return "uncertain"
+    return "before_day_1" if side == "before" and day == 1 else "late"
 
 
 def _verdict(
@@ -364,21 +339,11 @@ def _verdict(
 ) -> None:
     """A moderator's answer to the draft PM: approve or reject the draft it names, if it is the current one,
     and tell him what became of it. An approval with `auto_publish` is published by this pass's deadline step."""
-    decision = decide(game_id, day, store.draft(game_id, day), moderator, verdict)
-    answer = _reply(marks_of(store, game_id), pm.pm_id, moderator, decision.answer, about(game, "draft"))
+    decision = decide(game_id, game, day, store.draft(game_id, day), moderator, verdict)
+    answer = _reply(marks_of(store, game_id), pm.pm_id, moderator, decision.answer, decision.subject)
     store.handle_pm(game_id, pm.pm_id, moderator, "verdict", [answer], changes=decision.changes)
-    if decision.note:
-        report.problems.append(decision.note)
-
-
-def _nothing_found(body_text: str) -> str:
-    """The answer to a player's PM with no order, vote or command in it: what was read, and how to write."""
-    first = next((line.strip() for line in body_text.splitlines() if line.strip()), "")
-    shown = escape(first if len(first) <= 60 else first[:59] + "…")
-    return (
-        f"Не нашёл приказа в вашем письме{f': «{shown}»' if shown else ''}. "
-        "Приказ пишется отдельной строкой: действие, тире и точный ник, например «Проверяю — Ник»."
-    )
+    report.notes += [decision.note] if decision.note else []
+    report.problems += [decision.problem] if decision.problem else []
 
 
 def _order_receipts(
@@ -389,21 +354,21 @@ def _order_receipts(
     pm: PrivateMessage,
     parsed: ParsedOrders,
     everyone: Roster,
-    refusal: str | None,
+    refusal: Untimely | None,
     changes: list[Change],
 ) -> list[str]:
     sender = pm.sender.strip()
     orders, problems = orders_from_pm(pm, everyone, mode=config_mode(state), parsed=parsed)
-    lines = [_problem_line(p) for p in problems if p.reason != "unknown_line"]
+    lines = [receipts.problem_line(p) for p in problems if p.reason != "unknown_line"]
     counted: dict[str, int] = {}
     for order in orders:
-        said = f"{VERBS.get(order.action, order.action)} — {', '.join(escape(t) for t in order.targets)}"
+        said = receipts.order_said(order.action, order.targets)
         if refusal is not None:
-            lines.append(f"Не принято: {said}: {refusal}.")
+            lines.append(receipts.not_taken(said, receipts.REFUSALS[refusal]))
             continue
         if order.action == "vote":
-            receipt = _vote_receipt(state, sender, order.targets, said)
-            if receipt.startswith("Принято"):
+            receipt, taken = _vote_receipt(state, sender, order.targets, said)
+            if taken:
                 counted["vote"] = counted.get("vote", 0) + 1  # the duel counts who has voted
             lines.append(receipt)
             continue
@@ -411,13 +376,13 @@ def _order_receipts(
             earlier = store.order_count(game_id, state.day, sender, order.action) + counted.get(order.action, 0)
             check = check_order(state, order, earlier)
         except RulesError as exc:  # an action this variant does not have
-            lines.append(f"Не принято: {said}: {exc}")
+            lines.append(receipts.not_taken(said, escape(str(exc))))
             continue
         if check.reason is not None:
-            lines.append(f"Не принято: {said}: {rule_reason(check.reason, to_sender=True)}.")
+            lines.append(receipts.rule_refusal(said, check.reason))
             continue
         counted[order.action] = counted.get(order.action, 0) + 1
-        lines.append(f"Принято: {said}{_change_note(check.number, check.limit)}")
+        lines.append(receipts.taken(said, check.number, check.limit))
     for action, n in counted.items():
         changes.append(partial(count_valid_orders, game_id=game_id, day=state.day, actor=sender, action=action, n=n))
     return lines
@@ -428,39 +393,19 @@ def vote_channels(state: GameState) -> frozenset[str]:
     return ruleset_for(state).vote_channels
 
 
-def _vote_receipt(state: GameState, sender: str, targets: tuple[str, ...], said: str) -> str:
-    """A vote sent by PM: accepted where the game takes PM votes (it counts at the day's end), else refused."""
+def _vote_receipt(state: GameState, sender: str, targets: tuple[str, ...], said: str) -> tuple[str, bool]:
+    """A vote sent by PM: accepted where the game takes PM votes (it counts at the day's end), else refused;
+    the receipt's line, and whether it was taken."""
     if "pm" not in vote_channels(state):
-        return f"Не принято: {said}: в этой игре голосуют в теме дня, красным жирным ником."
+        return receipts.not_taken(said, receipts.VOTES_IN_THE_THREAD), False
     reason = check_vote(state, Vote(voter=sender, targets=targets))
     if reason is not None:
-        return f"Не принято: {said}: {rule_reason(reason, to_sender=True)}."
-    return f"Принято: голос — {', '.join(escape(t) for t in targets)}"
-
-
-LATE = "день уже закончился"
-NOT_STARTED = "письмо отправлено до начала дня 1"
-UNCERTAIN = "форум не показывает точное время отправки, о нём решит ведущий"
-TURN_MADE = "ход уже сделан: все игроки походили, итоги у модераторов"
+        return receipts.rule_refusal(said, reason), False
+    return receipts.vote_taken(targets), True
 
 
 def config_mode(state: GameState) -> Any:
     return state.options.get("nick_matching", "strict")
-
-
-def _change_note(number: int, limit: int | None) -> str:
-    if limit is None or number <= 1:
-        return ""
-    return f" (изменение {number - 1} из {limit - 1})"
-
-
-def _problem_line(problem: OrderProblem) -> str:
-    if problem.reason == "too_long":
-        return f"Не прочитано: письмо длиннее {MAX_PM_LINES} строк, прочитаны первые {MAX_PM_LINES}."
-    if problem.reason == "unknown_target":
-        hint = f"; возможно, вы имели в виду «{escape(problem.nearest)}»" if problem.nearest else ""
-        return f"Не принято: «{escape(problem.raw)}»: нет игрока «{escape(problem.target_text or '')}»{hint}."
-    return f"Не принято: «{escape(problem.raw)}»."
 
 
 def _commands(
@@ -475,14 +420,14 @@ def _commands(
     pm_id: int,
 ) -> list[str]:
     marks = marks_of(store, row.id)
-    lines = [f"Не понято: {escape(p)}" for p in commands.problems]
+    lines = [receipts.command_not_understood(p) for p in commands.problems]
     # Any message cancels an earlier Q; a Q in this one sets it again.
     changes.append(partial(write_setting, game_id=row.id, nick=sender, key="leaving", value=1 if commands.quit else 0))
     if commands.quit:
-        lines.append("Принято: Q — вы покинете игру при следующем подведении итогов (любое новое письмо отменит это).")
+        lines.append(receipts.QUIT_TAKEN)
     for setting in commands.settings:
         changes.append(partial(write_setting, game_id=row.id, nick=sender, key=setting.key, value=setting.value))
-        lines.append(f"Принято: O {setting.key.upper()} {setting.value.upper()}")
+        lines.append(receipts.setting_taken(setting.key, setting.value))
     if commands.help:
         guide = players_help(vote_channels(state), relays=config.watch.relays)
         outgoing.append(_reply(marks, ("help", pm_id), sender, guide, about(config.game.name, "help")))
@@ -493,7 +438,7 @@ def _commands(
                 ("report", pm_id),
                 sender,
                 latest_report(store, row, config, state, sender),
-                f"{config.game.name}: ваш последний отчёт",
+                about(config.game.name, "report"),
             )
         )
     return lines
@@ -515,7 +460,7 @@ def latest_report(store: Store, row: GameRow, config: GameConfig, state: GameSta
         slot = state.player(nick)
         named = next((n for n in (nick, *(slot.replaced if slot else ())) if n in checks), None)  # the slot's history
         if named is not None:
-            text += f"\nРезультат вашей проверки в день {day}: {json.dumps(checks[named], ensure_ascii=False)}"
+            text += receipts.check_result_line(day, checks[named])
             break
     return text
 
@@ -526,14 +471,14 @@ def _relay(store: Store, row: GameRow, config: GameConfig, state: GameState, pm:
     living = [p.nick for p in state.living()]
     recipients, refusal = _relay_recipients(state, sender, relay)
     if not config.watch.relays:
-        refusal = "пересылка писем в этой игре выключена"
+        refusal = RelayRefusal("off")
     elif sender not in living:
-        refusal = "выбывшие игроки не пишут живым"
+        refusal = RelayRefusal("sender_out")
     elif store.relay_count(row.id, state.day, sender) >= config.watch.relay_limit:
-        refusal = f"не больше {config.watch.relay_limit} писем в день"
+        refusal = RelayRefusal("limit", limit=config.watch.relay_limit)
     elif not relay.body.strip():
-        refusal = "письмо пустое"
-    status = "sent" if refusal is None else f"refused: {refusal}"
+        refusal = RelayRefusal("empty")
+    status = "sent" if refusal is None else f"refused: {receipts.relay_refusal(refusal)}"
 
     at = pm.time.isoformat() if pm.time else ""
     record = partial(
@@ -549,40 +494,38 @@ def _relay(store: Store, row: GameRow, config: GameConfig, state: GameState, pm:
     )
 
     if refusal is not None:
-        answer = _reply(marks, pm.pm_id, sender, f"Письмо не переслано: {refusal}.", about(config.game.name, "relay"))
+        said = receipts.relay_not_sent(refusal)
+        answer = _reply(marks, pm.pm_id, sender, said, about(config.game.name, "relay"))
         store.handle_pm(row.id, pm.pm_id, sender, "relay", [answer], changes=[record])
         return
-    signed = "Анонимное письмо" if relay.anonymous else f"Письмо от {escape(sender)}"
-    wall = {"mafia": " (стена мафии)", "yakuza": " (стена якудзы)", "wall": " (всем игрокам)"}.get(relay.kind, "")
-    text = f"{signed}{wall}:\n\n{strip_markers(relay.body)}"  # a letter never carries a marker of the bot's
+    heading = receipts.relay_heading(None if relay.anonymous else sender, relay.kind)
+    text = f"{heading}:\n\n{strip_markers(relay.body)}"  # a letter never carries a marker of the bot's
     # One PM per recipient: a PM to a whole clan would tell each member who the others are.
     letters = [
-        Letter(mark, "pm", [nick], f"{signed}{wall}", stamp(text, mark))
+        Letter(mark, "pm", [nick], heading, stamp(text, mark))
         for nick in recipients
         for mark in [marks("relay", pm.pm_id, nick)]
     ]
-    # The receipt says nothing of how many got it: that would tell the size of a clan.
-    receipt = _reply(marks, pm.pm_id, sender, "Письмо переслано.", about(config.game.name, "relay"))
+    receipt = _reply(marks, pm.pm_id, sender, receipts.RELAY_SENT, about(config.game.name, "relay"))
     store.handle_pm(row.id, pm.pm_id, sender, "relay", [*letters, receipt], changes=[record])
 
 
-def _relay_recipients(state: GameState, sender: str, relay: Relay) -> tuple[list[str], str | None]:
+def _relay_recipients(state: GameState, sender: str, relay: Relay) -> tuple[list[str], RelayRefusal | None]:
     living = [p for p in state.living() if p.nick != sender]
     if relay.kind == "mail":
         nick = relay.nick or ""
         target = state.player(nick)
         if target is None:
             nearest = Roster(state.nicks()).nearest(nick)
-            hint = f"; возможно, «{escape(nearest)}»" if nearest else ""
-            return [], f"нет игрока «{escape(nick)}»{hint}"
+            return [], RelayRefusal("no_player", nick, nearest)
         if not target.alive:
-            return [], f"{escape(nick)} выбыл из игры"
+            return [], RelayRefusal("target_out", nick)
         return [nick], None
     if relay.kind == "wall":
         return [p.nick for p in living], None
     roles = {"mafia": ("mafia", "lawyer"), "yakuza": ("yakuza", "ninja")}[relay.kind]
     members = [p.nick for p in living if p.role in roles]
-    return members, None if members else "некому переслать"
+    return members, None if members else RelayRefusal("nobody")
 
 
 # --- the day thread and the deadline -----------------------------------------------------------------
@@ -627,10 +570,10 @@ def _interim_count(
         if not _count_due(tally, last, config, now):
             return
     counts = dict(tally.counts)
-    title = f"Промежуточный подсчёт голосов, день {state.day}"
+    title = receipts.interim_count_title(state.day)
     body = render_tally_bbcode(tally, title, config.templates.vote_count, zone=config.game.zone)
     mark = marks_of(store, row.id)("count", state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
-    subject = f"Подсчёт голосов, день {state.day}"
+    subject = receipts.interim_count_subject(state.day)
     # posted only while current: a count the board hands back (new posts since the read) is made again
     outgoing = Letter(mark, "reply", [topic], subject, stamp(body, mark), state.day, purpose=COUNT)
 

@@ -24,9 +24,11 @@ import jinja2
 from markupsafe import Markup, escape
 
 from forumbot.draft import DayDraft
+from forumbot.render.audit import decision_subject, decision_value, decision_word, settled
 from forumbot.render.bbcode import to_html, unescape
 from forumbot.render.bidi import isolate, isolate_within
 from forumbot.render.nicks import flags
+from forumbot.render.phrases import zone_label
 from forumbot.render.wording import CAUSES, action_word, audit_reason
 
 PALETTE: tuple[str, ...] = (
@@ -183,7 +185,7 @@ def render_chart_svg(
             f'<text x="{dx}" y="{plot_bottom + 32}" text-anchor="middle" class="deadline-label">'
             f"конец дня {deadline:%H:%M}</text>"
         )
-    zone = f" ({escape(getattr(tz, 'key', '') or str(tz))})" if tz is not None else ""
+    zone = f" ({escape(zone_label(tz, t1))})" if tz is not None else ""
     parts.append(f'<text x="{label_w - 8}" y="{plot_bottom + 16}" text-anchor="end" class="tick">время{zone}</text>')
     for row, voter in enumerate(voters):
         y = top + row * row_h + row_h / 2
@@ -291,6 +293,7 @@ def render_preview_html(
 ) -> str:
     """The draft of a day as one self-contained HTML page for the moderators: the post as it will be
     published (subject and body as end-day made them), the chart and the audit."""
+    draft = settled(draft)  # replaced PM votes and orders the host cleared are shown as not counted
     payload = draft.to_json()
     bbcode = draft.post or draft.bbcode
     title = subject or draft.subject or _title_from(bbcode) or f"{game_name}. День {payload.get('day', 0) + 1}"
@@ -320,7 +323,16 @@ def render_preview_html(
         "votes": [v | {"when": _fmt_time(v.get("time"), tz)} for v in votes],
         "orders": [o | {"when": _fmt_time(o.get("time"), tz)} for o in payload.get("orders") or []],
         "void": payload.get("void") or [],
-        "overrides": payload.get("overrides") or [],
+        "overrides": [
+            {
+                "by": o.by,
+                "what": decision_word(o.kind),
+                "whom": decision_subject(o),
+                "value": decision_value(o, tz),
+                "reason": o.reason,
+            }
+            for o in draft.overrides
+        ],
         "activity": payload.get("activity") or {},
         "inactivity": payload.get("inactivity") or [],
         "unread_pms": payload.get("unread_pms") or [],
@@ -329,7 +341,7 @@ def render_preview_html(
         "counted_total": sum(1 for v in votes if v.get("counted")),
         "void_total": sum(1 for v in votes if not v.get("counted")),
         "deadline": deadline.astimezone(tz).strftime("%d.%m.%Y %H:%M") if deadline and tz else None,
-        "zone": getattr(tz, "key", None) if tz is not None else None,
+        "zone": zone_label(tz, deadline) if tz is not None else None,
     }
     seen = {str(v.get(k)) for v in votes for k in ("voter", "target") if v.get(k)} | nicks
     lookalikes = flags(sorted(nicks), sorted(seen))  # every nick shown gets its look-alike note

@@ -55,7 +55,7 @@ def store() -> Store:
 def test_the_day_post_tells_the_next_deadline_and_advance_keeps_it(game: Path) -> None:
     ok("end-day", GAME, "--now", AFTER)
     shown = ok("draft", "show", GAME)
-    assert "День 2 заканчивается 30.11.2026 в 23:00 (Europe/Moscow)." in shown
+    assert "День 2 заканчивается 30.11.2026 в 23:00 (МСК)." in shown
     ok("draft", "approve", GAME, "--by", "Модератор")
     ok("advance", GAME, "--now", "2026-11-30T18:30:00+03:00")  # later than six hours before it: kept anyway
     assert "deadline: 30.11.2026 23:00 (Europe/Moscow)" in ok("status", GAME)
@@ -64,7 +64,7 @@ def test_the_day_post_tells_the_next_deadline_and_advance_keeps_it(game: Path) -
 def test_the_next_day_s_length_moves_the_deadline_the_post_tells(game: Path) -> None:
     ok("deadline", GAME, "--next-day-length", "30", "--reason", "выходные", "--by", "Модератор")
     ok("end-day", GAME, "--now", AFTER)
-    assert "День 2 заканчивается 01.12.2026 в 23:00 (Europe/Moscow)." in ok("draft", "show", GAME)
+    assert "День 2 заканчивается 01.12.2026 в 23:00 (МСК)." in ok("draft", "show", GAME)
 
 
 def test_a_moved_deadline_holds_is_audited_and_announced(game: Path) -> None:
@@ -84,7 +84,7 @@ def test_a_moved_deadline_holds_is_audited_and_announced(game: Path) -> None:
     s = store()
     [reply] = s.pending(s.game(GAME).id)
     assert reply.kind == "reply" and reply.recipients == ["1"]
-    assert "День заканчивается 30.11.2026 в 12:00 (Europe/Moscow)" in reply.body and "сбой форума" in reply.body
+    assert "День заканчивается 30.11.2026 в 12:00 (МСК)" in reply.body and "сбой форума" in reply.body
     ok("end-day", GAME, "--now", "2026-11-30T12:01:00+03:00")
 
 
@@ -118,7 +118,7 @@ def test_a_config_edit_is_applied_and_told(game: Path) -> None:
     assert "config changed, applied: game.deadline: '23:00:00' -> '21:00:00'" in shown
     assert "config changed" not in ok("status", GAME)  # told once: it is stored now
     ok("end-day", GAME, "--now", AFTER)
-    assert "День 2 заканчивается 30.11.2026 в 21:00 (Europe/Moscow)." in ok("draft", "show", GAME)
+    assert "День 2 заканчивается 30.11.2026 в 21:00 (МСК)." in ok("draft", "show", GAME)
 
 
 @pytest.mark.parametrize(

@@ -118,7 +118,7 @@ def test_two_days_rehearsed_with_an_early_end_and_a_moved_deadline(table: tuple[
     assert "nothing to publish: day 2" in again  # a re-run with nothing to do: exit 0
     revealed = as_json(ok("reveal", GAME, "--force", "--json"))
     assert revealed["verified"] is True
-    assert "День 2 заканчивается 30.11.2026 в 23:00 (Europe/Moscow)." in board.topic(topic2).posts[0].body
+    assert "День 2 заканчивается 30.11.2026 в 23:00 (МСК)." in board.topic(topic2).posts[0].body
 
     # day 2: the deadline moves two hours later, once, and holds
     moved = ok("deadline", GAME, "+2h", "--reason", "сбой форума", "--by", "Модератор", "--now", clock.iso_at(
@@ -126,7 +126,7 @@ def test_two_days_rehearsed_with_an_early_end_and_a_moved_deadline(table: tuple[
     moved = " ".join(moved.split())  # the host's lines fold at 80 columns
     assert "day 2 now ends 01.12.2026 01:00 (Europe/Moscow)" in moved and "announced in the day topic" in moved
     told = [p.body for p in board.topic(topic2).posts if p.author == BOT and "Срок дня 2 изменён" in p.body]
-    assert len(told) == 1 and "01.12.2026 в 01:00 (Europe/Moscow)" in told[0] and "сбой форума" in told[0]
+    assert len(told) == 1 and "01.12.2026 в 01:00 (МСК)" in told[0] and "сбой форума" in told[0]
     status = as_json(ok("status", GAME, "--json", "--now", clock.iso_at(datetime(2026, 11, 30, 12, 1, tzinfo=UTC))))
     assert status["deadline"] == "2026-12-01T01:00:00+03:00" and status["day"] == 2
     living = [p["nick"] for p in status["players"] if p["alive"]]

@@ -58,7 +58,7 @@ def test_the_reminder_comes_once_inside_its_window(tmp_path: Path) -> None:
     one_pass(store, config, DEADLINE - timedelta(hours=1))
     [reminder] = queued(store)
     assert reminder.kind == "reply" and reminder.recipients == ["https://forum.example/viewtopic.php?t=77"]
-    assert "день 1 заканчивается 29.11.2026 в 23:00 (Europe/Moscow). Осталось меньше 3 часов." in reminder.body
+    assert "день 1 заканчивается 29.11.2026 в 23:00 (МСК). Осталось меньше 3 часов." in reminder.body
     one_pass(store, config, DEADLINE + timedelta(minutes=1))
     assert len(queued(store)) == 1  # none after the deadline
 
@@ -83,7 +83,7 @@ def test_a_moved_deadline_gets_its_own_reminder(tmp_path: Path) -> None:
     one_pass(store, config, later - timedelta(hours=1))
     bodies = [x.body for x in queued(store) if x.kind == "reply"]
     assert len(bodies) == 3  # the first reminder, the announcement of the move, the second reminder
-    assert "30.11.2026 в 23:00 (Europe/Moscow)" in bodies[-1] and "Напоминание" in bodies[-1]
+    assert "30.11.2026 в 23:00 (МСК)" in bodies[-1] and "Напоминание" in bodies[-1]
 
 
 def test_the_topic_is_locked_once_when_the_deadline_passes(tmp_path: Path) -> None:
@@ -136,7 +136,7 @@ def test_where_silence_kills_each_player_without_a_vote_is_reminded_by_pm_once(t
     pms = [letter for letter in queued(store) if letter.kind == "pm"]
     assert sorted(letter.recipients[0] for letter in pms) == sorted(p for p in PLAYERS if p != "Кот")
     assert all(
-        "ваш голос на день 1 ещё не пришёл" in letter.body and "23:00 (Europe/Moscow)" in letter.body for letter in pms
+        "ваш голос на день 1 ещё не пришёл" in letter.body and "23:00 (МСК)" in letter.body for letter in pms
     )
     assert pms[0].subject == "g: ваш голос на день 1"
 

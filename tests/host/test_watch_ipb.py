@@ -100,7 +100,7 @@ def test_a_moderator_approves_the_draft_by_answering_its_pm(day2: IpbPlayed) -> 
     answer_the_draft(day2, draft.pm_id, draft.subject, after + 1)
     day2.clock.advance(120)
     answered = watch(day2, after + 2)
-    assert any("approved by admin" in note for note in answered.problems)  # the host is told
+    assert any("approved by admin" in note for note in answered.notes) and not answered.problems  # told, no problem
     stored = day2.store.draft(day2.store.game(GAME).id, 2)
     assert stored is not None and stored.approved_by == "admin"
     assert all(nick in PLAYERS for nick in living(day2))

@@ -11,8 +11,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from fakeboard import Board, BoardServer
+from forumbot.cli import app
 from forumbot.config import GameConfig
 from forumbot.forum.client import ClientSettings, ForumClient
 from forumbot.forum.http import HttpSettings
@@ -22,6 +24,7 @@ from forumbot.host import games
 from forumbot.host.approval import draft_subject
 from forumbot.host.publish import publish
 from forumbot.host.watch import PassReport, watch_once
+from forumbot.render.moderators import audit_summary
 from forumbot.store import Store
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
@@ -150,7 +153,7 @@ def test_a_rejection_keeps_the_draft_unapproved_and_its_comment_reaches_the_host
     table.answer(MODERATOR, f"Re: {subject}", comment, AFTER_DEADLINE + 1)
     report = table.run(AFTER_DEADLINE + 2)
     assert table.approved_by() is None and not report.published
-    assert any("rejected by Модератор: голос Тома в 22:59 не засчитан проверьте" in p for p in report.problems)
+    assert any("rejected by Модератор: голос Тома в 22:59 не засчитан проверьте" in n for n in report.notes)
     store = Store(table.path)
     notes = store.overrides(store.game(NAME).id, 1)
     store.close()
@@ -158,6 +161,8 @@ def test_a_rejection_keeps_the_draft_unapproved_and_its_comment_reaches_the_host
         ("rejected", MODERATOR, "голос Тома в 22:59 не засчитан проверьте")
     ]
     assert any("Черновик" in text and "отклонён;" in text for text in table.from_bot(MODERATOR))
+    shown = CliRunner().invoke(app, ["draft", "show", NAME, "--state", str(table.path)], env={"FORUMBOT_LANG": "en"})
+    assert "REJECTED by Модератор: голос Тома в 22:59 не засчитан проверьте" in shown.output, shown.output
 
 
 def test_a_players_pm_with_no_order_is_answered_under_the_games_name(table: Table) -> None:
@@ -174,3 +179,34 @@ def test_a_players_pm_with_no_order_is_answered_under_the_games_name(table: Tabl
     assert answer.body.startswith("Не нашёл приказа в вашем письме: «А когда заканчивается день?».")
     [refused] = [pm.body for pm in table.board.pms_to(civilian) if pm.sender == "host_bot"]
     assert refused.startswith("Не принято: Убиваем — Лиза: ваша роль не даёт такого приказа.")
+
+
+def test_the_answer_to_a_verdict_keeps_the_drafts_whole_subject_and_tells_the_host_news_not_a_problem(
+    table: Table,
+) -> None:
+    vote_everyone_for(table, "Лиза")
+    table.run(AFTER_DEADLINE)
+    subject, _ = table.draft_pm()
+    table.answer(MODERATOR, f"Re: {subject}", "Одобряю", AFTER_DEADLINE + 1)
+    report = table.run(AFTER_DEADLINE + 2)
+    [answer] = [pm for pm in table.board.pms_to(MODERATOR) if pm.sender == "host_bot" and "Спасибо" in pm.body]
+    assert answer.subject == subject  # the code and the day, as the draft PM had them
+    assert any("approved by Модератор" in note for note in report.notes)
+    assert not any("approved" in problem for problem in report.problems)
+
+
+def test_a_moderators_verdict_is_no_order_of_the_day(table: Table) -> None:
+    vote_everyone_for(table, "Лиза")
+    table.run(AFTER_DEADLINE)
+    subject, _ = table.draft_pm()
+    table.answer(MODERATOR, f"Re: {subject}", "Отклоняю: проверьте голос Тома", AFTER_DEADLINE + 1)
+    table.run(AFTER_DEADLINE + 2)
+    store = Store(table.path)
+    try:
+        games.end_day(store, NAME, table.client)  # the host reads the day again after the rejection
+        stored = store.draft(store.game(NAME).id, 1)
+    finally:
+        store.close()
+    assert stored is not None
+    assert [o for o in stored.draft.orders if o.actor == MODERATOR] == []
+    assert "Отклоняю" not in audit_summary(stored.draft).split("Решения")[0]
