@@ -13,6 +13,8 @@ import typer
 
 from forumbot.cli.app import app, draft_app
 from forumbot.cli.common import (
+    EXIT_HOST,
+    EXIT_TEMPFAIL,
     JsonOption,
     NowOption,
     StateOption,
@@ -48,6 +50,7 @@ from forumbot.i18n import N_, _, ngettext
 if TYPE_CHECKING:
     from forumbot.config import GameConfig
     from forumbot.errors import ConfigError
+    from forumbot.host.publish import DraftSent
     from forumbot.host.watch import PassReport
     from forumbot.store import GameRow, Store
 
@@ -207,12 +210,30 @@ def send_draft(game: str, state: Path | None, now: str | None) -> None:
         current_time(now, config.game.zone)
     with host_errors(), game_client(config, store) as client:
         sent = send_draft_to_moderators(store, game, client)
-    who = ", ".join(sent.moderators)
-    if sent.already:
-        said = _("{game}: this draft of day {day} was sent to {nicks} already")
-    else:
-        said = _("{game}: the draft of day {day} is sent to {nicks}")
-    out.print(said.format(game=game, day=sent.day, nicks=who), markup=False)
+    _tell_draft_sent(sent)
+
+
+def _tell_draft_sent(sent: DraftSent) -> None:
+    """What the board did with each draft PM, as the outbox knows it; an error when one did not go: 2 when
+    the board refused it for good, 75 when it waits for a passing cause (run the command again later)."""
+    game, day = sent.game, sent.day
+    if sent.delivered:
+        if sent.already:
+            said = _("{game}: this draft of day {day} was sent to {nicks} already")
+        else:
+            said = _("{game}: the draft of day {day} is sent to {nicks}")
+        out.print(said.format(game=game, day=day, nicks=", ".join(sent.delivered)), markup=False)
+    for nick, why in sent.refused:
+        said = _("{game}: the draft of day {day} is NOT sent to {nick}: {error}")
+        err.print(said.format(game=game, day=day, nick=nick, error=why), markup=False)
+    for nick in sent.waiting:
+        said = _("{game}: the draft of day {day} is not sent to {nick} yet (forumbot outbox {game})")
+        err.print(said.format(game=game, day=day, nick=nick), markup=False)
+    missing = [nick for nick, _why in sent.refused] + list(sent.waiting)
+    if missing:
+        said = _("{game}: the draft of day {day} did not reach {nicks}")
+        code = EXIT_HOST if sent.refused else EXIT_TEMPFAIL
+        fail(said.format(game=game, day=day, nicks=", ".join(missing)), code)
 
 
 @app.command("publish")
@@ -316,6 +337,7 @@ def watch_command(
                 print_json({"at": moment().astimezone(zone).isoformat()} | asdict(report))
             else:
                 _log_pass(report, moment(), zone)
+            _fail_on_draft_not_sent(game, report)
             return
         watch.watch_loop(
             run_pass,
@@ -339,7 +361,7 @@ def _log_pass(report: PassReport, at: datetime, zone: ZoneInfo) -> None:
         ngettext("{n} PM handled", "{n} PMs handled", len(report.handled)).format(n=len(report.handled)),
         ngettext("{n} sent", "{n} sent", len(report.sent)).format(n=len(report.sent)),
         *([_("interim count")] if report.interim_count else []),
-        *([_("draft made and sent to the moderators")] if report.drafted else []),
+        *([_draft_line(report)] if report.drafted else []),
         *([_("published")] if report.published else []),
         *([_("the game started")] if report.started else []),
     ]
@@ -348,10 +370,36 @@ def _log_pass(report: PassReport, at: datetime, zone: ZoneInfo) -> None:
         f"{log_stamp(at, zone)}: " + (", ".join(did) if busy else _("nothing to do")),
         markup=False,
     )
+    for letter in report.draft:  # what the board did with each draft PM, as the outbox knows it
+        if letter.status == "sent":
+            out.print(_("the draft is sent to {nick}").format(nick=letter.moderator), markup=False)
+            continue
+        if letter.status in ("refused", "dropped"):
+            said = _("the draft is NOT sent to {nick}: {error}").format(nick=letter.moderator, error=letter.error)
+        else:
+            said = _("the draft is not sent to {nick} yet; the next pass tries again").format(nick=letter.moderator)
+        err.print(_("problem: {problem}").format(problem=said), markup=False)
     for note in report.notes:  # news, not trouble: a verdict, a publication finished
         out.print(note, markup=False)
     for problem in report.problems:
         err.print(_("problem: {problem}").format(problem=problem), markup=False)
+
+
+def _draft_line(report: PassReport) -> str:
+    if report.draft and all(letter.status == "sent" for letter in report.draft):
+        return _("draft made and sent to the moderators")
+    return _("draft made")
+
+
+def _fail_on_draft_not_sent(game: str, report: PassReport) -> None:
+    """A single pass (`--once`) exits non-zero when a draft PM it was to send did not go: 2 when the board
+    refused it for good, 75 when it waits for a passing cause."""
+    missing = [letter for letter in report.draft if letter.status != "sent"]
+    if not missing:
+        return
+    refused = any(letter.status in ("refused", "dropped") for letter in missing)
+    said = _("{game}: the draft did not reach {nicks}").format(game=game, nicks=", ".join(x.moderator for x in missing))
+    fail(said, EXIT_HOST if refused else EXIT_TEMPFAIL)
 
 
 @app.command("relays")

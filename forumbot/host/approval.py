@@ -47,6 +47,7 @@ class Decision:
     subject: str
     note: str = ""
     problem: str = ""
+    stale: bool = False  # the verdict names no current draft: the moderator gets the current one
 
 
 def decide(game_id: int, game: str, day: int, stored: StoredDraft | None, moderator: str, verdict: Verdict) -> Decision:
@@ -63,7 +64,8 @@ def decide(game_id: int, game: str, day: int, stored: StoredDraft | None, modera
             if verdict.kind == "approve"
             else gettext("day {day}: {nick}'s rejection names draft {named}, not {code}")
         )
-        return Decision([], answer, subject, problem=said.format(day=day, nick=moderator, named=named, code=code))
+        problem = said.format(day=day, nick=moderator, named=named, code=code)
+        return Decision([], answer, subject, problem=problem, stale=True)
     if verdict.kind == "approve":
         if stored.approved_by:
             return Decision([], said_to.already_approved(code, stored.approved_by), subject)

@@ -128,6 +128,9 @@ class DraftSent:
     moderators: tuple[str, ...]
     pm_id: int | None
     already: bool  # this very draft had been sent before: nothing was sent again
+    delivered: tuple[str, ...] = ()  # the moderators the board has it for, as the outbox knows it
+    refused: tuple[tuple[str, str], ...] = ()  # (moderator, the board's words): refused for good
+    waiting: tuple[str, ...] = ()  # the moderators it has not reached yet for a passing cause
 
 
 # --- one publication, exactly once -------------------------------------------------------------------
@@ -561,12 +564,20 @@ def _send_draft(
     run = _Runner(Outbox(store, row.id, poster, checkpoint), report)
     remotes = run.each(steps)
     first = remotes[0] if remotes else None
-    return DraftSent(
+    fates = [(step.letter.recipients[0], store.letter(step.letter.marker, row.id)) for step in steps]
+    return DraftSent(  # what the board did with each letter, as the outbox knows it
         game=name,
         day=state.day,
         moderators=tuple(config.game.moderators),
         pm_id=int(first) if first is not None and first.isdigit() else None,
         already=bool(report.skipped) and not report.sent,
+        delivered=tuple(nick for nick, x in fates if x is not None and x.status == "sent"),
+        refused=tuple(
+            (nick, x.error or gettext("dropped by the host"))
+            for nick, x in fates
+            if x is not None and x.status in ("refused", "dropped")
+        ),
+        waiting=tuple(nick for nick, x in fates if x is None or x.status not in ("sent", "refused", "dropped")),
     )
 
 

@@ -84,6 +84,18 @@ class PassReport:
     refused: list[str] = field(default_factory=list)  # letters the forum refused for good, set aside
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # news for the host that is no problem (a verdict, say)
+    draft_markers: list[str] = field(default_factory=list)  # the draft PMs this pass queued
+    draft: list[DraftLetter] = field(default_factory=list)  # ... and what became of each (after the flush)
+
+
+@dataclass(frozen=True)
+class DraftLetter:
+    """One moderator's draft PM queued by a pass, as the outbox knows it after the pass's flush."""
+
+    moderator: str
+    marker: str
+    status: str  # pending | sending (the next pass goes on) | sent | refused | dropped
+    error: str | None = None
 
 
 Marks = Callable[..., str]
@@ -137,7 +149,16 @@ def _pass(
         _unfinished_publication(store, row, report, publish)
         _deadline(store, row, config, client, now, report, publish)
     _flush(store, row.id, messenger, report)
+    report.draft = [_draft_fate(store, row.id, marker) for marker in dict.fromkeys(report.draft_markers)]
     return report
+
+
+def _draft_fate(store: Store, game_id: int, marker: str) -> DraftLetter:
+    """What became of a draft PM: the outbox's state is the truth."""
+    letter = store.letter(marker, game_id)
+    if letter is None:
+        return DraftLetter("", marker, "pending")
+    return DraftLetter(", ".join(letter.recipients), marker, letter.status, letter.error)
 
 
 def _unfinished_publication(
@@ -338,10 +359,14 @@ def _verdict(
     game: str,
 ) -> None:
     """A moderator's answer to the draft PM: approve or reject the draft it names, if it is the current one,
-    and tell him what became of it. An approval with `auto_publish` is published by this pass's deadline step."""
+    and tell him what became of it; one who answered a draft end-day has replaced since gets the current one
+    (again, if he had it: the outbox sends a letter once). An approval with `auto_publish` is published by
+    this pass's deadline step."""
     decision = decide(game_id, game, day, store.draft(game_id, day), moderator, verdict)
     answer = _reply(marks_of(store, game_id), pm.pm_id, moderator, decision.answer, decision.subject)
-    store.handle_pm(game_id, pm.pm_id, moderator, "verdict", [answer], changes=decision.changes)
+    current = [x for x in draft_letters(store, game) if x.recipients == [moderator]] if decision.stale else []
+    store.handle_pm(game_id, pm.pm_id, moderator, "verdict", [answer, *current], changes=decision.changes)
+    report.draft_markers += [x.marker for x in current]
     report.notes += [decision.note] if decision.note else []
     report.problems += [decision.problem] if decision.problem else []
 
@@ -649,7 +674,7 @@ def _duel(
     games.end_day(store, row.name, client, early=Early(reason=DUEL_REASON, at=now.isoformat()))
     report.drafted = True
     if config.game.moderators:
-        store.queue(row.id, draft_letters(store, row.name))
+        _queue_draft(store, row, report)
 
 
 def _voted_so_far(store: Store, row: GameRow, state: GameState, client: ForumClient) -> set[str]:
@@ -694,10 +719,33 @@ def _deadline(
             said = gettext("day {day}: the draft made before the deadline is replaced by one made after it")
             report.problems.append(said.format(day=state.day))
         if config.game.moderators:
-            store.queue(row.id, draft_letters(store, row.name))  # the same PMs as `forumbot draft send`
+            _queue_draft(store, row, report)  # the same PMs as `forumbot draft send`
+    elif config.game.moderators and not draft.approved_by and _replaced_unsent(store, row, state.day):
+        _queue_draft(store, row, report)
+        said = gettext("day {day}: the draft was made again since the moderators had it; they get it now")
+        report.notes.append(said.format(day=state.day))
     elif draft.approved_by and config.watch.auto_publish and publish is not None:
         publish()
         report.published = True
+
+
+def _queue_draft(store: Store, row: GameRow, report: PassReport) -> None:
+    """The current draft's PMs to the moderators, queued (each version once, whoever sends it)."""
+    letters = draft_letters(store, row.name)
+    store.queue(row.id, letters)
+    report.draft_markers += [letter.marker for letter in letters]
+
+
+def _replaced_unsent(store: Store, row: GameRow, day: int) -> bool:
+    """Whether the moderators had a draft of the day that end-day has replaced since (the host ran it by
+    hand), and the current one was never queued for them: they must not approve what they never saw."""
+    current = draft_letters(store, row.name)
+    if all(store.letter(letter.marker, row.id) is not None for letter in current):
+        return False
+    return any(
+        sent["day"] == day and (sent["purpose"] or "").startswith("draft-") and sent["status"] != "pending"
+        for sent in store.outbox(row.id)
+    )
 
 
 def _flush(store: Store, game_id: int, messenger: Messenger, report: PassReport) -> None:

@@ -101,7 +101,7 @@ def not_the_current_draft(day: int, named: Sequence[str], current: str) -> str:
     said = ", ".join(named) or "никакого"
     return (
         f"Ваш ответ относится не к текущему черновику дня {day} (в письме назван: {said}; текущий: {current}). "
-        "Ответьте на письмо с текущим черновиком."
+        "Текущий черновик — в отдельном письме: ответьте на него."
     )
 
 

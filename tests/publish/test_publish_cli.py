@@ -50,3 +50,17 @@ def test_draft_to_the_moderators_then_publish_from_the_command_line(live: Played
     code, output = invoke("publish", GAME)  # a re-run with nothing to do says so, and is no error
     assert code == 0 and "nothing to publish: day 2" in output
     assert len(live.topics_titled(DAY2_TITLE)) == 1
+
+
+@pytest.mark.real_sleep(reason="the command line's clients keep phpBB's one-second rule for forms on the real clock")
+def test_draft_send_tells_what_the_board_did_and_fails_when_a_letter_did_not_go(live: Played) -> None:
+    row = live.store.game(GAME)
+    game = row.config["game"] | {"moderators": ["admin", "Модератор"]}  # no member of the board is «Модератор»
+    live.store.set_config(row.id, row.config | {"game": game})
+    code, output = invoke("draft", "send", GAME)
+    assert code == 2, output
+    assert f"{GAME}: the draft of day 1 is sent to admin" in output
+    assert f"{GAME}: the draft of day 1 is NOT sent to Модератор: " in output
+    assert len(live.board.pms_to("admin")) == 1
+    code, output = invoke("draft", "send", GAME)  # again: what went stays sent, what did not is told again
+    assert code == 2 and "was sent to admin already" in output and "NOT sent to Модератор" in output

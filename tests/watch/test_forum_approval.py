@@ -33,6 +33,7 @@ AFTER_DEADLINE = 13 * 60 + 5  # minutes from START
 PLAYERS = ["Фредо", "Сонни", "Каттани", "Джо", "Анна", "Том", "Билл", "Лиза", "Вито", "Лука", "Пьер", "Ника"]
 NAME = "Мафия-одобрение"
 MODERATOR, STRANGER = "Модератор", "Зритель"
+DRAFT_PM = "Черновик итогов дня"  # how the draft PM begins
 
 
 class Table:
@@ -74,6 +75,10 @@ class Table:
         drafts = [pm for pm in self.board.pms_to(MODERATOR) if "черновик" in pm.subject]
         assert drafts, "the moderator got the draft"
         return drafts[-1].subject, drafts[-1].body
+
+    def drafts_sent(self) -> list[str]:
+        """The subjects of the draft PMs the moderator got (not the answers to his verdicts)."""
+        return [pm.subject for pm in self.board.pms_to(MODERATOR) if pm.body.startswith(DRAFT_PM)]
 
     def approved_by(self) -> str | None:
         store = Store(self.path)
@@ -138,11 +143,31 @@ def test_only_a_configured_moderator_answering_the_current_draft_approves_it(tab
     store.close()
     assert stored is not None
     current = draft_subject(NAME, 1, stored)
+    # the moderator who answered the old draft has the current one, once
+    assert table.drafts_sent().count(current) == 1
     table.answer(MODERATOR, f"Re: {current}", "одобряю!", AFTER_DEADLINE + 6)
     report = table.run(AFTER_DEADLINE + 7)
     assert table.approved_by() == MODERATOR
     assert report.published and any(t.title == f"{NAME}. День 2" for t in table.board.topics)
     assert any(text.startswith("Черновик") and "одобрен. Спасибо" in text for text in table.from_bot(MODERATOR))
+
+
+def test_a_draft_made_again_by_hand_reaches_the_moderators_who_had_the_old_one(table: Table) -> None:
+    vote_everyone_for(table, "Лиза")
+    table.run(AFTER_DEADLINE)
+    old, _ = table.draft_pm()
+    table.board.add_post(table.topic, "Лиза", "[color=red][b]Том[/b][/color]", START + timedelta(minutes=60))
+    store = Store(table.path)
+    games.end_day(store, NAME, table.client)  # the host reads the day again by hand
+    stored = store.draft(store.game(NAME).id, 1)
+    store.close()
+    assert stored is not None
+    report = table.run(AFTER_DEADLINE + 1)
+    new = draft_subject(NAME, 1, stored)
+    assert new != old and sorted(table.drafts_sent()) == sorted([old, new])
+    assert [(letter.moderator, letter.status) for letter in report.draft] == [(MODERATOR, "sent")]
+    table.run(AFTER_DEADLINE + 2)
+    assert table.drafts_sent().count(new) == 1  # once
 
 
 def test_a_rejection_keeps_the_draft_unapproved_and_its_comment_reaches_the_host(table: Table) -> None:

@@ -428,6 +428,38 @@ def test_watch_once_from_the_command_line_over_real_phpbb_forms(
     assert receipts[0].body.startswith("Не принято: Убиваем — Пётр:") or receipts[0].body.startswith("Принято")
 
 
+def test_watch_once_says_what_became_of_the_draft_and_fails_when_the_board_refused_it(
+    tmp_path: Path, served: tuple[Board, BoardServer, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from forumbot.cli import app
+
+    board, server, forum = served
+    monkeypatch.setenv("FORUMBOT_USERNAME", "host_bot")
+    monkeypatch.setenv("FORUMBOT_PASSWORD", "pw")
+    monkeypatch.setenv("FORUMBOT_MIN_INTERVAL", "0")
+    monkeypatch.setenv("FORUMBOT_STATE", str(tmp_path / "state.db"))
+    players = ", ".join(f'"{p}"' for p in PLAYERS)
+    (tmp_path / "game.toml").write_text(
+        f'[game]\nname = "Мафия"\nvariant = "gameru-3.3"\nplayers = [{players}]\n'
+        'moderators = ["Модератор", "Никто"]\n'  # no member of the board is «Никто»
+        f'[forum]\nengine = "phpbb"\nbase_url = "{server.url}"\nforum_id = {forum}\n'
+        "[watch]\ninterim_counts = false\n",
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    assert runner.invoke(app, ["new-game", str(tmp_path / "game.toml")]).exit_code == 0
+    topic = board.add_topic(forum, "Мафия. День 1", "host_bot", "День 1", START)
+    assert runner.invoke(app, ["deal", "Мафия", "--topic", str(topic), "--now", START.isoformat()]).exit_code == 0
+    after = (START + timedelta(hours=13, minutes=5)).isoformat()  # past 23:00 in Moscow
+    result = runner.invoke(app, ["watch", "Мафия", "--once", "--now", after])
+    assert result.exit_code == 2, result.output
+    assert "draft made" in result.output and "the draft is sent to Модератор" in result.output
+    assert "problem: the draft is NOT sent to Никто: " in result.output
+    assert "draft made and sent" not in result.output
+
+
 def test_the_last_signup_opens_the_game_on_the_forum(tmp_path: Path, served: tuple[Board, BoardServer, int]) -> None:
     from forumbot.forum.phpbb.writer import PhpbbPoster
     from forumbot.host.publish import publish
