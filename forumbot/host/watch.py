@@ -44,7 +44,7 @@ from forumbot.host.publish import draft_letters, past_outcomes
 from forumbot.host.recount import count_topic
 from forumbot.host.routing import ELSEWHERE, UNPLACED, WHICH_GAME, Placed, Router, Unplaced
 from forumbot.host.tally import CountRules, Tally, render_tally_bbcode
-from forumbot.i18n import gettext
+from forumbot.i18n import gettext, ngettext
 from forumbot.posts import PrivateMessage
 from forumbot.render import receipts
 from forumbot.render.bbcode import escape
@@ -181,6 +181,15 @@ def _unfinished_publication(
         report.problems.append(said.format(error=exc))
         return
     report.published = True
+    left = len(store.pending(game_id, "publish"))  # a lock the board refused for now stays due
+    if left:
+        said = ngettext(
+            "an unfinished publication is still due ({n} step left), the next pass tries again",
+            "an unfinished publication is still due ({n} steps left), the next pass tries again",
+            left,
+        )
+        report.problems.append(said.format(n=left))
+        return
     report.notes.append(gettext("an unfinished publication was completed"))
 
 

@@ -77,6 +77,10 @@ def test_a_lock_that_failed_for_a_passing_reason_is_made_by_a_later_pass_and_the
         said = run_the_loop(day, lambda: day.board.topic(day.day1_topic).locked, mcp_back)
         assert day.board.topic(day.day1_topic).locked, said
         assert len(said) == 3 and all(isinstance(x, watch.PassReport) for x in said)  # made once the board is back
+        reports = [x for x in said if isinstance(x, watch.PassReport)]
+        # the passes while the lock still failed say it is still due, only the last one that it was completed
+        assert [any("completed" in n for n in r.notes) for r in reports] == [False, False, True]
+        assert all(any("still due" in p for p in r.problems) for r in reports[:2])
         assert not day.store.pending(game, "publish") and not waiting_and_set_aside(day.store, game)
         assert day.server.count("mcp.php", method="POST") == 1  # locked once
 
