@@ -169,15 +169,27 @@ PM_KINDS = {
 }
 
 
+def _pm_label(kind: str, to: str) -> str:
+    what = gettext(PM_KINDS.get(kind.split("-", 1)[0] if kind.startswith("draft-") else kind, kind))
+    return gettext("PM {kind} → {nick}").format(kind=what, nick=to)
+
+
+def _topic_label(subject: str) -> str:
+    return gettext("topic «{subject}»").format(subject=subject)
+
+
+def _lock_label(topic: str | int) -> str:
+    return gettext("lock of topic {topic}").format(topic=topic)
+
+
 def _pm_step(marks: _Marks, day: int, kind: str, key: str, message: Message, to: Sequence[str]) -> _Step:
     letter = Letter("", "pm", list(to), message.subject, message.body)
-    what = gettext(PM_KINDS.get(kind.split("-", 1)[0] if kind.startswith("draft-") else kind, kind))
-    return marks.step(kind, day, key, letter, gettext("PM {kind} → {nick}").format(kind=what, nick=key))
+    return marks.step(kind, day, key, letter, _pm_label(kind, key))
 
 
 def _topic_step(marks: _Marks, forum_id: int, day: int, kind: str, subject: str, body: str) -> _Step:
     letter = Letter("", "topic", [str(forum_id)], subject, body)
-    return marks.step(kind, day, None, letter, gettext("topic «{subject}»").format(subject=subject))
+    return marks.step(kind, day, None, letter, _topic_label(subject))
 
 
 class _Runner:
@@ -393,7 +405,7 @@ def _lock(
     either way: the PMs and the advance matter more than the lock."""
     forum = str(config.forum.forum_id) if config.forum.forum_id is not None else ""
     letter = Letter("", "lock", [str(topic_id), forum], "", "")
-    step = marks.step("lock", day, str(topic_id), letter, gettext("lock of topic {topic}").format(topic=topic_id))
+    step = marks.step("lock", day, str(topic_id), letter, _lock_label(topic_id))
     try:
         done = run.deliver(step)
     except ForumError as exc:
@@ -451,11 +463,11 @@ def _leftovers(store: Store, row: GameRow, state: GameState, run: _Runner, repor
 def _label(letter: Letter) -> str:
     """A letter as the report names it (as its step did)."""
     if letter.kind == "lock":
-        return f"lock of topic {letter.recipients[0]}"
+        return _lock_label(letter.recipients[0])
     if letter.kind == "topic":
-        return f"topic «{letter.subject}»"
+        return _topic_label(letter.subject)
     if letter.kind == "pm":
-        return f"PM {letter.purpose or 'pm'} → {', '.join(letter.recipients)}"
+        return _pm_label(letter.purpose or "pm", ", ".join(letter.recipients))
     return f"{letter.kind} {letter.marker}"
 
 

@@ -261,26 +261,19 @@ def _signups(
     for pm in _new_pms(store, row, client, report, router):
         sender = pm.sender.strip()
         players = store.players(row.id)
+        kind, changes = "signup", []
         if not is_magic_word(pm.body_text, word):
-            answer = receipts.NOT_THE_WORD
-            store.handle_pm(row.id, pm.pm_id, sender, "other", [_reply(marks, pm.pm_id, sender, answer, signup)])
+            kind, answer = "other", receipts.NOT_THE_WORD
         elif sender in players:
             answer = receipts.signed_up(config.game.name, len(players), wanted, before=True)
-            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer, signup)])
         elif len(players) >= wanted:
             answer = receipts.SIGNUPS_CLOSED
-            store.handle_pm(row.id, pm.pm_id, sender, "signup", [_reply(marks, pm.pm_id, sender, answer, signup)])
         else:
             joined = [*players, sender]
             answer = receipts.signed_up(config.game.name, len(joined), wanted, before=False)
-            store.handle_pm(
-                row.id,
-                pm.pm_id,
-                sender,
-                "signup",
-                [_reply(marks, pm.pm_id, sender, answer, signup)],
-                changes=[partial(write_players, game_id=row.id, nicks=joined)],
-            )
+            changes = [partial(write_players, game_id=row.id, nicks=joined)]
+        reply = _reply(marks, pm.pm_id, sender, answer, signup)
+        store.handle_pm(row.id, pm.pm_id, sender, kind, [reply], changes=changes)
         report.handled.append(pm.pm_id)
     if len(store.players(row.id)) >= wanted:
         dealt = games.deal_game(store, row.name, now)
