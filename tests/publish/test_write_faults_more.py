@@ -1,7 +1,7 @@
-"""The cells of issue 23's fault table that test_write_faults.py leaves out, on the Russian fake phpBB board:
-a 503 without Retry-After and a 429 with one after the board acted, and a timeout (the board answers after the
-client gave up; before acting, it holds the request and drops it) before and after, on each of the four
-writes. None doubles, loses or gets stuck."""
+"""The cells of issue 23's fault table that test_write_faults.py leaves out, on each fake board (the Russian
+phpBB, IPB 2, IPB 3): a 503 without Retry-After and a 429 with one after the board acted, and a timeout (the
+board answers after the client gave up; before acting, it holds the request and drops it) before and after, on
+each of the four writes. None doubles, loses or gets stuck."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from boards import PHPBB
+from boards import BOARDS, PHPBB, BoardKit
 from publish_support import GAME, NOW, PLAYERS
 from test_write_faults import counts_posted, day2, nothing_set_aside, publish_until_done, watch_until_quiet
 
@@ -24,25 +24,28 @@ SLOW = pytest.mark.real_sleep(reason="a timeout: the board answers after the cli
 
 
 @pytest.mark.parametrize(
-    ("write", "when", "fault"),
+    ("kit", "write", "when", "fault"),
     [
-        pytest.param(write, when, fault, id=f"{write}-{when}-{fault}", marks=[SLOW] if fault == "slow" else [])
+        pytest.param(
+            kit, write, when, fault, id=f"{kit.name}-{write}-{when}-{fault}", marks=[SLOW] if fault == "slow" else []
+        )
+        for kit in BOARDS.values()
         for write in WRITES
         for when, fault in CASES
     ],
 )
 def test_a_fault_left_out_of_the_table_doubles_loses_and_sticks_nothing(
-    tmp_path: Path, write: str, when: str, fault: str
+    tmp_path: Path, kit: BoardKit, write: str, when: str, fault: str
 ) -> None:
-    with PHPBB.day(tmp_path) as day:
+    with kit.day(tmp_path) as day:
         day.server.slow_for = 0.8
         topic = day2(day) if write == "reply" else None
         place = day.server.fail_after_acting if when == "after" else day.server.fail_before_acting
-        place(PHPBB.places[write], fault)
+        place(kit.places[write], fault)
         if topic is None:
             said = publish_until_done(day)
             assert len(said) <= 2, said
-            PHPBB.published_once(day)
+            kit.published_once(day)
         else:
             watch_until_quiet(day)
             assert len(counts_posted(day, topic)) == 1
