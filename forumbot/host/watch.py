@@ -143,8 +143,9 @@ def _pass(
     else:
         if row.state.winner == "none":  # a finished game answers nothing: its PMs and commands end with it
             _messages(store, row, config, client, now, report, router)
-        _duel(store, row, config, client, now, report)
-        _interim_count(store, row, config, client, now, report)
+        thread = DayThread(store, row, client, now, config.watch.count_every_minutes)
+        _duel(store, row, config, thread, client, now, report)
+        _interim_count(store, row, config, thread, now, report)
         deadlines.deadline_pass(store, row, config, now)  # the reminder before the deadline, the lock at it
         _unfinished_publication(store, row, report, publish)
         _deadline(store, row, config, client, now, report, publish)
@@ -558,27 +559,52 @@ def _relay_recipients(state: GameState, sender: str, relay: Relay) -> tuple[list
 # --- the day thread and the deadline -----------------------------------------------------------------
 
 
-def _interim_count(
-    store: Store, row: GameRow, config: GameConfig, client: ForumClient, now: datetime, report: PassReport
-) -> None:
-    """An interim count in the day thread when the count changed, at most every `count_every_minutes` or
-    after `count_every_posts` new posts.
+class DayThread:
+    """The day thread's count for one pass, read at most once incrementally (and once whole when asked): the
+    duel's check and the interim count both read it, so a pass costs the new pages once.
 
-    A pass reads only the topic's new pages (the last known one and later ones), counting on from where the
-    count kept in the state file stood (`recount.count_topic`): it costs the new posts, not the day. Such a
-    read cannot see an edit on an earlier page, so it never makes a count that is posted: a pass that finds a
-    count due reads every page now and posts the count of that whole read (a count from cached pages is
-    refused by `render_tally_bbcode` anyway). And the topic is read whole at least once every
-    `count_every_minutes` (`_whole_read_due`), so that an edit alone, which changes no new page, changes the
-    count posted within that time too. The deadline's count (end-day) always reads every page."""
+    `count` reads only the topic's new pages (the last known one and later ones), counting on from where the
+    count kept in the state file stood (`recount.count_topic`): it costs the new posts, not the day. It reads
+    every page instead when no whole read was made for `every_minutes` (`_whole_read_due`), so an edit on an
+    earlier page, which no new page shows, is seen within that time. `whole` reads every page now (once a
+    pass), and the pass's `count` is that read from then on. The count is end-day's: the same players, bounds,
+    variant options and targets per vote (`vote_settings` in `host.games`)."""
+
+    def __init__(self, store: Store, row: GameRow, client: ForumClient, now: datetime, every_minutes: int) -> None:
+        self.store, self.client, self.now, self.every_minutes = store, client, now, every_minutes
+        self.topic, self.rules = _day_count_rules(store, row, client, now)
+        self._count: Tally | None = None
+
+    def count(self) -> Tally | None:
+        """The count of this pass's read (None: the thread holds no votes to count now)."""
+        if self.rules is None:
+            return None
+        if self._count is None:
+            whole = _whole_read_due(self.store, self.client, self.topic, self.every_minutes, self.now)
+            self._count = _thread_count(self.store, self.client, self.topic, self.rules, self.now, whole=whole)
+        return self._count
+
+    def whole(self) -> Tally | None:
+        """The count of a read that fetched every page in this pass (made now unless `count`'s did)."""
+        tally = self.count()
+        if tally is not None and not tally.complete:
+            assert self.rules is not None
+            tally = _thread_count(self.store, self.client, self.topic, self.rules, self.now, whole=True)
+            self._count = tally
+        return tally
+
+
+def _day_count_rules(store: Store, row: GameRow, client: ForumClient, now: datetime) -> tuple[str, CountRules | None]:
+    """The day topic and what decides its count, as end-day counts it; no rules when the day has no topic,
+    its deadline is past (end-day reads it) or its votes are not cast in the thread."""
     state = row.state
     assert state is not None
     day = store.day(row.id, state.day)
-    if not config.watch.interim_counts or day is None or not day["topic"] or now >= day["deadline"]:
-        return
-    if "thread" not in ruleset_for(state).vote_channels:
-        return  # salon votes by PM: the thread holds no votes to count
-    topic = str(day["topic"])
+    if day is None or not day["topic"] or now >= day["deadline"]:
+        return "", None
+    ruleset = ruleset_for(state)
+    if "thread" not in ruleset.vote_channels:
+        return str(day["topic"]), None  # salon votes by PM: the thread holds no votes to count
     rules = CountRules(
         living=[p.nick for p in state.living()],
         dead=[p.nick for p in state.players if not p.alive],
@@ -586,15 +612,35 @@ def _interim_count(
         deadline=day["deadline"],
         variant=state.variant,
         options=state.options,
+        votes_per_post=ruleset.max_targets(state.day, "vote", len(state.players)),
         skip_authors=[client.account] if client.account else [],
     )
+    return str(day["topic"]), rules
+
+
+def _interim_count(
+    store: Store, row: GameRow, config: GameConfig, thread: DayThread, now: datetime, report: PassReport
+) -> None:
+    """An interim count in the day thread when the count changed, at most every `count_every_minutes` or
+    after `count_every_posts` new posts.
+
+    The pass's count (`DayThread.count`) reads the new pages only, between whole reads at least every
+    `count_every_minutes`. Such a read cannot see an edit on an earlier page, so it never makes a count that
+    is posted: a pass that finds a count due reads every page now and posts the count of that whole read (a
+    count from cached pages is refused by `render_tally_bbcode` anyway); an edit alone, which changes no new
+    page, changes the count posted within `count_every_minutes` by the whole reads. The deadline's count
+    (end-day) always reads every page."""
+    state = row.state
+    assert state is not None
+    if not config.watch.interim_counts:
+        return
     last = store.last_vote_count(row.id, state.day)
-    tally = _thread_count(store, client, topic, rules, now, whole=_whole_read_due(store, client, topic, config, now))
-    if not _count_due(tally, last, config, now):
+    tally = thread.count()
+    if tally is None or not _count_due(tally, last, config, now):
         return
     if not tally.complete:  # due by the new pages: the count posted is the one of every page, read now
-        tally = _thread_count(store, client, topic, rules, now, whole=True)
-        if not _count_due(tally, last, config, now):
+        tally = thread.whole()
+        if tally is None or not _count_due(tally, last, config, now):
             return
     counts = dict(tally.counts)
     title = receipts.interim_count_title(state.day)
@@ -602,7 +648,7 @@ def _interim_count(
     mark = marks_of(store, row.id)("count", state.day, json.dumps(counts, sort_keys=True, ensure_ascii=False))
     subject = receipts.interim_count_subject(state.day)
     # posted only while current: a count the board hands back (new posts since the read) is made again
-    outgoing = Letter(mark, "reply", [topic], subject, stamp(body, mark), state.day, purpose=COUNT)
+    outgoing = Letter(mark, "reply", [thread.topic], subject, stamp(body, mark), state.day, purpose=COUNT)
 
     record = partial(
         write_vote_count,
@@ -631,11 +677,11 @@ def _count_due(tally: Tally, last: dict[str, Any] | None, config: GameConfig, no
     return not (soon and few)
 
 
-def _whole_read_due(store: Store, client: ForumClient, topic: str, config: GameConfig, now: datetime) -> bool:
-    """Whether this pass reads the day topic whole: never read whole yet, or not for `count_every_minutes`
-    (by the watch's clock; a clock that went back reads it whole too)."""
+def _whole_read_due(store: Store, client: ForumClient, topic: str, every_minutes: int, now: datetime) -> bool:
+    """Whether this pass reads the day topic whole: never read whole yet, or not for `every_minutes` (the
+    watch's `count_every_minutes`, by its clock; a clock that went back reads it whole too)."""
     at = store.whole_read_at(client.forum, str(client.topic_id(topic)))
-    return at is None or not timedelta(0) <= now - at < timedelta(minutes=config.watch.count_every_minutes)
+    return at is None or not timedelta(0) <= now - at < timedelta(minutes=every_minutes)
 
 
 def _thread_count(
@@ -658,11 +704,23 @@ def made_by_duel(stored: StoredDraft | None) -> bool:
 
 
 def _duel(
-    store: Store, row: GameRow, config: GameConfig, client: ForumClient, now: datetime, report: PassReport
+    store: Store,
+    row: GameRow,
+    config: GameConfig,
+    thread: DayThread,
+    client: ForumClient,
+    now: datetime,
+    report: PassReport,
 ) -> None:
     """seed 000's `duel` schedule: the turn is made as soon as every living player has moved (his vote and
     whatever order his role owes, as the engine says). The day ends early, as `end-day --early` does, with
-    the reason in the draft's audit, and the draft goes to the moderators, who still approve it."""
+    the reason in the draft's audit, and the draft goes to the moderators, who still approve it.
+
+    The thread's votes come from the pass's count (`DayThread.count`: its new pages, counted on from the kept
+    count), which may miss an edit on an earlier page: it only tells whether everyone may have moved. When
+    it says so and the orders are in, every page is read now and the day ends only if that read agrees. An
+    edit that adds the last vote on an earlier page is seen by the next whole read, at most
+    `count_every_minutes` later; one that withdraws a vote is seen by the confirming read."""
     state = row.state
     assert state is not None
     day = store.day(row.id, state.day)
@@ -671,18 +729,27 @@ def _duel(
     if state.winner != "none" or store.draft(row.id, state.day) is not None:
         return
     rules = ruleset_for(state)
-    if rules.missing_moves(state, _voted_so_far(store, row, state, client), _acted_so_far(store, row.id, state)):
+    acted, by_pm = _acted_so_far(store, row.id, state), _voted_by_pm(store, row.id, state)
+    if rules.missing_moves(state, [p.nick for p in state.living()], acted):
+        return  # an order is owed: no vote can end the day, nothing to read
+    if rules.missing_moves(state, _thread_voters(thread.count()) | by_pm, acted):
         return
+    if rules.missing_moves(state, _thread_voters(thread.whole()) | by_pm, acted):
+        return  # the whole read says otherwise: a vote withdrawn by an edit the new pages did not show
     games.end_day(store, row.name, client, early=Early(reason=DUEL_REASON, at=now.isoformat()))
     report.drafted = True
     if config.game.moderators:
         _queue_draft(store, row, report)
 
 
-def _voted_so_far(store: Store, row: GameRow, state: GameState, client: ForumClient) -> set[str]:
-    """Who has a valid vote today: in the day thread (counted as end-day counts it) or by PM (accepted)."""
-    voted = {entry.voter for entry in games.votes_so_far(store, row.name, client)}
-    return voted | {p.nick for p in state.living() if store.order_count(row.id, state.day, p.nick, "vote")}
+def _thread_voters(tally: Tally | None) -> set[str]:
+    """Who has a counted vote in the day thread (none when the variant's votes are not cast there)."""
+    return {voter for who in tally.voters.values() for voter in who} if tally is not None else set()
+
+
+def _voted_by_pm(store: Store, game_id: int, state: GameState) -> set[str]:
+    """Who has voted by PM today (an accepted vote order, as the receipts counted it)."""
+    return {p.nick for p in state.living() if store.order_count(game_id, state.day, p.nick, "vote")}
 
 
 def _acted_so_far(store: Store, game_id: int, state: GameState) -> list[tuple[str, Action]]:
