@@ -8,10 +8,12 @@ from typing import Annotated
 import typer
 
 from forumbot.cli.language import TranslatedGroup
-from forumbot.cli.startup import defer_named_only
+from forumbot.cli.startup import defer_commands, defer_named_only
 
-# typer's help names modules it never uses here: stand-ins until something does (`startup.py`).
+# typer's help names modules it never uses here: stand-ins until something does; forumbot's commands are made
+# when first asked for (`startup.py`).
 defer_named_only()
+defer_commands()
 # Every help text is translated when the command line runs (`language.py`), by a group that also reads its
 # help flags without typer's coercion (`startup.QuickHelpGroup`); the commands get their class where
 # `forumbot.cli` gathers them.

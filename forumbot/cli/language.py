@@ -16,7 +16,7 @@ from typer._click import Command, Context
 from typer._click.exceptions import BadOptionUsage, BadParameter, MissingParameter, NoSuchOption, UsageError
 from typer.core import TyperArgument, TyperCommand
 
-from forumbot.cli.startup import QuickHelpGroup
+from forumbot.cli.startup import Deferrable, DeferredCommands, QuickHelpGroup
 from forumbot.i18n import N_, _
 
 # typer's own words (its `rich_utils` constants), in English as typer has them.
@@ -57,8 +57,9 @@ def translate(command: Command) -> None:
             english = _source(item, field)
             if english:
                 setattr(item, field, _(english))
-    for sub in getattr(command, "commands", {}).values():
-        translate(sub)
+    commands = getattr(command, "commands", {})
+    for sub in commands.as_they_are() if isinstance(commands, DeferredCommands) else commands.values():
+        translate(sub)  # a stand-in's help too (a group's help lists it); one made later is translated then
 
 
 def _source(item: object, field: str) -> str | None:
@@ -88,8 +89,8 @@ class _Translated:
             raise said_again(exc) from None
 
 
-class TranslatedCommand(_Translated, TyperCommand):
-    pass
+class TranslatedCommand(_Translated, Deferrable, TyperCommand):
+    """A forumbot command: its help in the host's language; made when first asked for (`startup`)."""
 
 
 class TranslatedGroup(_Translated, QuickHelpGroup):
@@ -100,6 +101,9 @@ class TranslatedGroup(_Translated, QuickHelpGroup):
         word_typer()
         translate(self)
         return super().main(*args, **kwargs)
+
+    def command_made(self, command: Command) -> None:
+        translate(command)  # made after the run began: in the language of the run
 
     def resolve_command(self, ctx: Context, args: list[str]) -> Any:
         try:
