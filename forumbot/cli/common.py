@@ -6,7 +6,6 @@ forum clients) at module level, so `forumbot --help` starts fast; each helper im
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -14,7 +13,6 @@ from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import typer
 from rich.console import Console
@@ -24,6 +22,8 @@ from forumbot.errors import ForumbotError
 from forumbot.i18n import N_, _
 
 if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
+
     from forumbot.config import GameConfig
     from forumbot.forum.client import ClientSettings, ForumClient
     from forumbot.store import GameRow, Store
@@ -112,6 +112,8 @@ def set_verbosity(verbose: int, quiet: bool) -> None:
 
 
 def print_json(data: Any) -> None:
+    import json  # here: json and zoneinfo are no part of --help
+
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
@@ -139,6 +141,8 @@ def _write_array(write: Callable[[str], object], items: Iterator[Any]) -> None:
 
 
 def _dumped(value: Any) -> str:
+    import json
+
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
@@ -194,6 +198,8 @@ def read_nicks(path: Path) -> list[str]:
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
+    import json
+
     options: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -230,6 +236,8 @@ def parse_moment(text: str | None, zone: ZoneInfo, what: str) -> datetime | None
 
 
 def load_zone(name: str) -> ZoneInfo:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
@@ -241,6 +249,8 @@ def current_time(text: str | None, zone: ZoneInfo | None = None) -> datetime:
     also the time the state file records for the rest of the command (a draft, an approval, an override)."""
     if text is None:
         return datetime.now(UTC)
+    from zoneinfo import ZoneInfo
+
     from forumbot.store import record_at
 
     moment = parse_moment(text, zone or ZoneInfo("UTC"), "--now")

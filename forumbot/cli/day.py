@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
-from zoneinfo import ZoneInfo
 
 import typer
 
@@ -48,6 +46,8 @@ from forumbot.cli.progress import page_progress, sending
 from forumbot.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
+
     from forumbot.config import GameConfig
     from forumbot.errors import ConfigError
     from forumbot.host.publish import DraftSent
@@ -407,6 +407,7 @@ def relays_command(
     game: Annotated[str, typer.Argument(help="The game.")], state: StateOption = None, as_json: JsonOption = False
 ) -> None:
     """The host's audit of the letters players relayed through the bot (#mail, #mafia, #jakudza, #wall)."""
+    import json
 
     with host_errors():
         store = open_store(state)

@@ -6,11 +6,9 @@ one that holds a right-to-left override turns nothing around outside its cell or
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
 from rich.cells import cell_len
 from rich.table import Table
@@ -22,6 +20,8 @@ from forumbot.i18n import _, ngettext, russian
 from forumbot.render.bidi import isolate, isolate_within
 
 if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
+
     from forumbot.draft import DayDraft
     from forumbot.host.publish import PublishReport
     from forumbot.host.tally import Tally
@@ -123,6 +123,8 @@ def zoned_rows(rows: list[dict[str, Any]], zone: ZoneInfo, *keys: str) -> list[d
 
 
 def show_value(value: Any) -> str:
+    import json  # here: json and zoneinfo are no part of --help
+
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
@@ -165,7 +167,10 @@ def print_tally(result: Tally, zone: ZoneInfo) -> None:
 
 def show_draft(game: str, draft: DayDraft, approved_by: str | None, zone: ZoneInfo | None = None) -> None:
     """The draft for the host: decisions, the audit tables, the notes; every time in `zone` (the game's)."""
-    zone = zone or ZoneInfo("UTC")
+    if zone is None:
+        from zoneinfo import ZoneInfo
+
+        zone = ZoneInfo("UTC")
     status = _("approved by {nick}").format(nick=approved_by) if approved_by else _("NOT approved")
     say(_("{game}, day {day} — draft, {status}").format(game=game, day=draft.day, status=status))
     if draft.early is not None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import getpass
 from typing import TYPE_CHECKING, Annotated, Any
-from zoneinfo import ZoneInfo
 
 import typer
 
@@ -18,6 +17,8 @@ from forumbot.i18n import N_, _
 SETTLEMENTS = (N_("retry"), N_("drop"), N_("done by hand"))  # as the audit names them (host/outbox.py)
 
 if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
+
     from forumbot.store import Letter
 
 

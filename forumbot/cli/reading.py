@@ -7,7 +7,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
-from zoneinfo import ZoneInfo
 
 import typer
 
@@ -31,6 +30,8 @@ from forumbot.cli.progress import page_progress
 from forumbot.i18n import _, ngettext
 
 if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
+
     from forumbot.forum.cache import TopicRead
     from forumbot.host.daywindow import DayPms
     from forumbot.host.tally import CountRules, Tally

@@ -45,6 +45,13 @@ def test_the_help_leaves_out_what_typer_s_help_only_names() -> None:
         assert loaded_by(*args, among=("markdown_it", "pygments", "pydantic")) == [], args
 
 
+def test_the_help_leaves_out_what_only_the_commands_use() -> None:
+    """The time zones (a command's clock and its output) are loaded when a command runs, not for its help."""
+    for args in (["--help"], ["status", "--help"], ["relays", "--help"], ["outbox", "--help"]):
+        assert loaded_by(*args, among=("zoneinfo",)) == [], args
+
+
 def test_running_a_command_does_load_what_it_needs() -> None:
     """The probe sees imports: a command that runs brings its subsystems in (the first test is not vacuous)."""
     assert "forumbot.engine" in loaded_by("scenario", "run", "/nonexistent.yaml")
+    assert "zoneinfo" in loaded_by("status", "no-such-game", "--now", "2026-11-29T12:00", among=("zoneinfo",))
