@@ -7,7 +7,8 @@ import json
 import subprocess
 import sys
 
-SUBSYSTEMS = ("httpx", "lxml", "jinja2", "pydantic_settings", "forumbot.engine", "forumbot.forum", "forumbot.host")
+LIBRARIES = ("httpx", "lxml", "jinja2", "pydantic_settings", "sqlite3", "yaml")
+SUBSYSTEMS = (*LIBRARIES, "forumbot.engine", "forumbot.forum", "forumbot.host")
 
 PROBE = """
 import json, sys
