@@ -18,7 +18,8 @@ for now, the game held by another forumbot): run it again later. Always a one-li
     reading.py      tally, orders (outside a stored game)
     scenarios.py    scenario check/run
     simulate.py     simulate
-    startup.py      what --help loads: typer's group flags read as flags, stand-ins for modules it only names
+    startup.py      what --help loads: typer's group flags read as flags, stand-ins for modules it only names,
+                    commands made when first asked for (a group's help lists their stand-ins)
 
 Every subsystem (httpx, lxml, jinja2, pydantic, the engine, the forum clients) is imported inside the
 command that needs it, so `forumbot --help` loads none of them.
