@@ -70,6 +70,17 @@ class InvisionServer(FakeServer):
         request.session = session
         request.user = self._member(session.user_id)
 
+    def expire_sessions(self, *, keep_autologin: bool = False) -> None:
+        """Forget every session, and the members' remembered logins unless `keep_autologin`: the next request
+        of a client is then a guest's, or logs its member in again from his `member_id` and `pass_hash`
+        cookies (IPB's session class does so for a visitor whose session it does not know). Forgetting them is
+        what a new member login key does (an expired one, `login_key_expire`, or one changed elsewhere): his
+        form hash (`auth_key`), made from the same key, changes with it."""
+        super().expire_sessions()
+        if not keep_autologin:
+            with self._state:
+                self._salts.clear()
+
     def _remembered(self, request: Request) -> User | None:
         member_id = number(request.cookies.get("member_id"))
         user = self._member(member_id) if member_id is not None else None

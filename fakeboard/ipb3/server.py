@@ -282,7 +282,7 @@ class Ipb3Server(InvisionServer):
             return self._to(request, "act=idx")
         if action != "process" or request.method != "POST":
             return self._login_wall(request)
-        if request.form.get("auth_key") != self.auth_key(None):
+        if request.form.get("auth_key") != self.auth_key(request.user):  # the visitor's own form hash, a guest's or not
             return self._error(request, BAD_KEY, "2010")
         form = request.form
         remember = form.get("rememberMe") == "1"

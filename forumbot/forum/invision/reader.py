@@ -4,17 +4,32 @@ logs in with)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
+
 from forumbot.forum.client import HttpForumClient
 from forumbot.forum.http import Page
 from forumbot.forum.invision import pages
 from forumbot.forum.invision.pages import Viewer
 from forumbot.forum.markup import Element
 
+REMEMBERED_MEMBER = "member_id"  # the cookie IPB's remembered login names the member by, after the board's prefix
+
+
+def remembered_members(cookies: Iterable[Sequence[str]]) -> Iterator[int]:
+    """The member ids the `member_id` cookies among `cookies` (name, value, ...) name; IPB sets 0 or -1 there
+    when it logs a member out."""
+    for name, value, *_ in cookies:
+        if name.endswith(REMEMBERED_MEMBER) and value.isdigit() and int(value) > 0:
+            yield int(value)
+
 
 class InvisionClient(HttpForumClient):
     """What the clients of IPB 2 and IPB 3 share: how their pages say "log in" or "not allowed", their
     login form, and the account as the board prints him (learned from the member bar of the pages read)."""
 
+    # A kept session is worth resuming: the login page a browser asks for first shows, in the board's own
+    # member bar, whom the board takes us for; when that is the account, nothing is posted.
+    resumes_sessions = True
     _viewer: Viewer | None = None
 
     def is_login_wall(self, html: str) -> bool:
@@ -58,6 +73,22 @@ class InvisionClient(HttpForumClient):
         if me.member_id is not None and member_id is not None:
             return me.member_id == member_id
         return name.casefold() == me.name.casefold()
+
+    def _session_proven(self, root: Element) -> bool:
+        """Whether the board served `root` to this account: the member its member bar names (2.x
+        `div#userlinks`, 3.x `a#user_link`, by his member id) is the one the session's remembered-login cookie
+        (`member_id`, which the board set at the account's login) names, or the account as a page of this run
+        has shown him. A guest's page, or another member's, proves nothing (the login form is then posted)."""
+        shown = pages.viewer(root)
+        if shown is None or shown.member_id is None or self._credentials is None:
+            return False
+        ours = set(remembered_members(self.http.session_cookies()))
+        if self._viewer is not None and self._viewer.member_id is not None:
+            ours.add(self._viewer.member_id)
+        if shown.member_id not in ours:
+            return False
+        self._viewer = shown
+        return True
 
     def _learn_viewer(self, root: Element) -> None:
         found = pages.viewer(root)

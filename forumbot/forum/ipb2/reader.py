@@ -62,15 +62,20 @@ class IpbClient(InvisionClient):
         return self.tz or UTC
 
     def _authenticate(self, http: ForumHttp) -> None:
-        """IPB 2.x: the login form as served (its `referer`), the name and password typed, "remember me"
-        ticked, its button pressed, in the board's charset. Success is a redirect screen (200, a meta
-        refresh), whose page is then asked for as a browser does: it shows the account as the board prints
-        him; a wrong password is the login form again."""
+        """IPB 2.x: the login page first, which IPB serves to members too: when its member bar shows the
+        account (a kept session the board still knows, or one it made again from the remembered-login
+        cookies), nothing is posted. Else its login form as served (its `referer`), the name and password
+        typed, "remember me" ticked, its button pressed, in the board's charset. Success is a redirect
+        screen (200, a meta refresh), whose page is then asked for as a browser does: it shows the account
+        as the board prints him; a wrong password is the login form again."""
         username, password = self._credentials_or_fail()
         form_page = http.get(http.url(self.urls.login_form), content=False)
-        if not is_login_wall(form_page.text):
+        root = self._tree(form_page.text)
+        if self._session_proven(root):
             return
-        submission = forms.login_form(form_page.text, username, password)
+        submission = forms.login_form(root, username, password)
+        if submission is None and not is_login_wall(root):
+            return
         if submission is None:
             raise LoginFailed(N_("{forum}: the login page has no login form (form[name=LOGIN])"), forum=self.forum)
         action = http.rebase(submission[0] or self.urls.login)

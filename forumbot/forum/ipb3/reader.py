@@ -87,14 +87,19 @@ class Ipb3Client(InvisionClient):
         return pages.parse_pm(self._tree(page.text, last_use=True), url=page.url, tz=self.tz, now=now)
 
     def _authenticate(self, http: ForumHttp) -> None:
-        """The login form as served (`auth_key`, `referer`, remember me), with the account's name and password,
-        sent with its button; success is a silent 302 to the board, whose page shows the account as the board
-        prints him."""
+        """The login page first, which IPB serves to members too: when its user bar shows the account (a kept
+        session the board still knows, or one it made again from the remembered-login cookies), nothing is
+        posted. Else its login form as served (`auth_key`, `referer`, remember me), with the account's name
+        and password, sent with its button; success is a silent 302 to the board, whose page shows the
+        account as the board prints him."""
         username, password = self._credentials_or_fail()
         form_page = http.get(http.url(self.urls.login_form), content=False)
-        if not is_login_wall(form_page.text):
+        root = self._tree(form_page.text)
+        if self._session_proven(root):
             return
-        submission = forms.login_form(self._tree(form_page.text, last_use=True), username, password)
+        submission = forms.login_form(root, username, password)
+        if submission is None and not is_login_wall(root):
+            return
         if submission is None:
             raise LoginFailed(N_("{forum}: the login page has no login form (form#login)"), forum=self.forum)
         answer = http.post(http.rebase(submission[0] or self.urls.login), submission[1], charset=form_page.charset)
