@@ -15,7 +15,7 @@ import json
 import secrets
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -65,6 +65,7 @@ from forumbot.store import GameRow, Store
 
 # The publications that show a day's result (see `publish`): once one is made, the day's outcome is public.
 RESULT_PURPOSES = ("topic", "lock", "check", "role-change", "reveal")
+EARLIEST = datetime.min.replace(tzinfo=UTC)
 Checkpoint = Callable[[str], None]
 
 
@@ -285,7 +286,9 @@ def end_day(
     dead = [p.nick for p in reading.players if not p.alive]
     orders, order_audit = audit_pms(window, reading.nicks(), rules, dead=dead)
     _name_former_nicks(reading, vote_audit, order_audit)
-    votes, orders, override_audit, override_warnings = _apply_overrides(recorded, votes, orders, vote_audit)
+    votes, orders, override_audit, override_warnings = _apply_overrides(
+        recorded, votes, orders, vote_audit, order_audit
+    )
     checkpoint("votes and orders extracted")
     activity = _activity(reading, posts, pms, start, deadline)
     # A player the host gave a vote or an order (an override) is not silent that day.
@@ -641,10 +644,16 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def _apply_overrides(
-    overrides: list[OverrideRow], votes: list[Vote], orders: list[Order], vote_audit: list[VoteRow]
+    overrides: list[OverrideRow],
+    votes: list[Vote],
+    orders: list[Order],
+    vote_audit: list[VoteRow],
+    order_audit: list[OrderRow],
 ) -> tuple[list[Vote], list[Order], list[OverrideRow], list[str]]:
-    """The host's and moderators' decisions, applied in the order they were made; a warning for each one
-    that names a post holding no vote of the day (it changes nothing)."""
+    """The host's and moderators' decisions, applied in the order they were made, to the votes and orders the
+    engine resolves and to the audit rows alike: a row a decision takes out is not counted (not valid), one it
+    puts in is counted (valid), each with the decision (`decided`). A warning for each decision that names a
+    post holding no vote of the day (it changes nothing)."""
     applied: list[OverrideRow] = []
     warnings: list[str] = []
     for o in overrides:
@@ -656,19 +665,9 @@ def _apply_overrides(
             votes = [v for v in votes if not _from_post(v, subject)]
             for entry in vote_audit:
                 if str(entry.post_id) == subject and entry.counted:
-                    entry.counted, entry.reason = False, _decided_by(o)
+                    _decide(entry, o, counted=False)
         elif kind == "count_post":
-            for entry in vote_audit:
-                if str(entry.post_id) == subject and entry.target and not entry.counted:
-                    vote = Vote(
-                        voter=entry.voter,
-                        targets=(entry.target,),
-                        time=datetime.fromisoformat(entry.time) if entry.time else None,
-                        ref=entry.link,
-                        post_id=entry.post_id if isinstance(entry.post_id, int) else None,
-                    )
-                    votes = [v for v in votes if v.voter != vote.voter] + [vote]
-                    entry.counted, entry.reason = True, _decided_by(o)
+            votes = _count_post(votes, vote_audit, subject, o)
         elif kind == "set_vote":
             vote = _set_vote(votes, subject, value)
             votes = [v for v in votes if v.voter != subject] + [vote]
@@ -680,18 +679,63 @@ def _apply_overrides(
         elif kind == "set_order":
             action, targets = json.loads(value)
             orders = [x for x in orders if not (x.actor == subject and x.action == action)]
-            orders.append(Order(actor=subject, action=action, targets=tuple(targets)))
+            order = Order(actor=subject, action=action, targets=tuple(targets))
+            orders.append(order)
+            _orders_overridden(order_audit, subject, action, o)
+            order_audit.append(_order_override_row(order, o))
         elif kind == "clear_order":
             orders = [x for x in orders if not (x.actor == subject and x.action == value)]
+            _orders_overridden(order_audit, subject, value, o)
         applied.append(o)
     return votes, orders, applied, warnings
+
+
+# Why a fragment of a post is no vote at all, whatever the host decides of the post (extract/votes.py).
+NO_VOTE = frozenset({"quoted", "spoiler", "not_red", "not_bold", "unknown_nick", "dead_target"})
+
+
+def _decide(entry: VoteRow | OrderRow, override: OverrideRow, *, counted: bool) -> None:
+    """An audit row as the host's decision makes it: counted (valid) or not, and why."""
+    if isinstance(entry, VoteRow):
+        entry.counted = counted
+    else:
+        entry.valid = counted
+    entry.reason, entry.why, entry.decided = _decided_by(override), None, override
+
+
+def _count_post(votes: list[Vote], vote_audit: list[VoteRow], post_id: str, override: OverrideRow) -> list[Vote]:
+    """The votes written in the post count (an edited post, a late one...): one vote naming each player the post
+    votes for, in place of every other vote of its author, as a post of the day thread counts (`_merge_double`).
+    A fragment that is no vote of a player (quoted, not red, an unknown nick...) stays out."""
+    written = [e for e in vote_audit if str(e.post_id) == post_id and e.target and e.reason not in NO_VOTE]
+    if not written:
+        return votes
+    first = written[0]
+    vote = Vote(
+        voter=first.voter,
+        targets=tuple(str(e.target) for e in written),
+        time=datetime.fromisoformat(first.time) if first.time else None,
+        ref=first.link,
+        post_id=first.post_id if isinstance(first.post_id, int) else None,
+    )
+    _overridden(vote_audit, vote.voter, override)
+    for entry in written:
+        _decide(entry, override, counted=True)
+    return [v for v in votes if v.voter != vote.voter] + [vote]
 
 
 def _overridden(vote_audit: list[VoteRow], voter: str, override: OverrideRow) -> None:
     """The voter's counted votes give way to the host's decision: the audit (and the chart) say so."""
     for entry in vote_audit:
         if entry.voter == voter and entry.counted:
-            entry.counted, entry.reason = False, _decided_by(override)
+            _decide(entry, override, counted=False)
+
+
+def _orders_overridden(order_audit: list[OrderRow], actor: str, action: str, override: OverrideRow) -> None:
+    """The actor's valid orders of the kind give way to the host's decision (cleared, or set anew)."""
+    for entry in order_audit:
+        if entry.actor == actor and entry.action == action and entry.valid:
+            _decide(entry, override, counted=False)
 
 
 def _override_row(vote: Vote, override: OverrideRow) -> VoteRow:
@@ -705,6 +749,20 @@ def _override_row(vote: Vote, override: OverrideRow) -> VoteRow:
         reason=_decided_by(override),
         channel="override",
         link=None,
+        decided=override,
+    )
+
+
+def _order_override_row(order: Order, override: OverrideRow) -> OrderRow:
+    """The host's order as an audit row: the order the engine carries out is among the day's orders."""
+    return OrderRow(
+        actor=order.actor,
+        action=order.action,
+        targets=list(order.targets),
+        link=None,
+        valid=True,
+        reason=_decided_by(override),
+        decided=override,
     )
 
 
@@ -937,6 +995,7 @@ def _draft(
 ) -> DayDraft:
     """The day's draft; the post tells the next day's deadline, which `advance` then keeps."""
     bbcode = render_day(config, state, outcome, genders, next_deadline).body
+    void = _merge_void(outcome, vote_audit, order_audit)  # marks the audit rows the rules voided
     return DayDraft(
         day=outcome.day,
         deaths=dict(outcome.deaths),
@@ -944,8 +1003,8 @@ def _draft(
         winner=outcome.winner,
         executed=list(outcome.executed),
         tally=dict(outcome.tally),
-        votes=vote_audit,
-        void=_merge_void(outcome, vote_audit, order_audit),  # marks the audit rows the rules voided
+        votes=_mark_replaced(vote_audit),
+        void=void,
         orders=_mark_superseded(order_audit),
         overrides=overrides,
         activity={nick: Activity(**counts) for nick, counts in activity.items()},
@@ -961,25 +1020,59 @@ def _draft(
 
 def _merge_void(outcome: DayOutcome, vote_audit: list[VoteRow], order_audit: list[OrderRow]) -> list[VoidRow]:
     """Mark the audit entries the rules voided (dead target, wrong role, too many changes...) with the
-    rules' reason; return the voided votes and orders that have no audit entry (overrides, say)."""
+    rules' reason; return the voided votes and orders that have no audit entry. A vote is every row it was
+    read from (two fragments of one post on a double-vote day); an order is one row."""
     rest: list[VoidRow] = []
     for void in outcome.void:
-        entries: list[VoteRow] | list[OrderRow] = vote_audit if void.kind == "vote" else order_audit
-        entry = next((e for e in entries if _voids(void, e)), None)
-        if entry is None:
-            rest.append(VoidRow.model_validate(void.model_dump(mode="json")))
-        elif isinstance(entry, VoteRow):
-            entry.counted, entry.reason, entry.why = False, void.reason, void.why
+        rows: list[VoteRow] | list[OrderRow]
+        if void.kind == "vote":
+            rows = [e for e in vote_audit if _voids(void, e)]
         else:
-            entry.valid, entry.reason, entry.why = False, void.reason, void.why
+            rows = [e for e in order_audit if _voids(void, e)][:1]
+        if not rows:
+            rest.append(VoidRow.model_validate(void.model_dump(mode="json")))
+        for entry in rows:
+            if isinstance(entry, VoteRow):
+                entry.counted, entry.reason, entry.why = False, void.reason, void.why
+            else:
+                entry.valid, entry.reason, entry.why = False, void.reason, void.why
     return rest
 
 
 def _voids(void: VoidEntry, entry: VoteRow | OrderRow) -> bool:
-    """Whether the rules' void is this audit row's: still counted (valid), same link, same targets."""
+    """Whether the rules' void is this audit row's: still counted (valid), same link, same targets (a thread
+    row holds one of its post's targets, a PM's row all of its line's)."""
     if isinstance(entry, VoteRow):
-        return entry.counted and entry.link == void.ref and [entry.target] == list(void.targets)
+        targets = list(void.targets)
+        named = entry.target in targets if entry.channel == "thread" else entry.target == ", ".join(targets)
+        return entry.counted and entry.link == void.ref and named
     return entry.valid and entry.link == void.ref and entry.targets == list(void.targets)
+
+
+def _mark_replaced(vote_audit: list[VoteRow]) -> list[VoteRow]:
+    """Of a voter's counted votes, in the thread and by PM alike, the latest stands, as the engine counts it
+    (after the rules' voids and the host's decisions): the earlier ones are marked superseded. The fragments of
+    one post are one vote (a double-vote day); a PM's vote undated sorts first, as the engine reads it at the
+    day's start."""
+    latest: dict[str, tuple[tuple[datetime, int], tuple[str, object]]] = {}
+    counted = [(index, row) for index, row in enumerate(vote_audit) if row.counted]
+    for index, row in counted:
+        key = (_instant(row.time), index)
+        if row.voter not in latest or key > latest[row.voter][0]:
+            latest[row.voter] = (key, _vote_of(index, row))
+    for index, row in counted:
+        if _vote_of(index, row) != latest[row.voter][1]:
+            row.counted, row.reason, row.why, row.decided = False, "superseded", None, None
+    return vote_audit
+
+
+def _vote_of(index: int, row: VoteRow) -> tuple[str, object]:
+    """Which vote an audit row is part of: its post's, for the day thread; its own, else."""
+    return ("post", row.post_id) if row.channel == "thread" and row.post_id is not None else ("row", index)
+
+
+def _instant(text: str | None) -> datetime:
+    return datetime.fromisoformat(text) if text else EARLIEST
 
 
 def _mark_superseded(order_audit: list[OrderRow]) -> list[OrderRow]:
