@@ -16,6 +16,10 @@ import pytest
 from game_support import BOT, GAME, START, ok, open_game, table
 from lxml import html as lxml_html
 
+from forumbot.draft import OrderRow, OverrideRow, VoteRow
+from forumbot.engine import DayOutcome, GameState, Order, Player, Vote
+from forumbot.engine.model import Reason, VoidEntry
+from forumbot.host.games import _apply_overrides, _mark_replaced, _mark_superseded, _merge_void
 from forumbot.store import Store
 
 MAFIA, COMMISSAR = ("Лиса", "Ёжик"), "Печкин"  # dealt so by seed 11 (the test checks it)
@@ -29,7 +33,7 @@ def play_day(board: Any, store: Store) -> None:
     row = store.game(GAME)
     assert row.state is not None
     assert [p.nick for p in row.state.players if p.role == "mafia"] == list(MAFIA)
-    assert row.state.player(COMMISSAR) is not None and row.state.player(COMMISSAR).role == "commissar"  # type: ignore[union-attr]
+    assert [p.nick for p in row.state.players if p.role == "commissar"] == [COMMISSAR]
     day = store.day(row.id, 1)
     assert day is not None
     topic = int(day["topic"])
@@ -128,3 +132,96 @@ def test_the_stored_draft_the_preview_the_draft_pm_and_the_result_agree(
     assert "приказ снят — письмо не ему" in body.split("Не засчитано:")[1]
     assert "Мурка" not in body.split("Не засчитано:")[1].split("Решения")[0]  # Лиса's replaced thread vote
     assert "Лиса → Мурка" not in body and "Кот Матроскин → Лиса" not in body
+
+
+# --- the pieces, one decision at a time ---------------------------------------------------------------------
+
+
+def vote_row(voter: str, target: str, minute: int, *, channel: str = "pm", post_id: int | None = None) -> VoteRow:
+    link = f"./viewtopic.php?p={post_id}" if post_id is not None else f"pm:{voter}:{minute}"
+    time = (START + timedelta(minutes=minute)).isoformat()
+    return VoteRow(voter=voter, target=target, time=time, counted=True, channel=channel, post_id=post_id, link=link)
+
+
+def outcome_voiding(*voids: VoidEntry) -> DayOutcome:
+    state = GameState(variant="salon", players=(Player(nick="Анна", role="civilian"),))
+    return DayOutcome(day=1, deaths={}, checks={}, winner="none", void=voids, state=state)
+
+
+def test_a_later_pm_vote_the_rules_void_leaves_the_earlier_one_standing_as_the_engine_counts_it() -> None:
+    earlier, later = vote_row("Анна", "Борис", 1), vote_row("Анна", "Вера, Глеб", 5)
+    too_many = Reason(code="too_many_targets", count=2, limit=1, day=1)
+    void = VoidEntry(
+        kind="vote", actor="Анна", action="vote", targets=("Вера", "Глеб"), reason=too_many.text, ref=later.link,
+        why=too_many,
+    )  # fmt: skip
+    audit = [earlier, later]
+    rest = _merge_void(outcome_voiding(void), audit, [])
+    assert rest == []  # the PM's row, with both its targets, is the void's
+    _mark_replaced(audit)
+    assert [(r.target, r.counted, r.reason) for r in audit] == [
+        ("Борис", True, None),
+        ("Вера, Глеб", False, too_many.text),
+    ]
+
+
+def test_both_fragments_of_a_double_vote_post_stand_and_fall_together() -> None:
+    first, second = (
+        vote_row("Анна", "Борис", 3, channel="thread", post_id=7),
+        vote_row("Анна", "Вера", 3, channel="thread", post_id=7),
+    )
+    earlier = vote_row("Анна", "Глеб", 1)
+    audit = [first, second, earlier]
+    _mark_replaced(audit)
+    assert [r.counted for r in audit] == [True, True, False] and earlier.reason == "superseded"
+    dead = Reason(code="target_dead", nick="Вера")
+    void = VoidEntry(
+        kind="vote", actor="Анна", action="vote", targets=("Борис", "Вера"), reason=dead.text, ref=first.link
+    )
+    assert _merge_void(outcome_voiding(void), audit, []) == []
+    assert [(r.counted, r.reason) for r in (first, second)] == [(False, dead.text), (False, dead.text)]
+
+
+def test_count_post_counts_the_post_in_place_of_its_author_s_other_votes() -> None:
+    edited = vote_row("Анна", "Борис", 1, channel="thread", post_id=5).model_copy(
+        update={"counted": False, "reason": "edited"}
+    )
+    quoted = vote_row("Анна", "Глеб", 1, channel="thread", post_id=5).model_copy(
+        update={"counted": False, "reason": "quoted"}
+    )
+    later = vote_row("Анна", "Вера", 9, channel="thread", post_id=6)
+    votes = [Vote(voter="Анна", targets=("Вера",), time=START + timedelta(minutes=9), post_id=6)]
+    decision = OverrideRow(kind="count_post", subject="5", reason="правка опечатки", by="mod")
+    counted_votes, _, _, _ = _apply_overrides([decision], votes, [], [edited, quoted, later], [])
+    assert [(v.voter, v.targets, v.post_id) for v in counted_votes] == [("Анна", ("Борис",), 5)]
+    assert [(r.target, r.counted, r.decided) for r in (edited, quoted, later)] == [
+        ("Борис", True, decision),
+        ("Глеб", False, None),  # a quote is no vote of hers, whatever the host decides of the post
+        ("Вера", False, decision),
+    ]
+
+
+def test_an_order_set_anew_or_cleared_is_what_the_engine_gets_and_what_the_audit_says() -> None:
+    check = OrderRow(actor="Анна", action="check", targets=["Борис"], link="pm:1", valid=True, pm_id=1)
+    again = OrderRow(actor="Анна", action="check", targets=["Вера"], link="pm:2", valid=True, pm_id=2)
+    heal = OrderRow(actor="Глеб", action="heal", targets=["Анна"], link="pm:3", valid=True, pm_id=3)
+    orders = [
+        Order(actor="Анна", action="check", targets=("Борис",), ref="pm:1"),
+        Order(actor="Анна", action="check", targets=("Вера",), ref="pm:2"),
+        Order(actor="Глеб", action="heal", targets=("Анна",), ref="pm:3"),
+    ]
+    set_check = OverrideRow(
+        kind="set_order", subject="Анна", value=json.dumps(["check", ["Глеб"]]), reason="опечатка", by="mod"
+    )
+    cleared = OverrideRow(kind="clear_order", subject="Глеб", value="heal", reason="письмо не ему", by="mod")
+    audit = [check, again, heal]
+    _, carried, _, _ = _apply_overrides([set_check, cleared], [], orders, [], audit)
+    assert [(o.actor, o.action, o.targets) for o in carried] == [("Анна", "check", ("Глеб",))]
+    _mark_superseded(audit)
+    assert [(r.actor, r.targets, r.valid, r.decided) for r in audit] == [
+        ("Анна", ["Борис"], False, set_check),
+        ("Анна", ["Вера"], False, set_check),
+        ("Глеб", ["Анна"], False, cleared),
+        ("Анна", ["Глеб"], True, set_check),  # the host's order, the one carried out
+    ]
+    assert all(r.reason == f"override by mod: {r.decided.reason}" for r in audit if r.decided is not None)
