@@ -670,7 +670,7 @@ def _apply_overrides(
             votes = _count_post(votes, vote_audit, subject, o)
         elif kind == "set_vote":
             vote = _set_vote(votes, subject, value)
-            votes = [v for v in votes if v.voter != subject] + [vote]
+            votes = _in_its_place([v for v in votes if v.voter != subject], vote)
             _overridden(vote_audit, subject, o)
             vote_audit.append(_override_row(vote, o))
         elif kind == "clear_vote":
@@ -705,8 +705,9 @@ def _decide(entry: VoteRow | OrderRow, override: OverrideRow, *, counted: bool) 
 
 def _count_post(votes: list[Vote], vote_audit: list[VoteRow], post_id: str, override: OverrideRow) -> list[Vote]:
     """The votes written in the post count (an edited post, a late one...): one vote naming each player the post
-    votes for, in place of every other vote of its author, as a post of the day thread counts (`_merge_double`).
-    A fragment that is no vote of a player (quoted, not red, an unknown nick...) stays out."""
+    votes for, in place of every other vote of its author, as a post of the day thread counts (`_merge_double`),
+    in its place in time (a tie broken by who was voted for first stays as the posts have it). A fragment that is
+    no vote of a player (quoted, not red, an unknown nick...) stays out."""
     written = [e for e in vote_audit if str(e.post_id) == post_id and e.target and e.reason not in NO_VOTE]
     if not written:
         return votes
@@ -718,10 +719,27 @@ def _count_post(votes: list[Vote], vote_audit: list[VoteRow], post_id: str, over
         ref=first.link,
         post_id=first.post_id if isinstance(first.post_id, int) else None,
     )
-    _overridden(vote_audit, vote.voter, override)
+    mine = {id(e) for e in written}
+    others = [e for e in vote_audit if e.voter == vote.voter and e.counted and id(e) not in mine]
+    for entry in others:
+        _decide(entry, override, counted=False)
     for entry in written:
-        _decide(entry, override, counted=True)
-    return [v for v in votes if v.voter != vote.voter] + [vote]
+        if not entry.counted:
+            _decide(entry, override, counted=True)
+    if [v for v in votes if v.voter == vote.voter] == [vote]:
+        return votes  # the post's vote counts already
+    return _in_its_place([v for v in votes if v.voter != vote.voter], vote)
+
+
+def _in_its_place(votes: list[Vote], vote: Vote) -> list[Vote]:
+    """The host's vote among the day's votes in time order: where its time puts it (the engine breaks a tie by who
+    was voted for first, in this order), else last."""
+    at = next((i for i, v in enumerate(votes) if _later(v, vote)), len(votes))
+    return [*votes[:at], vote, *votes[at:]]
+
+
+def _later(vote: Vote, than: Vote) -> bool:
+    return vote.time is not None and than.time is not None and vote.time > than.time
 
 
 def _overridden(vote_audit: list[VoteRow], voter: str, override: OverrideRow) -> None:

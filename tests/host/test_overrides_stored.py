@@ -17,7 +17,7 @@ from game_support import BOT, GAME, START, ok, open_game, table
 from lxml import html as lxml_html
 
 from forumbot.draft import OrderRow, OverrideRow, VoteRow
-from forumbot.engine import DayOutcome, GameState, Order, Player, Vote
+from forumbot.engine import DayInput, DayOutcome, GameState, Order, Player, Vote, deal, resolve_day
 from forumbot.engine.model import Reason, VoidEntry
 from forumbot.host.games import _apply_overrides, _mark_replaced, _mark_superseded, _merge_void
 from forumbot.store import Store
@@ -225,3 +225,25 @@ def test_an_order_set_anew_or_cleared_is_what_the_engine_gets_and_what_the_audit
         ("Анна", ["Глеб"], True, set_check),  # the host's order, the one carried out
     ]
     assert all(r.reason == f"override by mod: {r.decided.reason}" for r in audit if r.decided is not None)
+
+
+def test_a_vote_the_host_sets_keeps_its_place_in_a_tie_broken_by_who_was_voted_for_first() -> None:
+    """gameru-3.3 breaks a tie by who was voted for first: a vote the host corrects keeps its time, and so its
+    place among the votes the engine reads, whichever decision made it (set-vote, count-post)."""
+    state = deal("gameru-3.3", ["Анна", "Борис", "Вера", "Глеб", "Дина", "Егор", "Жора", "Зина", "Ира"], 5)
+    early, late = START + timedelta(minutes=10), START + timedelta(minutes=15)
+    votes = [
+        Vote(voter="Вера", targets=("Жора",), time=early, post_id=4),
+        Vote(voter="Борис", targets=("Егор",), time=late, post_id=5),
+    ]
+    corrected = OverrideRow(kind="set_vote", subject="Вера", value="Глеб", reason="ник с опечаткой", by="mod")
+    placed, _, _, _ = _apply_overrides([corrected], list(votes), [], [], [])
+    assert [(v.voter, v.targets) for v in placed] == [("Вера", ("Глеб",)), ("Борис", ("Егор",))]
+    assert resolve_day(state, DayInput(votes=tuple(placed))).executed == ("Глеб",)  # voted for first
+    edited = vote_row("Вера", "Глеб", 10, channel="thread", post_id=4).model_copy(
+        update={"counted": False, "reason": "edited"}
+    )
+    counted_post = OverrideRow(kind="count_post", subject="4", reason="правка опечатки", by="mod")
+    placed, _, _, _ = _apply_overrides([counted_post], list(votes[1:]), [], [edited], [])
+    assert [v.voter for v in placed] == ["Вера", "Борис"] and edited.counted
+    assert resolve_day(state, DayInput(votes=tuple(placed))).executed == ("Глеб",)
