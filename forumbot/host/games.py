@@ -14,7 +14,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -51,6 +51,7 @@ from forumbot.errors import ConfigError, StateError
 from forumbot.extract import Roster, VoteRecord, VoteSettings, extract_votes, find_fragments, orders_from_pm, read_body
 from forumbot.extract.commands import is_command_line
 from forumbot.extract.orders import OrderProblem, quoted_order_lines
+from forumbot.extract.votes import counted_by_decision
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, Progress
 from forumbot.host import deadlines
@@ -281,13 +282,14 @@ def end_day(
     powers = host_powers(recorded)
     # Read the forum as the day is played: a replaced slot's posts and PMs count under its new account only.
     reading, _ = apply_replacements(state, powers.replacements)
-    settings = vote_settings(reading, rules, start, deadline, bot=bot)
+    settings = with_post_decisions(vote_settings(reading, rules, start, deadline, bot=bot), recorded)
     votes, vote_audit = _votes(settings, rules.vote_channels, posts, window.inside)
     dead = [p.nick for p in reading.players if not p.alive]
     orders, order_audit = audit_pms(window, reading.nicks(), rules, dead=dead)
     _name_former_nicks(reading, vote_audit, order_audit)
+    lifted = frozenset(str(p.post_id) for p in posts if counted_by_decision(p, settings))
     votes, orders, override_audit, override_warnings = _apply_overrides(
-        recorded, votes, orders, vote_audit, order_audit
+        recorded, votes, orders, vote_audit, order_audit, lifted=lifted
     )
     checkpoint("votes and orders extracted")
     activity = _activity(reading, posts, pms, start, deadline)
@@ -431,6 +433,22 @@ def vote_settings(
         votes_per_post=rules.max_targets(state.day, "vote", len(state.players)),
         skip_authors=(bot,) if bot else (),
     )
+
+
+def with_post_decisions(settings: VoteSettings, overrides: Sequence[OverrideRow]) -> VoteSettings:
+    """The settings with the host's decisions on posts: the last decision on a post is the one that holds."""
+    last: dict[int, bool] = {}
+    for o in overrides:
+        if o.kind in POST_DECISIONS and o.subject.isdigit():
+            last[int(o.subject)] = o.kind == "count_post"
+    return replace(
+        settings,
+        counted_posts=frozenset(post for post, counted in last.items() if counted),
+        ignored_posts=frozenset(post for post, counted in last.items() if not counted),
+    )
+
+
+POST_DECISIONS = ("count_post", "ignore_post")
 
 
 def _votes(
@@ -649,25 +667,26 @@ def _apply_overrides(
     orders: list[Order],
     vote_audit: list[VoteRow],
     order_audit: list[OrderRow],
+    *,
+    lifted: frozenset[str] = frozenset(),
 ) -> tuple[list[Vote], list[Order], list[OverrideRow], list[str]]:
     """The host's and moderators' decisions, applied in the order they were made, to the votes and orders the
     engine resolves and to the audit rows alike: a row a decision takes out is not counted (not valid), one it
-    puts in is counted (valid), each with the decision (`decided`). A warning for each decision that names a
-    post holding no vote of the day (it changes nothing)."""
+    puts in is counted (valid), each with the decision (`decided`). A decision on a post was read with the posts
+    (`with_post_decisions`: the post is valid or void, and its voter's latest valid vote stands, as for any
+    post); here the rows it changed are given it (`lifted`: the posts read as votes only by a decision). Decisions
+    on a voter's vote come after those on posts. A warning for each decision that names a post holding no vote of
+    the day (it changes nothing)."""
     applied: list[OverrideRow] = []
     warnings: list[str] = []
+    last_on_post = {o.subject: o for o in overrides if o.kind in POST_DECISIONS}
     for o in overrides:
         kind, subject, value = o.kind, o.subject, o.value or ""
-        if kind in ("ignore_post", "count_post") and not any(str(e.post_id) == subject for e in vote_audit):
+        if kind in POST_DECISIONS and not any(str(e.post_id) == subject for e in vote_audit):
             said = gettext("override by {nick}: {kind} {subject}: no vote of the day is in post {subject}")
             warnings.append(said.format(nick=o.by, kind=kind, subject=subject))
-        if kind == "ignore_post":
-            votes = [v for v in votes if not _from_post(v, subject)]
-            for entry in vote_audit:
-                if str(entry.post_id) == subject and entry.counted:
-                    _decide(entry, o, counted=False)
-        elif kind == "count_post":
-            votes = _count_post(votes, vote_audit, subject, o)
+        if kind in POST_DECISIONS and last_on_post[subject] is o:
+            _post_decided(vote_audit, subject, o, lifted=subject in lifted)
         elif kind == "set_vote":
             vote = _set_vote(votes, subject, value)
             votes = _in_its_place([v for v in votes if v.voter != subject], vote)
@@ -690,10 +709,6 @@ def _apply_overrides(
     return votes, orders, applied, warnings
 
 
-# Why a fragment of a post is no vote at all, whatever the host decides of the post (extract/votes.py).
-NO_VOTE = frozenset({"quoted", "spoiler", "not_red", "not_bold", "unknown_nick", "dead_target"})
-
-
 def _decide(entry: VoteRow | OrderRow, override: OverrideRow, *, counted: bool) -> None:
     """An audit row as the host's decision makes it: counted (valid) or not, and why."""
     if isinstance(entry, VoteRow):
@@ -703,32 +718,17 @@ def _decide(entry: VoteRow | OrderRow, override: OverrideRow, *, counted: bool) 
     entry.reason, entry.why, entry.decided = _decided_by(override), None, override
 
 
-def _count_post(votes: list[Vote], vote_audit: list[VoteRow], post_id: str, override: OverrideRow) -> list[Vote]:
-    """The votes written in the post count (an edited post, a late one...): one vote naming each player the post
-    votes for, in place of every other vote of its author, as a post of the day thread counts (`_merge_double`),
-    in its place in time (a tie broken by who was voted for first stays as the posts have it). A fragment that is
-    no vote of a player (quoted, not red, an unknown nick...) stays out."""
-    written = [e for e in vote_audit if str(e.post_id) == post_id and e.target and e.reason not in NO_VOTE]
-    if not written:
-        return votes
-    first = written[0]
-    vote = Vote(
-        voter=first.voter,
-        targets=tuple(str(e.target) for e in written),
-        time=datetime.fromisoformat(first.time) if first.time else None,
-        ref=first.link,
-        post_id=first.post_id if isinstance(first.post_id, int) else None,
-    )
-    mine = {id(e) for e in written}
-    others = [e for e in vote_audit if e.voter == vote.voter and e.counted and id(e) not in mine]
-    for entry in others:
-        _decide(entry, override, counted=False)
-    for entry in written:
-        if not entry.counted:
-            _decide(entry, override, counted=True)
-    if [v for v in votes if v.voter == vote.voter] == [vote]:
-        return votes  # the post's vote counts already
-    return _in_its_place([v for v in votes if v.voter != vote.voter], vote)
+def _post_decided(vote_audit: list[VoteRow], post_id: str, override: OverrideRow, *, lifted: bool) -> None:
+    """The rows of a post the host decided on carry the decision: those it voided (ignored), and those it made
+    valid when the post was void (`lifted`: counted now, or replaced by the voter's later vote like any valid
+    one). A post counted that counted already is left as it is."""
+    for entry in vote_audit:
+        if str(entry.post_id) != post_id:
+            continue
+        if entry.reason == "ignored":
+            _decide(entry, override, counted=False)
+        elif lifted and override.kind == "count_post" and (entry.counted or entry.reason == "superseded"):
+            entry.decided = override
 
 
 def _in_its_place(votes: list[Vote], vote: Vote) -> list[Vote]:
@@ -975,11 +975,6 @@ def _check_power_subject(config: GameConfig, state: GameState, kind: str, subjec
         )
     if kind == "remove" and not player.alive:
         raise StateError(N_("power remove: {subject!r} is dead already"), subject=subject)
-
-
-def _from_post(vote: Vote, post_id: str) -> bool:
-    """Whether the vote was written in the post (every engine's votes carry their post's id)."""
-    return vote.post_id is not None and str(vote.post_id) == post_id
 
 
 def _activity(

@@ -19,7 +19,17 @@ from lxml import html as lxml_html
 from forumbot.draft import OrderRow, OverrideRow, VoteRow
 from forumbot.engine import DayInput, DayOutcome, GameState, Order, Player, Vote, deal, resolve_day
 from forumbot.engine.model import Reason, VoidEntry
-from forumbot.host.games import _apply_overrides, _mark_replaced, _mark_superseded, _merge_void
+from forumbot.extract.names import Roster
+from forumbot.extract.votes import VoteSettings, counted_by_decision
+from forumbot.host.games import (
+    _apply_overrides,
+    _mark_replaced,
+    _mark_superseded,
+    _merge_void,
+    _votes,
+    with_post_decisions,
+)
+from forumbot.posts import Post
 from forumbot.store import Store
 
 MAFIA, COMMISSAR = ("Лиса", "Ёжик"), "Печкин"  # dealt so by seed 11 (the test checks it)
@@ -182,23 +192,76 @@ def test_both_fragments_of_a_double_vote_post_stand_and_fall_together() -> None:
     assert [(r.counted, r.reason) for r in (first, second)] == [(False, dead.text), (False, dead.text)]
 
 
-def test_count_post_counts_the_post_in_place_of_its_author_s_other_votes() -> None:
-    edited = vote_row("Анна", "Борис", 1, channel="thread", post_id=5).model_copy(
-        update={"counted": False, "reason": "edited"}
+def thread_post(post_id: int, author: str, minutes: int, *targets: str, edited: bool = False) -> Post:
+    votes = "".join(f'<span style="color:red"><strong>{t}</strong></span> ' for t in targets)
+    return Post(
+        post_id=post_id,
+        topic_id=1,
+        author=author,
+        author_id=None,
+        time=START + timedelta(minutes=minutes),
+        content_html=f'<div class="content">{votes}</div>',
+        edited=edited,
+        edited_by=author if edited else None,
+        permalink=f"./viewtopic.php?p={post_id}#p{post_id}",
     )
-    quoted = vote_row("Анна", "Глеб", 1, channel="thread", post_id=5).model_copy(
-        update={"counted": False, "reason": "quoted"}
+
+
+def decided_day(posts: list[Post], *decisions: OverrideRow) -> tuple[list[Vote], list[VoteRow]]:
+    """The day's thread votes as end-day reads them with the host's decisions: the votes the engine gets (in
+    time order, each voter's latest counting) and the audit rows as stored."""
+    settings = VoteSettings(
+        Roster(["Анна", "Борис", "Вера", "Глеб", "Дина", "Егор"]),
+        start=START,
+        deadline=START + timedelta(days=1),
+        votes_per_post=1,
     )
-    later = vote_row("Анна", "Вера", 9, channel="thread", post_id=6)
-    votes = [Vote(voter="Анна", targets=("Вера",), time=START + timedelta(minutes=9), post_id=6)]
-    decision = OverrideRow(kind="count_post", subject="5", reason="правка опечатки", by="mod")
-    counted_votes, _, _, _ = _apply_overrides([decision], votes, [], [edited, quoted, later], [])
-    assert [(v.voter, v.targets, v.post_id) for v in counted_votes] == [("Анна", ("Борис",), 5)]
-    assert [(r.target, r.counted, r.decided) for r in (edited, quoted, later)] == [
-        ("Борис", True, decision),
-        ("Глеб", False, None),  # a quote is no vote of hers, whatever the host decides of the post
-        ("Вера", False, decision),
+    settings = with_post_decisions(settings, decisions)
+    votes, audit = _votes(settings, ("thread",), posts, [])
+    lifted = frozenset(str(p.post_id) for p in posts if counted_by_decision(p, settings))
+    votes, _, _, _ = _apply_overrides(list(decisions), votes, [], audit, [], lifted=lifted)
+    return votes, _mark_replaced(audit)
+
+
+def test_a_post_the_host_ignores_is_void_and_the_voter_s_earlier_vote_stands() -> None:
+    """FORUM.md: a void vote is ignored as if never posted; the voter's last valid vote of the day stands."""
+    decision = OverrideRow(kind="ignore_post", subject="2", reason="голос после предупреждения", by="mod")
+    votes, audit = decided_day([thread_post(1, "Анна", 10, "Борис"), thread_post(2, "Анна", 20, "Вера")], decision)
+    assert [(v.voter, v.targets, v.post_id) for v in votes] == [("Анна", ("Борис",), 1)]
+    assert [(r.post_id, r.counted, r.decided) for r in audit] == [(1, True, None), (2, False, decision)]
+
+
+def test_a_post_the_host_counts_is_valid_and_a_later_vote_of_its_author_still_replaces_it() -> None:
+    decision = OverrideRow(kind="count_post", subject="1", reason="правка опечатки", by="mod")
+    posts = [thread_post(1, "Анна", 10, "Борис", edited=True), thread_post(2, "Анна", 20, "Вера")]
+    votes, audit = decided_day(posts, decision)
+    assert [(v.voter, v.targets) for v in votes][-1] == ("Анна", ("Вера",))
+    assert [(r.post_id, r.counted, r.reason, r.decided) for r in audit] == [
+        (1, False, "superseded", decision),
+        (2, True, None, None),
     ]
+
+
+def test_a_post_the_host_counts_votes_as_any_post_does() -> None:
+    """Its vote is its last valid fragment (one a day here); a quote in it is no vote, whatever the host says;
+    a later decision on the same post is the one that holds."""
+    quoted = thread_post(1, "Анна", 10, "Борис", "Глеб", edited=True)
+    html = quoted.content_html.replace("<span", "<blockquote><span", 1).replace("</span>", "</span></blockquote>", 1)
+    quoted = quoted.model_copy(update={"content_html": html})
+    undone = OverrideRow(kind="ignore_post", subject="1", reason="", by="mod")
+    decision = OverrideRow(kind="count_post", subject="1", reason="правка опечатки", by="mod")
+    votes, audit = decided_day([quoted, thread_post(2, "Вера", 5, "Анна")], undone, decision)
+    assert ("Анна", ("Глеб",)) in [(v.voter, v.targets) for v in votes]
+    rows = {(r.post_id, r.target): r for r in audit}
+    assert (rows[1, "Борис"].counted, rows[1, "Борис"].reason, rows[1, "Борис"].decided) == (False, "quoted", None)
+    assert (rows[1, "Глеб"].counted, rows[1, "Глеб"].decided) == (True, decision)
+
+
+def test_a_dead_player_s_post_stays_void_whatever_the_host_decides_of_it() -> None:
+    decision = OverrideRow(kind="count_post", subject="1", reason="", by="mod")
+    settings = VoteSettings(Roster(["Анна", "Борис"]), dead=frozenset({"Анна"}), start=START, votes_per_post=1)
+    _, audit = _votes(with_post_decisions(settings, [decision]), ("thread",), [thread_post(1, "Анна", 1, "Борис")], [])
+    assert [(r.counted, r.reason) for r in audit] == [(False, "dead_voter")]
 
 
 def test_an_order_set_anew_or_cleared_is_what_the_engine_gets_and_what_the_audit_says() -> None:
@@ -240,10 +303,8 @@ def test_a_vote_the_host_sets_keeps_its_place_in_a_tie_broken_by_who_was_voted_f
     placed, _, _, _ = _apply_overrides([corrected], list(votes), [], [], [])
     assert [(v.voter, v.targets) for v in placed] == [("Вера", ("Глеб",)), ("Борис", ("Егор",))]
     assert resolve_day(state, DayInput(votes=tuple(placed))).executed == ("Глеб",)  # voted for first
-    edited = vote_row("Вера", "Глеб", 10, channel="thread", post_id=4).model_copy(
-        update={"counted": False, "reason": "edited"}
-    )
     counted_post = OverrideRow(kind="count_post", subject="4", reason="правка опечатки", by="mod")
-    placed, _, _, _ = _apply_overrides([counted_post], list(votes[1:]), [], [edited], [])
-    assert [v.voter for v in placed] == ["Вера", "Борис"] and edited.counted
+    posts = [thread_post(4, "Вера", 10, "Глеб", edited=True), thread_post(5, "Борис", 15, "Егор")]
+    placed, audit = decided_day(posts, counted_post)
+    assert [v.voter for v in placed] == ["Вера", "Борис"] and audit[0].counted
     assert resolve_day(state, DayInput(votes=tuple(placed))).executed == ("Глеб",)
