@@ -34,6 +34,17 @@ class _Row(BaseModel):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
+class OverrideRow(_Row):
+    """A decision of the host or a moderator applied to the day: who, why, when."""
+
+    kind: str
+    subject: str
+    value: str | None = None
+    reason: str = ""
+    by: str = ""
+    at: str | None = None
+
+
 class VoteRow(_Row):
     """A vote seen in the day thread or a PM, counted or not, and why."""
 
@@ -49,6 +60,7 @@ class VoteRow(_Row):
     nearest: str | None = None
     edited_by: str | None = None
     why: Reason | None = None  # the rules' reason, typed (then `reason` is its English text)
+    decided: OverrideRow | None = None  # the decision that made the row as it is (then `reason` says it in words)
 
 
 class OrderRow(_Row):
@@ -65,6 +77,7 @@ class OrderRow(_Row):
     nearest: str | None = None
     why: Reason | None = None  # the rules' reason, typed (then `reason` is its English text)
     pm_id: int | None = None  # the PM the line was read from (drafts of earlier versions: absent)
+    decided: OverrideRow | None = None  # the decision that made the row as it is (then `reason` says it in words)
 
 
 class VoidRow(_Row):
@@ -77,17 +90,6 @@ class VoidRow(_Row):
     reason: str = ""
     ref: str | None = None
     why: Reason | None = None
-
-
-class OverrideRow(_Row):
-    """A decision of the host or a moderator applied to the day: who, why, when."""
-
-    kind: str
-    subject: str
-    value: str | None = None
-    reason: str = ""
-    by: str = ""
-    at: str | None = None
 
 
 class Activity(_Row):

@@ -72,6 +72,7 @@ def tally_command(
     from forumbot.engine.variants import DEFAULT_VARIANT, find_variant
     from forumbot.errors import ForumbotError
     from forumbot.host.tally import CountRules, render_tally_bbcode, tally_posts
+    from forumbot.render.receipts import count_title
 
     if (topic is None) == (source is None):
         fail(_("give either a topic URL or --from DIR (saved pages)"))
@@ -110,7 +111,7 @@ def tally_command(
     print_tally(result, zone)
     if bbcode:
         try:
-            post = render_tally_bbcode(result, f"Подсчёт голосов, день {day}", zone=zone)
+            post = render_tally_bbcode(result, count_title(day), zone=zone)
         except ForumbotError as exc:  # a count from a read that may miss posts is never made ready to post
             fail(_("no vote-count post: {error}").format(error=exc))
         out.print(post, markup=False)

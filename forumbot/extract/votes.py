@@ -73,6 +73,7 @@ VoteReason = Literal[
     "edited",
     "changed",
     "superseded",
+    "ignored",
 ]
 EditedVotes = Literal["ignore", "count"]
 
@@ -92,6 +93,11 @@ class VoteSettings:
     edited_votes: EditedVotes = "ignore"
     votes_per_post: int = 1
     skip_authors: tuple[str, ...] = ()
+    # The host's decisions on posts (`override --count-post / --ignore-post`): a post counted is read as if
+    # nothing about the post itself voided it (edited, late, hidden); a post ignored is void ("ignored"). Its
+    # fragments are read as ever, and the voter's latest valid vote stands, as for any void or valid post.
+    counted_posts: frozenset[int] = frozenset()
+    ignored_posts: frozenset[int] = frozenset()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -576,7 +582,28 @@ def _targets(post: Post, settings: VoteSettings, found: Sequence[Fragment]) -> l
     return out
 
 
+# What a post counted by the host's decision is read despite: the post itself, never whose it is.
+_COUNTABLE: frozenset[VoteReason] = frozenset(
+    {"unapproved", "deleted", "before_start", "after_deadline", "edited", "changed"}
+)
+
+
 def _post_reason(post: Post, settings: VoteSettings) -> VoteReason | None:
+    if post.post_id in settings.ignored_posts:
+        return "ignored"
+    reason = post_void_reason(post, settings)
+    if reason in _COUNTABLE and post.post_id in settings.counted_posts:
+        return None
+    return reason
+
+
+def counted_by_decision(post: Post, settings: VoteSettings) -> bool:
+    """Whether the post is read as a vote only because the host decided it counts."""
+    return post.post_id in settings.counted_posts and post_void_reason(post, settings) in _COUNTABLE
+
+
+def post_void_reason(post: Post, settings: VoteSettings) -> VoteReason | None:
+    """Why nothing in the post can be a vote, the host's decisions aside (whose it is, when, its state)."""
     roster, dead, start, deadline = settings.roster, settings.dead, settings.start, settings.deadline
     if post.visibility != "public":  # only moderators see it: it was never a vote to the players
         return post.visibility

@@ -14,8 +14,8 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -51,6 +51,7 @@ from forumbot.errors import ConfigError, StateError
 from forumbot.extract import Roster, VoteRecord, VoteSettings, extract_votes, find_fragments, orders_from_pm, read_body
 from forumbot.extract.commands import is_command_line
 from forumbot.extract.orders import OrderProblem, quoted_order_lines
+from forumbot.extract.votes import counted_by_decision
 from forumbot.forum.cache import PageCache, TopicRead, read_topic
 from forumbot.forum.client import ForumClient, Progress
 from forumbot.host import deadlines
@@ -65,6 +66,7 @@ from forumbot.store import GameRow, Store
 
 # The publications that show a day's result (see `publish`): once one is made, the day's outcome is public.
 RESULT_PURPOSES = ("topic", "lock", "check", "role-change", "reveal")
+EARLIEST = datetime.min.replace(tzinfo=UTC)
 Checkpoint = Callable[[str], None]
 
 
@@ -280,12 +282,15 @@ def end_day(
     powers = host_powers(recorded)
     # Read the forum as the day is played: a replaced slot's posts and PMs count under its new account only.
     reading, _ = apply_replacements(state, powers.replacements)
-    settings = vote_settings(reading, rules, start, deadline, bot=bot)
+    settings = with_post_decisions(vote_settings(reading, rules, start, deadline, bot=bot), recorded)
     votes, vote_audit = _votes(settings, rules.vote_channels, posts, window.inside)
     dead = [p.nick for p in reading.players if not p.alive]
     orders, order_audit = audit_pms(window, reading.nicks(), rules, dead=dead)
     _name_former_nicks(reading, vote_audit, order_audit)
-    votes, orders, override_audit, override_warnings = _apply_overrides(recorded, votes, orders, vote_audit)
+    lifted = frozenset(str(p.post_id) for p in posts if counted_by_decision(p, settings))
+    votes, orders, override_audit, override_warnings = _apply_overrides(
+        recorded, votes, orders, vote_audit, order_audit, lifted=lifted
+    )
     checkpoint("votes and orders extracted")
     activity = _activity(reading, posts, pms, start, deadline)
     # A player the host gave a vote or an order (an override) is not silent that day.
@@ -428,6 +433,22 @@ def vote_settings(
         votes_per_post=rules.max_targets(state.day, "vote", len(state.players)),
         skip_authors=(bot,) if bot else (),
     )
+
+
+def with_post_decisions(settings: VoteSettings, overrides: Sequence[OverrideRow]) -> VoteSettings:
+    """The settings with the host's decisions on posts: the last decision on a post is the one that holds."""
+    last: dict[int, bool] = {}
+    for o in overrides:
+        if o.kind in POST_DECISIONS and o.subject.isdigit():
+            last[int(o.subject)] = o.kind == "count_post"
+    return replace(
+        settings,
+        counted_posts=frozenset(post for post, counted in last.items() if counted),
+        ignored_posts=frozenset(post for post, counted in last.items() if not counted),
+    )
+
+
+POST_DECISIONS = ("count_post", "ignore_post")
 
 
 def _votes(
@@ -641,37 +662,34 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def _apply_overrides(
-    overrides: list[OverrideRow], votes: list[Vote], orders: list[Order], vote_audit: list[VoteRow]
+    overrides: list[OverrideRow],
+    votes: list[Vote],
+    orders: list[Order],
+    vote_audit: list[VoteRow],
+    order_audit: list[OrderRow],
+    *,
+    lifted: frozenset[str] = frozenset(),
 ) -> tuple[list[Vote], list[Order], list[OverrideRow], list[str]]:
-    """The host's and moderators' decisions, applied in the order they were made; a warning for each one
-    that names a post holding no vote of the day (it changes nothing)."""
+    """The host's and moderators' decisions, applied in the order they were made, to the votes and orders the
+    engine resolves and to the audit rows alike: a row a decision takes out is not counted (not valid), one it
+    puts in is counted (valid), each with the decision (`decided`). A decision on a post was read with the posts
+    (`with_post_decisions`: the post is valid or void, and its voter's latest valid vote stands, as for any
+    post); here the rows it changed are given it (`lifted`: the posts read as votes only by a decision). Decisions
+    on a voter's vote come after those on posts. A warning for each decision that names a post holding no vote of
+    the day (it changes nothing)."""
     applied: list[OverrideRow] = []
     warnings: list[str] = []
+    last_on_post = {o.subject: o for o in overrides if o.kind in POST_DECISIONS}
     for o in overrides:
         kind, subject, value = o.kind, o.subject, o.value or ""
-        if kind in ("ignore_post", "count_post") and not any(str(e.post_id) == subject for e in vote_audit):
+        if kind in POST_DECISIONS and not any(str(e.post_id) == subject for e in vote_audit):
             said = gettext("override by {nick}: {kind} {subject}: no vote of the day is in post {subject}")
             warnings.append(said.format(nick=o.by, kind=kind, subject=subject))
-        if kind == "ignore_post":
-            votes = [v for v in votes if not _from_post(v, subject)]
-            for entry in vote_audit:
-                if str(entry.post_id) == subject and entry.counted:
-                    entry.counted, entry.reason = False, _decided_by(o)
-        elif kind == "count_post":
-            for entry in vote_audit:
-                if str(entry.post_id) == subject and entry.target and not entry.counted:
-                    vote = Vote(
-                        voter=entry.voter,
-                        targets=(entry.target,),
-                        time=datetime.fromisoformat(entry.time) if entry.time else None,
-                        ref=entry.link,
-                        post_id=entry.post_id if isinstance(entry.post_id, int) else None,
-                    )
-                    votes = [v for v in votes if v.voter != vote.voter] + [vote]
-                    entry.counted, entry.reason = True, _decided_by(o)
+        if kind in POST_DECISIONS and last_on_post[subject] is o:
+            _post_decided(vote_audit, subject, o, lifted=subject in lifted)
         elif kind == "set_vote":
             vote = _set_vote(votes, subject, value)
-            votes = [v for v in votes if v.voter != subject] + [vote]
+            votes = _in_its_place([v for v in votes if v.voter != subject], vote)
             _overridden(vote_audit, subject, o)
             vote_audit.append(_override_row(vote, o))
         elif kind == "clear_vote":
@@ -680,18 +698,62 @@ def _apply_overrides(
         elif kind == "set_order":
             action, targets = json.loads(value)
             orders = [x for x in orders if not (x.actor == subject and x.action == action)]
-            orders.append(Order(actor=subject, action=action, targets=tuple(targets)))
+            order = Order(actor=subject, action=action, targets=tuple(targets))
+            orders.append(order)
+            _orders_overridden(order_audit, subject, action, o)
+            order_audit.append(_order_override_row(order, o))
         elif kind == "clear_order":
             orders = [x for x in orders if not (x.actor == subject and x.action == value)]
+            _orders_overridden(order_audit, subject, value, o)
         applied.append(o)
     return votes, orders, applied, warnings
+
+
+def _decide(entry: VoteRow | OrderRow, override: OverrideRow, *, counted: bool) -> None:
+    """An audit row as the host's decision makes it: counted (valid) or not, and why."""
+    if isinstance(entry, VoteRow):
+        entry.counted = counted
+    else:
+        entry.valid = counted
+    entry.reason, entry.why, entry.decided = _decided_by(override), None, override
+
+
+def _post_decided(vote_audit: list[VoteRow], post_id: str, override: OverrideRow, *, lifted: bool) -> None:
+    """The rows of a post the host decided on carry the decision: those it voided (ignored), and those it made
+    valid when the post was void (`lifted`: counted now, or replaced by the voter's later vote like any valid
+    one). A post counted that counted already is left as it is."""
+    for entry in vote_audit:
+        if str(entry.post_id) != post_id:
+            continue
+        if entry.reason == "ignored":
+            _decide(entry, override, counted=False)
+        elif lifted and override.kind == "count_post" and (entry.counted or entry.reason == "superseded"):
+            entry.decided = override
+
+
+def _in_its_place(votes: list[Vote], vote: Vote) -> list[Vote]:
+    """The host's vote among the day's votes in time order: where its time puts it (the engine breaks a tie by who
+    was voted for first, in this order), else last."""
+    at = next((i for i, v in enumerate(votes) if _later(v, vote)), len(votes))
+    return [*votes[:at], vote, *votes[at:]]
+
+
+def _later(vote: Vote, than: Vote) -> bool:
+    return vote.time is not None and than.time is not None and vote.time > than.time
 
 
 def _overridden(vote_audit: list[VoteRow], voter: str, override: OverrideRow) -> None:
     """The voter's counted votes give way to the host's decision: the audit (and the chart) say so."""
     for entry in vote_audit:
         if entry.voter == voter and entry.counted:
-            entry.counted, entry.reason = False, _decided_by(override)
+            _decide(entry, override, counted=False)
+
+
+def _orders_overridden(order_audit: list[OrderRow], actor: str, action: str, override: OverrideRow) -> None:
+    """The actor's valid orders of the kind give way to the host's decision (cleared, or set anew)."""
+    for entry in order_audit:
+        if entry.actor == actor and entry.action == action and entry.valid:
+            _decide(entry, override, counted=False)
 
 
 def _override_row(vote: Vote, override: OverrideRow) -> VoteRow:
@@ -705,6 +767,20 @@ def _override_row(vote: Vote, override: OverrideRow) -> VoteRow:
         reason=_decided_by(override),
         channel="override",
         link=None,
+        decided=override,
+    )
+
+
+def _order_override_row(order: Order, override: OverrideRow) -> OrderRow:
+    """The host's order as an audit row: the order the engine carries out is among the day's orders."""
+    return OrderRow(
+        actor=order.actor,
+        action=order.action,
+        targets=list(order.targets),
+        link=None,
+        valid=True,
+        reason=_decided_by(override),
+        decided=override,
     )
 
 
@@ -901,11 +977,6 @@ def _check_power_subject(config: GameConfig, state: GameState, kind: str, subjec
         raise StateError(N_("power remove: {subject!r} is dead already"), subject=subject)
 
 
-def _from_post(vote: Vote, post_id: str) -> bool:
-    """Whether the vote was written in the post (every engine's votes carry their post's id)."""
-    return vote.post_id is not None and str(vote.post_id) == post_id
-
-
 def _activity(
     state: GameState, posts: Sequence[Post], pms: Sequence[PrivateMessage], start: datetime, deadline: datetime
 ) -> dict[str, dict[str, int]]:
@@ -937,6 +1008,7 @@ def _draft(
 ) -> DayDraft:
     """The day's draft; the post tells the next day's deadline, which `advance` then keeps."""
     bbcode = render_day(config, state, outcome, genders, next_deadline).body
+    void = _merge_void(outcome, vote_audit, order_audit)  # marks the audit rows the rules voided
     return DayDraft(
         day=outcome.day,
         deaths=dict(outcome.deaths),
@@ -944,8 +1016,8 @@ def _draft(
         winner=outcome.winner,
         executed=list(outcome.executed),
         tally=dict(outcome.tally),
-        votes=vote_audit,
-        void=_merge_void(outcome, vote_audit, order_audit),  # marks the audit rows the rules voided
+        votes=_mark_replaced(vote_audit),
+        void=void,
         orders=_mark_superseded(order_audit),
         overrides=overrides,
         activity={nick: Activity(**counts) for nick, counts in activity.items()},
@@ -961,25 +1033,59 @@ def _draft(
 
 def _merge_void(outcome: DayOutcome, vote_audit: list[VoteRow], order_audit: list[OrderRow]) -> list[VoidRow]:
     """Mark the audit entries the rules voided (dead target, wrong role, too many changes...) with the
-    rules' reason; return the voided votes and orders that have no audit entry (overrides, say)."""
+    rules' reason; return the voided votes and orders that have no audit entry. A vote is every row it was
+    read from (two fragments of one post on a double-vote day); an order is one row."""
     rest: list[VoidRow] = []
     for void in outcome.void:
-        entries: list[VoteRow] | list[OrderRow] = vote_audit if void.kind == "vote" else order_audit
-        entry = next((e for e in entries if _voids(void, e)), None)
-        if entry is None:
-            rest.append(VoidRow.model_validate(void.model_dump(mode="json")))
-        elif isinstance(entry, VoteRow):
-            entry.counted, entry.reason, entry.why = False, void.reason, void.why
+        rows: list[VoteRow] | list[OrderRow]
+        if void.kind == "vote":
+            rows = [e for e in vote_audit if _voids(void, e)]
         else:
-            entry.valid, entry.reason, entry.why = False, void.reason, void.why
+            rows = [e for e in order_audit if _voids(void, e)][:1]
+        if not rows:
+            rest.append(VoidRow.model_validate(void.model_dump(mode="json")))
+        for entry in rows:
+            if isinstance(entry, VoteRow):
+                entry.counted, entry.reason, entry.why = False, void.reason, void.why
+            else:
+                entry.valid, entry.reason, entry.why = False, void.reason, void.why
     return rest
 
 
 def _voids(void: VoidEntry, entry: VoteRow | OrderRow) -> bool:
-    """Whether the rules' void is this audit row's: still counted (valid), same link, same targets."""
+    """Whether the rules' void is this audit row's: still counted (valid), same link, same targets (a thread
+    row holds one of its post's targets, a PM's row all of its line's)."""
     if isinstance(entry, VoteRow):
-        return entry.counted and entry.link == void.ref and [entry.target] == list(void.targets)
+        targets = list(void.targets)
+        named = entry.target in targets if entry.channel == "thread" else entry.target == ", ".join(targets)
+        return entry.counted and entry.link == void.ref and named
     return entry.valid and entry.link == void.ref and entry.targets == list(void.targets)
+
+
+def _mark_replaced(vote_audit: list[VoteRow]) -> list[VoteRow]:
+    """Of a voter's counted votes, in the thread and by PM alike, the latest stands, as the engine counts it
+    (after the rules' voids and the host's decisions): the earlier ones are marked superseded. The fragments of
+    one post are one vote (a double-vote day); a PM's vote undated sorts first, as the engine reads it at the
+    day's start."""
+    latest: dict[str, tuple[tuple[datetime, int], tuple[str, object]]] = {}
+    counted = [(index, row) for index, row in enumerate(vote_audit) if row.counted]
+    for index, row in counted:
+        key = (_instant(row.time), index)
+        if row.voter not in latest or key > latest[row.voter][0]:
+            latest[row.voter] = (key, _vote_of(index, row))
+    for index, row in counted:
+        if _vote_of(index, row) != latest[row.voter][1]:
+            row.counted, row.reason, row.why, row.decided = False, "superseded", None, None
+    return vote_audit
+
+
+def _vote_of(index: int, row: VoteRow) -> tuple[str, object]:
+    """Which vote an audit row is part of: its post's, for the day thread; its own, else."""
+    return ("post", row.post_id) if row.channel == "thread" and row.post_id is not None else ("row", index)
+
+
+def _instant(text: str | None) -> datetime:
+    return datetime.fromisoformat(text) if text else EARLIEST
 
 
 def _mark_superseded(order_audit: list[OrderRow]) -> list[OrderRow]:

@@ -1,10 +1,9 @@
 """The day's audit as the moderators read it (the preview page and the draft PM): the host's and the
-moderators' decisions said in Russian, and the rows as the day really stands once they and the later votes are
-taken into account.
+moderators' decisions said in Russian. The rows are as end-day stored them (`host.games`): a vote a later one
+replaced is "superseded", a vote or order a decision took out or put in carries it (`decided`).
 
     decision_text(row, zone)   one decision: what was decided, about whom, the new value (a target, a time)
-    settled(draft)             the draft with each PM vote a later one replaced marked "superseded", and each
-                               order the host cleared or replaced marked not valid, with the host's reason
+    row_reason(row)            why a row is as it is: the rules' reason, the decision that made it, or its code
 """
 
 from __future__ import annotations
@@ -13,9 +12,9 @@ import json
 from datetime import datetime, tzinfo
 from typing import Any
 
-from forumbot.draft import DayDraft, OrderRow, OverrideRow, VoteRow
+from forumbot.draft import OrderRow, OverrideRow, VoteRow
 from forumbot.render.phrases import role_name, zone_label
-from forumbot.render.wording import action_word
+from forumbot.render.wording import action_word, audit_reason
 
 DECISIONS = {
     "ignore_post": "голоса из поста не засчитаны",
@@ -108,39 +107,10 @@ def decision_text(row: OverrideRow, zone: tzinfo | None = None) -> str:
     return f"{row.by}: " + ", ".join(p for p in parts if p) + (f" — {row.reason}" if row.reason else "")
 
 
-def settled(draft: DayDraft) -> DayDraft:
-    """The audit as the day stands: a PM vote a later counted vote of the same voter replaced is not counted
-    ("superseded"), and an order the host cleared or set anew is not valid, with the host's decision."""
-    return draft.model_copy(update={"votes": _settled_votes(draft.votes), "orders": _settled_orders(draft)})
-
-
-def _settled_votes(votes: list[VoteRow]) -> list[VoteRow]:
-    latest: dict[str, str] = {}
-    for v in votes:
-        if v.counted and v.time:
-            latest[v.voter] = max(latest.get(v.voter, v.time), v.time, key=_instant)
-    return [
-        v.model_copy(update={"counted": False, "reason": "superseded", "why": None})
-        if v.channel == "pm" and v.counted and v.time and _instant(v.time) < _instant(latest[v.voter])
-        else v
-        for v in votes
-    ]
-
-
-def _instant(text: str) -> datetime:
-    return datetime.fromisoformat(text)
-
-
-def _settled_orders(draft: DayDraft) -> list[OrderRow]:
-    decided: dict[tuple[str, str], OverrideRow] = {}
-    for o in draft.overrides:
-        if o.kind == "clear_order" and o.value:
-            decided[(o.subject, o.value)] = o
-        elif o.kind == "set_order" and o.value:
-            decided[(o.subject, str(json.loads(o.value)[0]))] = o
-    return [
-        row.model_copy(update={"valid": False, "reason": decided_by(decided[(row.actor, row.action)]), "why": None})
-        if row.valid and row.action is not None and (row.actor, row.action) in decided
-        else row
-        for row in draft.orders
-    ]
+def row_reason(row: VoteRow | OrderRow) -> str:
+    """Why an audit row is as it is, in Russian: the rules' reason when they voided it, else the decision that
+    made it so (said with who decided and why), else its code's wording (a draft of an earlier version: the
+    text it stored)."""
+    if row.why is None and row.decided is not None:
+        return decided_by(row.decided)
+    return audit_reason(row.reason, row.why, order=isinstance(row, OrderRow))

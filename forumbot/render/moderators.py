@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from datetime import tzinfo
 
 from forumbot.draft import DayDraft
-from forumbot.render.audit import decision_text, settled
+from forumbot.render.audit import decision_text, row_reason
 from forumbot.render.bbcode import escape
 from forumbot.render.messages import Message
-from forumbot.render.wording import action_word, audit_reason
+from forumbot.render.wording import action_word
 
 RULE = "——————————"
 NO_COMMENT = "без комментария"  # a rejection without a reason, as the host's audit records it
@@ -40,15 +40,14 @@ def draft_text(game: str, day: int, bbcode: str, approved_by: str | None, subjec
 def audit_summary(draft: DayDraft, zone: tzinfo | None = None, limit: int = 15) -> str:
     """What the moderators should check before approving: every vote and order not counted and why, and
     the decisions of the host and the moderators. Nicks are escaped; the full audit is the preview page."""
-    draft = settled(draft)
     lines = [
-        f"{escape(v.voter)} → {escape(v.target or '?')}: {audit_reason(v.reason, v.why)}"
+        f"{escape(v.voter)} → {escape(v.target or '?')}: {escape(row_reason(v))}"
         for v in draft.votes
         if not v.counted and v.reason != "superseded"
     ]
     lines += [
         f"{escape(o.actor)}: {escape(o.line or ' '.join([action_word(o.action), *o.targets]))}: "
-        f"{audit_reason(o.reason, o.why, order=True)}"
+        f"{escape(row_reason(o))}"
         for o in draft.orders
         if not o.valid and o.reason not in ("superseded", "command")
     ]

@@ -23,8 +23,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from forumbot.draft import DayDraft
-from forumbot.render.audit import decision_subject, decision_value, decision_word, settled
+from forumbot.draft import DayDraft, OverrideRow
+from forumbot.render.audit import decided_by, decision_subject, decision_value, decision_word
 from forumbot.render.bbcode import to_html, unescape
 from forumbot.render.bidi import isolate, isolate_within
 from forumbot.render.nicks import flags
@@ -227,7 +227,11 @@ def _short(text: str, limit: int) -> str:
 
 
 def _why(row: dict[str, Any]) -> str:
-    """An audit row's reason in Russian (the rules' typed reason where the row has one)."""
+    """An audit row's reason in Russian: the rules' typed reason where the row has one, else the decision that
+    made it so (`render.audit.row_reason`, for the payload's rows)."""
+    decided = row.get("decided")
+    if decided and not row.get("why"):
+        return decided_by(OverrideRow.model_validate(decided))
     return audit_reason(row.get("reason"), row.get("why"), order="actor" in row)
 
 
@@ -293,7 +297,6 @@ def render_preview_html(
 ) -> str:
     """The draft of a day as one self-contained HTML page for the moderators: the post as it will be
     published (subject and body as end-day made them), the chart and the audit."""
-    draft = settled(draft)  # replaced PM votes and orders the host cleared are shown as not counted
     payload = draft.to_json()
     bbcode = draft.post or draft.bbcode
     title = subject or draft.subject or _title_from(bbcode) or f"{game_name}. День {payload.get('day', 0) + 1}"

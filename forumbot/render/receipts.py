@@ -183,4 +183,10 @@ def interim_count_title(day: int) -> str:
 
 
 def interim_count_subject(day: int) -> str:
+    return count_title(day)
+
+
+def count_title(day: int) -> str:
+    """A vote count's name: the heading of the count the host pastes himself (`forumbot tally --bbcode`), and the
+    subject of the one the bot posts."""
     return f"Подсчёт голосов, день {day}"

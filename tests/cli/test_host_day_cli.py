@@ -72,9 +72,9 @@ def test_set_vote_keeps_the_time_of_the_vote_it_replaces_unless_one_is_given() -
     votes = [Vote(voter="Alice", targets=("Пётр",), time=at)]
     kept = OverrideRow(kind="set_vote", subject="Alice", value="Маша", reason="r", by="m")
     moved = kept.model_copy(update={"value": json.dumps({"targets": ["Маша"], "at": "2026-11-29T20:00:00+00:00"})})
-    [vote], *_ = games._apply_overrides([kept], list(votes), [], [])
+    [vote], *_ = games._apply_overrides([kept], list(votes), [], [], [])
     assert vote.targets == ("Маша",) and vote.time == at
-    [vote], *_ = games._apply_overrides([moved], list(votes), [], [])
+    [vote], *_ = games._apply_overrides([moved], list(votes), [], [], [])
     assert vote.time == datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 
 

@@ -147,6 +147,17 @@ def test_the_vote_count_post_is_ready_to_paste(lists: tuple[Path, Path]) -> None
     assert post.count("[b]") == 1  # the title only: no nick in bold, let alone red bold
 
 
+def test_the_count_post_s_heading_is_the_one_render_makes_for_the_day(lists: tuple[Path, Path]) -> None:
+    """The heading a host pastes is the count's name the bot's own counts carry (render/receipts.py)."""
+    from forumbot.render.receipts import count_title
+
+    players, dead = lists
+    args = ["tally", "--from", str(DEMO / "pages"), "--players", str(players), "--dead", str(dead), "--bbcode"]
+    result = CliRunner().invoke(app, [*args, "--day", "3"])
+    assert result.exit_code == 0, result.output
+    assert f"[b]{count_title(3)}[/b]" in result.output and count_title(3) != count_title(1)
+
+
 def line_of(text: str, start: str) -> str:
     return next(line for line in text.splitlines() if line.startswith(start))
 

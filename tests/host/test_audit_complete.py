@@ -95,7 +95,7 @@ def test_the_hosts_vote_is_in_the_audit_the_chart_reads_in_place_of_the_one_it_r
         OverrideRow(kind="set_vote", subject="Анна", value="Борис", reason="ник с опечаткой", by="mod"),
         OverrideRow(kind="clear_vote", subject="Глеб", value=None, reason="голос призрака", by="mod"),
     ]
-    counted, _, _, _ = _apply_overrides(overrides, votes, [], audit_rows)
+    counted, _, _, _ = _apply_overrides(overrides, votes, [], audit_rows, [])
     assert [(v.voter, v.targets, v.time) for v in counted] == [("Анна", ("Борис",), AT)]  # the time kept
     assert [(r.voter, r.target, r.counted, r.channel) for r in audit_rows] == [
         ("Анна", "Вера", False, None),
