@@ -21,7 +21,6 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
-from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import ClassVar, Protocol, runtime_checkable
@@ -390,7 +389,7 @@ class HttpForumClient:
         later: list[str] = []
         url = read(self.http.url(self.urls.inbox), first=True)
         if later and url == later[0]:
-            for page_url, fetched in zip(later, self.http.get_each(later, ahead=self._parse_ahead), strict=True):
+            for page_url, fetched in zip(later, self.http.get_each(later), strict=True):
                 url = read(page_url, fetched)
         while url is not None and url not in visited and len(visited) < MAX_INBOX_PAGES:
             url = read(url)
@@ -405,7 +404,7 @@ class HttpForumClient:
         """The PMs fetched `concurrency` at a time, in the given order, each parsed in this thread. One that
         cannot be read is handed over as its error; one that keeps coming cut short stops the read."""
         urls = [self.http.url(self.urls.pm.format(pm=pm.pm_id)) for pm in pms]
-        for url, fetched in zip(urls, self.http.get_each(urls, ahead=self._parse_ahead), strict=True):
+        for url, fetched in zip(urls, self.http.get_each(urls), strict=True):
             try:
                 yield self._parse_pm(self.whole(url, "pm", fetched))
             except PageCutShort:
@@ -446,26 +445,16 @@ class HttpForumClient:
     def _topic_pages(
         self, topic: int, numbers: Sequence[int], size: int, on_body: BodyReader | None = None
     ) -> Iterator[TopicPage]:
-        """The pages `numbers`, fetched `concurrency` at a time, each read in this thread as it arrives
-        (never in a fetching thread: see `ForumHttp.get_each`), its tree made ahead (`_parse_ahead`)."""
+        """The pages `numbers`, fetched `concurrency` at a time, each parsed in this thread as it arrives
+        (never in a fetching thread: see `ForumHttp.get_each`)."""
         urls = [self._topic_url(topic, n, size) for n in numbers]
         return (
             self._parse_topic(self.whole(url, "topic", fetched), on_body)
-            for url, fetched in zip(urls, self.http.get_each(urls, ahead=self._parse_ahead), strict=True)
+            for url, fetched in zip(urls, self.http.get_each(urls), strict=True)
         )
 
     def _topic_url(self, topic: int, number: int, size: int) -> str:
         return self.http.url(self.urls.topic_url(topic, (number - 1) * size))
-
-    def _parse_ahead(self, html: str) -> Callable[[], None]:
-        """A page's tree made before its turn, in the parsing thread (`ForumHttp.get_each`'s `ahead`): libxml2
-        parses without the GIL, beside this thread's work on the page before. The call hands the tree to
-        `_tree` in the consuming thread, for the checks and the parse of that very text."""
-        root = parse_html(html)
-        return partial(self._adopt_tree, html, root)
-
-    def _adopt_tree(self, html: str, root: Element) -> None:
-        self._parsed.page = (html, root)
 
     def _credentials_or_fail(self) -> tuple[str, str]:
         if self._credentials is None:

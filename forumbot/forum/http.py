@@ -34,7 +34,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -57,7 +57,6 @@ DEFAULT_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 F
 DEFAULT_REQUESTS_PER_MINUTE = 120
 BURST_MINUTES = 15
 READ_AHEAD = 3  # requests in flight or answered ahead of the consumer, per unit of concurrency
-PARSE_AHEAD = 2  # answers decoded and handed to `Ahead` before the consumer's turn (a parsed page is ~1.5 MB)
 
 _IANA = {"cp1251": "windows-1251"}  # codec names as boards write them
 
@@ -173,14 +172,6 @@ class PageRules(Protocol):
 
 
 Authenticate = Callable[["ForumHttp"], None]
-# What a reader makes of a page's text before the page's turn, in the parsing thread (libxml2 parses without
-# holding the GIL, beside the consumer's work on the page before); the call it returns hands what it made
-# over, in the consuming thread, just before the page's checks. An error there is left for the consumer,
-# which does the same work again and meets it in its own thread.
-Ahead = Callable[[str], Callable[[], None]]
-# A page on its way in `get_each`: its URL, its fetch, and its preparation by `Ahead` once it is near its turn.
-_Pending = tuple[str, "Future[httpx.Response]", "Future[_Prepared | None] | None"]
-_Prepared = tuple[str, str, Callable[[], None]]  # the text, its charset, the hand-over
 
 
 class RateLimiter:
@@ -322,7 +313,6 @@ class ForumHttp:
         self._login_generation = 0  # bumped on every successful login; lets threads share one re-login
         self._logged_in = False
         self._pool: ThreadPoolExecutor | None = None
-        self._parser: ThreadPoolExecutor | None = None  # one thread: pages are prepared in their order
         self._pool_lock = threading.Lock()
         self._client = httpx.Client(
             headers={"User-Agent": self.settings.user_agent},
@@ -457,12 +447,10 @@ class ForumHttp:
                 raise NotLoggedIn(N_("{url}: the forum served its login page instead of the content"), url=url)
         return page
 
-    def _accept(
-        self, url: str, response: httpx.Response, *, content: bool, decoded: tuple[str, str] | None = None
-    ) -> Page | None:
-        """The answer decoded (`decoded`: already, as `decode_body` does) and checked: None for a login wall
-        where content was expected (and a login is possible), an error for a refusal or an error status."""
-        text, charset = decoded or decode_body(response)
+    def _accept(self, url: str, response: httpx.Response, *, content: bool) -> Page | None:
+        """The answer decoded and checked: None for a login wall where content was expected (and a
+        login is possible), an error for a refusal or an error status."""
+        text, charset = decode_body(response)
         hops = tuple(hop.headers.get("location", "") for hop in response.history)
         page = Page(
             str(response.url),
@@ -483,15 +471,13 @@ class ForumHttp:
             raise RefusedPage(N_("{url}: the forum says this account may not see this page"), page, url=url)
         return _check_status(url, page)
 
-    def get_each(self, urls: Iterable[str], *, ahead: Ahead | None = None) -> Iterator[Callable[[], Page]]:
+    def get_each(self, urls: Iterable[str]) -> Iterator[Callable[[], Page]]:
         """GET pages `concurrency` at a time; for each URL in order, a call that returns its page (or
         raises its error), made in the caller's thread.
 
-        The workers only move bytes (rate limit, retries, the exchange): the login-wall check and the
-        parse that follows run in the consuming thread, so that a fetch never waits for the GIL behind
-        another thread's parse, and the parse of one page overlaps the fetch of the next. With `ahead`,
-        one more thread decodes the next `PARSE_AHEAD` answers and hands each to `ahead` (the reader parses
-        the page there: libxml2 holds no GIL while it parses), while the consumer works on the page before."""
+        The workers only move bytes (rate limit, retries, the exchange): decoding, the login-wall check
+        and the parse that follows run in the consuming thread, so that a fetch never waits for the
+        GIL behind another thread's parse, and the parse of one page overlaps the fetch of the next."""
         urls = list(urls)
         self._ensure_login()
         generation = self._login_generation
@@ -500,45 +486,23 @@ class ForumHttp:
             return
         # A window of requests ahead of the consumer, not all at once: the answers wait in memory only
         # until their turn, and a page consumed releases its bytes (a 35,000-post day is 1,400 pages).
-        pending: deque[_Pending] = deque()
-        later = iter(urls)
+        pending: deque[tuple[str, Future[httpx.Response]]] = deque()
+        ahead = iter(urls)
         try:
-            for url in itertools.islice(later, READ_AHEAD * self.settings.concurrency):
-                pending.append(self._fetching(url))
+            for url in itertools.islice(ahead, READ_AHEAD * self.settings.concurrency):
+                pending.append((url, self._executor().submit(self._send, "GET", url, None, None, True)))
             while pending:
-                if ahead is not None:
-                    self._prepare_front(pending, ahead)
-                url, future, prepared = pending.popleft()
-                for more in itertools.islice(later, 1):
-                    pending.append(self._fetching(more))
-                yield partial(self._received, url, future, generation, prepared)
-                del future, prepared  # the answer goes with the page that was made of it
+                url, future = pending.popleft()
+                for more in itertools.islice(ahead, 1):
+                    pending.append((more, self._executor().submit(self._send, "GET", more, None, None, True)))
+                yield partial(self._received, url, future, generation)
+                del future  # the answer goes with the page that was made of it
         finally:
-            for _, fetch, preparing in pending:
-                fetch.cancel()
-                if preparing is not None:
-                    preparing.cancel()
+            for _, future in pending:
+                future.cancel()
 
-    def _fetching(self, url: str) -> _Pending:
-        return url, self._executor().submit(self._send, "GET", url, None, None, True), None
-
-    def _prepare_front(self, pending: deque[_Pending], ahead: Ahead) -> None:
-        """Have the parsing thread prepare the next page and the `PARSE_AHEAD` after it, in order."""
-        for index in range(min(PARSE_AHEAD + 1, len(pending))):
-            url, fetch, preparing = pending[index]
-            if preparing is None:
-                pending[index] = (url, fetch, self._parsing().submit(_prepare, fetch, ahead))
-
-    def _received(
-        self, url: str, future: Future[httpx.Response], generation: int, prepared: Future[_Prepared | None] | None
-    ) -> Page:
-        ready = prepared.result() if prepared is not None else None
-        if ready is not None:
-            text, charset, hand_over = ready
-            hand_over()
-            page = self._accept(url, future.result(), content=True, decoded=(text, charset))
-        else:
-            page = self._accept(url, future.result(), content=True)
+    def _received(self, url: str, future: Future[httpx.Response], generation: int) -> Page:
+        page = self._accept(url, future.result(), content=True)
         if page is None:  # the session ended while the pages were on their way: log in again, ask again
             self._relogin(generation)
             page = self._accept(url, self._send("GET", url, None, None, True), content=True)
@@ -680,32 +644,12 @@ class ForumHttp:
                 self._pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="forum-fetch")
             return self._pool
 
-    def _parsing(self) -> ThreadPoolExecutor:
-        with self._pool_lock:
-            if self._parser is None:
-                self._parser = ThreadPoolExecutor(1, thread_name_prefix="forum-parse")
-            return self._parser
-
     def close(self) -> None:
         with self._pool_lock:
             if self._pool is not None:
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
-            if self._parser is not None:
-                self._parser.shutdown(wait=True, cancel_futures=True)
-                self._parser = None
         self._client.close()
-
-
-def _prepare(fetch: Future[httpx.Response], ahead: Ahead) -> _Prepared | None:
-    """In the parsing thread: the answer decoded and handed to `ahead`, once it has come; None when it did
-    not come or `ahead` failed (the consumer meets the error itself)."""
-    try:
-        response = fetch.result()
-        text, charset = decode_body(response)
-        return text, charset, ahead(text)
-    except (Exception, CancelledError):
-        return None
 
 
 def normalise_base_url(base_url: str) -> str:

@@ -1,19 +1,15 @@
-"""`ForumHttp.get_each`: the workers only move bytes; checks and parses run in the consuming thread (a tree
-made ahead in the parsing thread is handed over to it), a session lost meanwhile is logged in again once, and
-the answers never run far ahead of the consumer."""
+"""`ForumHttp.get_each`: the workers only move bytes; checks and parses run in the consuming thread, a
+session lost meanwhile is logged in again once, and the answers never run far ahead of the consumer."""
 
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 
 import httpx
 import respx
 
 from fakeboard.clock import FakeClock
-from forumbot.errors import ParseError
-from forumbot.forum.http import PARSE_AHEAD, READ_AHEAD, ForumHttp, HttpSettings
+from forumbot.forum.http import READ_AHEAD, ForumHttp, HttpSettings
 
 BASE = "http://board.test/forum/"
 
@@ -98,68 +94,4 @@ def test_the_answers_never_run_more_than_a_window_ahead_of_the_consumer(clock: F
         with lock:
             assert served <= window + consumed + 1
     assert served == 100
-    http.close()
-
-
-@respx.mock
-def test_pages_are_prepared_ahead_in_the_parsing_thread_and_handed_over_in_the_consuming_one(clock: FakeClock) -> None:
-    respx.get(url__startswith=BASE).mock(side_effect=lambda request: httpx.Response(200, text=request.url.path))
-    prepared_in: set[str] = set()
-    handed: list[tuple[str, str]] = []
-
-    def ahead(html: str) -> Callable[[], None]:
-        prepared_in.add(threading.current_thread().name)
-        return lambda: handed.append((html, threading.current_thread().name))
-
-    rules = RecordingRules()
-    http = make_http(clock, rules)
-    pages = [fetched() for fetched in http.get_each([f"{BASE}p{n}" for n in range(20)], ahead=ahead)]
-    assert [page.text for page in pages] == [f"/forum/p{n}" for n in range(20)]
-    assert prepared_in and all(name.startswith("forum-parse") for name in prepared_in)
-    me = threading.current_thread().name
-    assert [name for _, name in handed] == [me] * 20 and rules.threads == {me}
-    assert all(text is page.text for (text, _), page in zip(handed, pages, strict=True))  # the very text checked
-    http.close()
-
-
-@respx.mock
-def test_a_page_that_fails_ahead_is_read_by_the_consumer(clock: FakeClock) -> None:
-    respx.get(url__startswith=BASE).mock(side_effect=lambda request: httpx.Response(200, text=request.url.path))
-
-    def ahead(html: str) -> Callable[[], None]:
-        if html.endswith("p3"):
-            raise ParseError("not a page")
-        return lambda: None
-
-    http = make_http(clock, RecordingRules())
-    texts = [fetched().text for fetched in http.get_each([f"{BASE}p{n}" for n in range(8)], ahead=ahead)]
-    assert texts == [f"/forum/p{n}" for n in range(8)]
-    http.close()
-
-
-@respx.mock
-def test_no_more_than_parse_ahead_pages_wait_prepared_for_the_consumer(clock: FakeClock) -> None:
-    respx.get(url__startswith=BASE).mock(side_effect=lambda request: httpx.Response(200, text=request.url.path))
-    waiting = 0
-    lock = threading.Lock()
-
-    def ahead(html: str) -> Callable[[], None]:
-        nonlocal waiting
-        with lock:
-            waiting += 1
-
-        def hand_over() -> None:
-            nonlocal waiting
-            with lock:
-                waiting -= 1
-
-        return hand_over
-
-    http = make_http(clock, RecordingRules())
-    for fetched in http.get_each([f"{BASE}p{n}" for n in range(60)], ahead=ahead):
-        time.sleep(0.002)  # a slow consumer: the parsing thread would run on if nothing held it
-        with lock:
-            assert waiting <= PARSE_AHEAD + 1
-        fetched()
-    assert waiting == 0
     http.close()
