@@ -432,7 +432,8 @@ def day_figures(
     figures = [
         Figure(f"{posts:,}-post day ({pages} pages): full tally, best of {len(fulls)} ({load()})",
                min(r["tally_s"] for r in fulls), "s", "", None, 2),
-        Figure(f"  its read: {wall:.2f} s, CPU {cpu:.2f} s; bare httpx GETs of the same pages {floor:.2f} s; "
+        Figure(f"  its read: {wall:.2f} s, CPU {cpu:.2f} s ({cpu / pages * 1000:.1f} ms a page); bare httpx GETs "
+               f"of the same pages {floor:.2f} s; "
                f"ceil({pages}/{settings.concurrency}) x {LATENCY * 1000:.0f} ms = {bound:.2f} s",
                wall / floor, "x GETs", "<= 1.1", wall / floor <= 1.1, 2),
         Figure("  peak memory of the tally process", peak, "MB", "< 150", peak < 150, 0, True),

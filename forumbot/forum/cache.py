@@ -132,16 +132,17 @@ class PageCache:
         *,
         fetched_at: datetime | None = None,
         extract: PageExtract | None = None,
+        prints: Fingerprints | None = None,
     ) -> list[tuple[str, str]]:
         """Pages of one topic in one write (one commit, one wait for the disk, however many pages), and
         their extracts (`extract`) in another; (digest, extract) of each page, in page order (none without
-        `extract`)."""
+        `extract`). `prints`: the fingerprints made of these posts already (the read compared them)."""
         pages = list(pages)
         stamp = (fetched_at or datetime.now(UTC)).isoformat()
         rows = []
         for page in pages:
             text = page.model_dump_json()
-            rows.append((page.page, stamp, *_page_state(page), text, _digest(text)))
+            rows.append((page.page, stamp, *_page_state(page, prints), text, _digest(text)))
         if not rows:
             return []
         self._rows.put_pages(forum, str(topic), rows)
@@ -416,9 +417,10 @@ def _fetch_fresh(
     keep_pages = extract is None or on_page is not None
     fresh = _Fresh(first.page, [], [], [])
     batch: list[TopicPage] = []
+    prints: Fingerprints = {}  # of the batch's posts: compared with the cache's, then written beside them
     # Pages are stored as they come in, a batch at a time, while the later ones are still being fetched.
     for page in itertools.chain([first], pages):
-        page = _carry_edits(page, before.changed_posts(page))
+        page = _carry_edits(page, before.changed_posts(page, prints))
         _share_fields_sets(page)
         batch.append(page)
         fresh.problems += page.problems
@@ -426,12 +428,12 @@ def _fetch_fresh(
             fresh.pages.append(page)
         if len(batch) == PAGES_PER_WRITE:
             before.before_writing(batch)
-            fresh.made += cache.put_many(forum, key, batch, extract=extract)
-            batch = []
+            fresh.made += cache.put_many(forum, key, batch, extract=extract, prints=prints)
+            batch, prints = [], {}
         if on_page is not None:
             on_page(page)
     before.before_writing(batch)
-    fresh.made += cache.put_many(forum, key, batch, extract=extract)
+    fresh.made += cache.put_many(forum, key, batch, extract=extract, prints=prints)
     cache.drop_after(forum, key, page.page)
     return before, fresh
 
@@ -506,13 +508,14 @@ class _Before:
         for number in numbers:
             self._decoded.pop(number, None)
 
-    def changed_posts(self, page: TopicPage) -> dict[int, Post]:
-        """The cached copies of the page's posts whose fingerprint is not the one cached."""
+    def changed_posts(self, page: TopicPage, prints: Fingerprints | None = None) -> dict[int, Post]:
+        """The cached copies of the page's posts whose fingerprint is not the one cached (`prints` keeps
+        the fingerprints made, for the write that follows)."""
         self._seen.update(post.post_id for post in page.posts)
         stale = {
             post.post_id: self._where[post.post_id][0]
             for post in page.posts
-            if post.post_id in self._where and self._where[post.post_id][1] != fingerprint(post)
+            if post.post_id in self._where and self._where[post.post_id][1] != _fingerprint(post, prints)
         }
         moved = {post_id: self._moved[post_id] for post_id in stale if post_id in self._moved}
         pages = {number for post_id, number in stale.items() if post_id not in moved}
@@ -536,6 +539,22 @@ def fingerprint(post: Post) -> str:
     """What changes when a post is edited: its body, and the notice if the forum prints one."""
     notice = (post.edited, post.edited_by, post.edited_at, post.edit_count, post.edit_reason)
     return hashlib.sha256(json.dumps([comparable(post.content_html), *notice]).encode()).hexdigest()[:32]
+
+
+# Fingerprints made during a read, by the post they were made of (`id` of the very object, kept alive
+# beside it): a post that a carried edit replaced is another object, with a fingerprint of its own.
+Fingerprints = dict[int, tuple[Post, str]]
+
+
+def _fingerprint(post: Post, made: Fingerprints | None) -> str:
+    """The post's fingerprint, made once for the comparison and the write of a read."""
+    if made is None:
+        return fingerprint(post)
+    known = made.get(id(post))
+    if known is not None and known[0] is post:
+        return known[1]
+    made[id(post)] = (post, print_ := fingerprint(post))
+    return print_
 
 
 def _carry_edits(page: TopicPage, old_posts: dict[int, Post]) -> TopicPage:
@@ -580,10 +599,10 @@ def _digest(page_json: str) -> str:
     return hashlib.blake2b(page_json.encode(), digest_size=16).hexdigest()
 
 
-def _page_state(page: TopicPage) -> tuple[str, str]:
+def _page_state(page: TopicPage, prints: Fingerprints | None = None) -> tuple[str, str]:
     """The page's post ids and each post's fingerprint, as the cache's row keeps them."""
     post_ids = json.dumps([post.post_id for post in page.posts])
-    edit_state = json.dumps({str(post.post_id): fingerprint(post) for post in page.posts})
+    edit_state = json.dumps({str(post.post_id): _fingerprint(post, prints) for post in page.posts})
     return post_ids, edit_state
 
 

@@ -667,7 +667,7 @@ def normalise_base_url(base_url: str) -> str:
 
 def _not_empty(url: str, page: Page) -> Page:
     """A page asked for its content that came empty: said with its address, not as a bare "empty page"."""
-    if not page.text.strip():
+    if not page.text or page.text.isspace():  # not `strip()`: a copy of the whole page, twice a page
         raise EmptyPage(N_("{url}: the forum sent an empty page"), url=url)
     return page
 

@@ -151,6 +151,28 @@ def test_a_full_read_of_an_unchanged_topic_decodes_no_cached_page(
     assert decoded == [2]
 
 
+def test_a_read_makes_each_fingerprint_once_and_writes_those_of_the_posts_it_keeps(
+    cache: PageCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = SyntheticTopic([make_post(n) for n in range(1, 27)])
+    read_topic(client, cache, 2)
+    client.posts[14] = make_post(15, "changed vote")  # an edit without a notice: the read marks it
+    made: list[int] = []
+    real = cache_module.fingerprint
+
+    def counting(post: Post) -> str:
+        made.append(post.post_id)
+        return real(post)
+
+    monkeypatch.setattr(cache_module, "fingerprint", counting)
+    posts = read_topic(client, cache, 2).posts
+    assert posts[14].edited
+    # each post compared once, and that fingerprint written; the marked copy of post 15 is another post
+    assert sorted(made) == sorted([*range(1, 27), 15])
+    kept = {n: f for entry in cache.pages("http://forum.test/", 2) for n, f in entry.edit_state.items()}
+    assert kept == {post.post_id: real(post) for post in posts}
+
+
 def test_a_read_writes_its_pages_a_batch_at_a_time(cache: PageCache, monkeypatch: pytest.MonkeyPatch) -> None:
     from forumbot.forum.cache import PAGES_PER_WRITE
 

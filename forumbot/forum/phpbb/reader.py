@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, tzinfo
 
 from forumbot.errors import N_, ConfigError, ForumError, LoginFailed, ParseError
-from forumbot.forum.client import HttpForumClient, login_error, offset_text, zone_named
+from forumbot.forum.client import HttpForumClient, login_error, may_hold, offset_text, zone_named
 from forumbot.forum.dialect import PageKind, UrlTable
 from forumbot.forum.http import ForumHttp, Page
 from forumbot.forum.markup import BodyReader, browser_fields, find_form, submit_buttons
@@ -30,11 +30,14 @@ class PhpbbClient(HttpForumClient):
         topic_params=("t",),
     )
 
+    # Asked of every page: the page's id table tells at once whether it holds the element each check reads.
     def is_login_wall(self, html: str) -> bool:
-        return pages.is_login_wall(self._tree(html))
+        root = self._tree(html)
+        return may_hold(root, "form", "login") and pages.is_login_wall(root)
 
     def is_no_permission(self, html: str) -> bool:
-        return pages.is_no_permission(self._tree(html))
+        root = self._tree(html)
+        return may_hold(root, "div", "message") and pages.is_no_permission(root)
 
     def _unproven(self, page: Page, kind: PageKind) -> str | None:
         return pages.unproven(self._tree(page.text), kind, source=page.text, url=page.url)
