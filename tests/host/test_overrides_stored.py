@@ -224,7 +224,7 @@ def decided_day(posts: list[Post], *decisions: OverrideRow) -> tuple[list[Vote],
 
 
 def test_a_post_the_host_ignores_is_void_and_the_voter_s_earlier_vote_stands() -> None:
-    """FORUM.md: a void vote is ignored as if never posted; the voter's last valid vote of the day stands."""
+    """A void vote is ignored as if never posted: the voter's last valid vote of the day stands."""
     decision = OverrideRow(kind="ignore_post", subject="2", reason="голос после предупреждения", by="mod")
     votes, audit = decided_day([thread_post(1, "Анна", 10, "Борис"), thread_post(2, "Анна", 20, "Вера")], decision)
     assert [(v.voter, v.targets, v.post_id) for v in votes] == [("Анна", ("Борис",), 1)]
