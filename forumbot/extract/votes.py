@@ -410,14 +410,25 @@ class _FragmentCache:
         self.size = size
         self._entries: OrderedDict[bytes, tuple[Fragment, ...]] = OrderedDict()
         self._lock = threading.Lock()
+        # The bodies read from a page's tree lately, by their text: the extraction that follows the parse
+        # asks for the very strings the parser made (`Post.content_html`), whose hash Python keeps, and
+        # finds them here without a second markup test and digest. Bounded: a few pages of bodies.
+        self._just_read: dict[str, tuple[Fragment, ...]] = {}
 
     def get(self, html: str) -> tuple[Fragment, ...]:
+        found = self._just_read.get(html)
+        if found is not None:
+            return found
         return self._read(html, lambda: _body_tree(html))
 
     def remember(self, html: str, element: etree._Element) -> None:
         """Read the body `html` from `element`, the tree it was serialised from (the same fragments as a
         parse of the HTML gives: `tests/extract` compares them on every captured page)."""
-        self._read(html, lambda: element)
+        found = self._read(html, lambda: element)
+        just_read = self._just_read
+        if len(just_read) >= _JUST_READ:
+            just_read.clear()
+        just_read[html] = found
 
     def _read(self, html: str, tree: Callable[[], etree._Element | str]) -> tuple[Fragment, ...]:
         if not _may_be_marked(html):  # nothing in it can be red or bold: no walk, no entry to keep
@@ -438,8 +449,10 @@ class _FragmentCache:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._just_read.clear()
 
 
+_JUST_READ = 256  # bodies: ten pages of 25
 _FRAGMENT_CACHE = _FragmentCache(131_072)
 # Markup that can make text red or bold (`_enter`: a bold tag, a colour, a weight; `&#` in case an
 # attribute spells one with character references): a body with none of it has no fragment.

@@ -266,6 +266,9 @@ def text_of(el: Element | None) -> str:
     """The element's text with whitespace collapsed (comments are skipped)."""
     if el is None:
         return ""
+    if not len(el) and isinstance(el.tag, str):  # an element without children: its own text, as itertext gives it
+        text = el.text
+        return " ".join(text.split()) if text else ""
     return " ".join("".join(el.itertext()).split())
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from typing import TypeAlias
 
 from forumbot.errors import N_, ParseError
 from forumbot.forum.dates import MONTHS, page_clock, parse_forum_date, parse_forum_interval
@@ -203,10 +204,12 @@ def _posts_and_pagers(root: Element) -> tuple[list[Element], list[Element]]:
         cls = div.get("class")
         if not cls:
             continue
-        is_post, is_pager, _ = _page_part_classes(cls)
-        if is_post and _POST_ID.fullmatch(div.get("id") or ""):
+        bits = _PAGE_CLASSES.get(cls)
+        if bits is None:
+            bits = _page_part_classes(cls)
+        if bits & _POST and _POST_ID.fullmatch(div.get("id") or ""):
             posts.append(div)
-        elif is_pager:
+        elif bits & _PAGER:
             pagers.append(div)
     return posts, pagers
 
@@ -359,32 +362,51 @@ def _page_parts(
     posts: list[Element] = []
     pager = heading = None
     locked = False
+    known = _PAGE_CLASSES
     for el in root.iter("div", "h2", "a") if may_be_locked else root.iter("div", "h2"):
+        cls = el.get("class")
         tag = el.tag
         if tag == "a":
             locked = locked or _locked_button(el)
             continue
-        cls = el.get("class")
         if not cls:
             continue
-        is_post, is_pager, is_heading = _page_part_classes(cls)
+        # a page's few hundred divs repeat a few dozen class attributes: most name nothing looked for
+        bits = known.get(cls)
+        if bits is None:
+            bits = _page_part_classes(cls)
+        if not bits:
+            continue
         if tag == "h2":
-            if heading is None and is_heading:
+            if heading is None and bits & _HEADING:
                 heading = el
-        elif is_post:
+        elif bits & _POST:
             if _POST_ID.fullmatch(el.get("id") or ""):
                 posts.append(el)
-        elif pager is None and is_pager:
+        elif pager is None and bits & _PAGER:
             pager = el
     return posts, pager, heading, locked
 
 
-@functools.lru_cache(maxsize=1024)
-def _page_part_classes(classes: str) -> tuple[bool, bool, bool]:
-    """Whether a class attribute holds "post", "pagination", "topic-title": a page repeats a few class
-    attributes hundreds of times, each is split once."""
+_POST, _PAGER, _HEADING = 1, 2, 4
+_PAGE_CLASSES: dict[str, int] = {}  # class attribute -> what `_page_part_classes` says of it
+_KNOWN_CLASSES = 4096  # distinct class attributes kept: a board's pages use a few hundred
+
+
+def _page_part_classes(classes: str) -> int:
+    """Whether a class attribute holds "post", "pagination", "topic-title" (`_POST`, `_PAGER`, `_HEADING`):
+    a page repeats a few class attributes hundreds of times, each is split once (a dict, not an LRU: the
+    call would cost more than the split it saves)."""
     names = classes.split()
-    return "post" in names, "pagination" in names, "topic-title" in names
+    bits = (
+        (_POST if "post" in names else 0)
+        | (_PAGER if "pagination" in names else 0)
+        | (_HEADING if "topic-title" in names else 0)
+    )
+    if len(_PAGE_CLASSES) >= _KNOWN_CLASSES:
+        _PAGE_CLASSES.clear()
+    _PAGE_CLASSES[classes] = bits
+    return bits
 
 
 def _canonical(root: Element) -> str | None:
@@ -435,11 +457,17 @@ def _post_parts(div: Element) -> tuple[dict[str, Element], Visibility]:
     parts: dict[str, Element] = {}
     deleted = has_class(div, "deleted")
     unapproved = False
+    known = _POST_CLASSES
     for el in div.iter("p", "div", "dl", "form"):
         cls = el.get("class")
         if not cls:
             continue
-        approve_form, deleted_notice, unapproved_notice, names = _post_part_classes(cls)
+        said = known.get(cls)
+        if said is None:
+            said = _post_part_classes(cls)
+        if not said:  # most of a post's class attributes: nothing looked for
+            continue
+        approve_form, deleted_notice, unapproved_notice, names = said
         if el.tag == "form":
             unapproved = unapproved or approve_form
             continue
@@ -452,17 +480,26 @@ def _post_parts(div: Element) -> tuple[dict[str, Element], Visibility]:
     return parts, "deleted" if deleted else "unapproved" if unapproved else "public"
 
 
-@functools.lru_cache(maxsize=1024)
-def _post_part_classes(classes: str) -> tuple[bool, bool, bool, tuple[str, ...]]:
+_PostClasses: TypeAlias = tuple[bool, bool, bool, tuple[str, ...]]
+_POST_CLASSES: dict[str, _PostClasses | tuple[()]] = {}  # class attribute -> `_post_part_classes` of it
+
+
+def _post_part_classes(classes: str) -> _PostClasses | tuple[()]:
     """What a class attribute inside a post says (each distinct one split once: every post repeats them):
     a moderation form (`mcp_approve`), a soft-delete or an approval notice (`p.post-notice`), and the
-    parts `_post_parts` keeps that it names, in order (not the soft-delete notice's `notice`)."""
+    parts `_post_parts` keeps that it names, in order (not the soft-delete notice's `notice`); `()` when it
+    says none of these."""
     names = classes.split()
     notice = "post-notice" in names
     parts = tuple(
         name for name in names if name in _PART_CLASSES and not (name == "notice" and _DELETED_NOTICE in names)
     )
-    return "mcp_approve" in names, notice and "deleted" in names, notice and "unapproved" in names, parts
+    said = "mcp_approve" in names, notice and "deleted" in names, notice and "unapproved" in names, parts
+    found: _PostClasses | tuple[()] = said if any(said) else ()
+    if len(_POST_CLASSES) >= _KNOWN_CLASSES:
+        _POST_CLASSES.clear()
+    _POST_CLASSES[classes] = found
+    return found
 
 
 def _post(
@@ -479,7 +516,7 @@ def _post(
     author_p, content = parts.get("author"), parts.get("content")
     if author_p is None or content is None:
         raise ParseError(N_("post {post_id}: no author line (p.author) or no body (div.content)"), post_id=post_id)
-    user = _username(author_p)
+    user, stamp = _username_and_stamp(author_p)
     if user is None:
         user = _username(parts.get("postprofile"))
     edit = _edit_notice(parts.get("notice"))
@@ -489,7 +526,7 @@ def _post(
         topic_id=topic_id,
         author=text_of(user) if user is not None else "",
         author_id=query_int(user.get("href"), "u") if user is not None else None,
-        time=_post_time(author_p, post_id, tz, now),
+        time=_post_time(author_p, stamp, post_id, tz, now),
         content_html=body,
         permalink=f"{viewtopic}?p={post_id}#p{post_id}",
         page=page,
@@ -513,15 +550,38 @@ def _username(box: Element | None) -> Element | None:
     return None
 
 
+def _username_and_stamp(author_p: Element) -> tuple[Element | None, Element | None]:
+    """`_username` of the author line and its first `<time>`, in one pass over the line."""
+    user = profile = stamp = None
+    for el in author_p.iter("a", "span", "time"):
+        tag = el.tag
+        if tag == "time":
+            if stamp is None:
+                stamp = el
+                if user is not None:
+                    break
+            continue
+        if user is None:
+            cls = el.get("class")
+            if cls and _is_username_class(cls):
+                user = el
+                if stamp is not None:
+                    break
+            elif profile is None and tag == "a" and "mode=viewprofile" in (el.get("href") or ""):
+                profile = el
+    return (user if user is not None else profile), stamp
+
+
 @functools.lru_cache(maxsize=1024)
 def _is_username_class(classes: str) -> bool:
     return any(name in classes.split() for name in _USERNAME_CLASSES)
 
 
-def _post_time(author_p: Element, post_id: int, tz: tzinfo, now: datetime | None) -> datetime:
-    stamp = next(author_p.iter("time"), None)
-    if stamp is not None and stamp.get("datetime"):
-        return datetime.fromisoformat(stamp.get("datetime"))
+def _post_time(author_p: Element, stamp: Element | None, post_id: int, tz: tzinfo, now: datetime | None) -> datetime:
+    """The post's time: its `<time datetime>` (`stamp`, the author line's first), else the line's text."""
+    moment = stamp.get("datetime") if stamp is not None else None
+    if moment:
+        return datetime.fromisoformat(moment)
     text = text_of(author_p).rpartition("»")[2]
     span = parse_forum_interval(text, tz, now)
     if span is None:
