@@ -511,10 +511,117 @@ def _fragments(content: etree._Element | str) -> list[Fragment]:
     root = _as_element(content)
     if root is None:
         return []
+    return _runs_of(root)
+
+
+def _reference_fragments(root: etree._Element) -> list[Fragment]:
+    """`_runs_of` as the two layers it folds together read it: `_walk` handing its text to `_Runs` (the tests
+    compare both ways)."""
     runs = _Runs()
     _walk(root, runs.text, runs.close)
     runs.close()
     return runs.fragments
+
+
+_TAG_KINDS: dict[object, int] = {}  # an element's tag (a comment's is a function) -> `_tag_kind` of it
+_CHANGES_CONTEXT = _QUOTE | _DETAILS | _BOLD | _FONT
+
+
+def _kind_of(tag: object) -> int:
+    """`_tag_kind` of a tag, `_SKIP` for a comment, an instruction or an entity (their tag is no name)."""
+    kind = _tag_kind(tag) if isinstance(tag, str) else _SKIP
+    if len(_TAG_KINDS) >= 4096:  # names are the page's own: any tag name parses
+        _TAG_KINDS.clear()
+    _TAG_KINDS[tag] = kind
+    return kind
+
+
+def _runs_of(root: etree._Element) -> list[Fragment]:
+    """The fragments of a body: `_walk` with `_Runs` folded into one loop (the same events in the same order,
+    the same runs), without a call per event. An element with no class, style or meaning of its own (a
+    `br`, most `span`s) keeps its parent's context without `_enter`."""
+    fragments: list[Fragment] = []
+    opened = _enter(root, _ROOT)
+    if opened is None:
+        return fragments
+    run: _Ctx | None = None  # the context of the run being collected
+    parts: list[str] = []
+    space = False  # red or bold whitespace since the run's last text: one space if the run goes on
+
+    def close() -> None:
+        nonlocal run, parts, space
+        c = run
+        if c is None:
+            return
+        text = _HTML_SPACE.sub(" ", "".join(parts)).strip(" ")
+        if text:
+            fragments.append(Fragment(text, c.red, c.bold, c.color, c.quoted, c.spoiler))
+        run, parts, space = None, [], False
+
+    def text(t: str, ctx: _Ctx) -> None:
+        nonlocal run, parts, space
+        if not t.strip(_HTML_SPACE_CHARS):
+            if run is not None:
+                if (ctx.red or ctx.bold) and ctx.quoted == run.quoted and ctx.spoiler == run.spoiler:
+                    space = True
+                else:
+                    close()
+            return
+        if run is not None and ctx == run:
+            if space:
+                parts.append(" ")
+            parts.append(t)
+        else:
+            close()
+            if ctx.red or ctx.bold:
+                run, parts = ctx, [t]
+        space = False
+
+    kinds = _TAG_KINDS
+    levels: list[tuple[Iterator[etree._Element], _Ctx, int, etree._Element]] = []
+    element: etree._Element | None = root
+    breaks = _tag_kind(root.tag) & _BREAK  # a str: `_enter` refuses comments and instructions
+    while element is not None:
+        if breaks and run is not None:
+            close()
+        if element.text:
+            text(element.text, opened)
+        levels.append((iter(element), opened, breaks, element))
+        element = None
+        while levels and element is None:
+            children, ctx, owner_breaks, owner = levels[-1]
+            for child in children:
+                tag = child.tag
+                kind = kinds.get(tag)
+                if kind is None:
+                    kind = _kind_of(tag)
+                if kind & _SKIP:
+                    inner = None
+                elif kind & _CHANGES_CONTEXT or child.get("class") is not None or child.get("style") is not None:
+                    inner = _enter(child, ctx)
+                else:
+                    inner = ctx
+                if inner is not None:
+                    if len(child):
+                        element, opened, breaks = child, inner, kind & _BREAK  # opened by the outer loop
+                        break
+                    leaf_breaks = kind & _BREAK  # a leaf: open and close it here
+                    if leaf_breaks and run is not None:
+                        close()
+                    if child.text:
+                        text(child.text, inner)
+                    if leaf_breaks and run is not None:
+                        close()
+                if child.tail:
+                    text(child.tail, ctx)
+            else:
+                levels.pop()
+                if owner_breaks and run is not None:
+                    close()
+                if levels and owner.tail:  # the root's tail is not the body's
+                    text(owner.tail, levels[-1][1])
+    close()
+    return fragments
 
 
 # ---------------------------------------------------------------------------------------------------
