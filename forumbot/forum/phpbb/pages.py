@@ -301,9 +301,9 @@ def parse_topic_page(
     root = parse_html(html)
     tz = tz or UTC
     now = page_clock(page_now(root, tz), now)
-    divs, pager, heading, locked = _page_parts(root, may_be_locked=_may_show_lock(html))
+    found, pager, heading, locked = _page_parts(root, may_be_locked=_may_show_lock(html))
     damage = page_problems(root, url)
-    if not divs:
+    if not found:
         if damage:
             raise ParseError(N_("{names}; no post could be read"), names="; ".join(damage))
         raise _not_a(root, url, "topic page")
@@ -312,7 +312,7 @@ def parse_topic_page(
     topic_id = _topic_id(root, heading)
     link_base = absolute(base, "./viewtopic.php") or "./viewtopic.php"
     where = url or _titled(root) or page_label(root, url)
-    posts, problems = parse_each(divs, lambda div: _post(div, topic_id, link_base, page, tz, now, on_body), where)
+    posts, problems = parse_each(found, lambda post: _post(post, topic_id, link_base, page, tz, now, on_body), where)
     if not posts:
         raise ParseError(N_("{where}: no readable post: {names}"), where=where, names="; ".join(damage + problems))
     return TopicPage(
@@ -356,36 +356,98 @@ def _may_show_lock(html: Page) -> bool:
 
 def _page_parts(
     root: Element, *, may_be_locked: bool = True
-) -> tuple[list[Element], Element | None, Element | None, bool]:
-    """One pass over a page: the post divs (`div#pN.post`), the first `div.pagination`, the
-    `h2.topic-title`, and (when `may_be_locked`) whether a reply button shows the topic locked."""
-    posts: list[Element] = []
+) -> tuple[list[_PostParts], Element | None, Element | None, bool]:
+    """One pass over a page: the posts (`div#pN.post`) with their parts (see `_PostParts`), the first
+    `div.pagination`, the `h2.topic-title`, and (when `may_be_locked`) whether a reply button shows the
+    topic locked. A post's parts are found in the same pass, not by a search of each post's subtree: the
+    page's elements are visited once (lxml makes an object for each element a loop sees)."""
+    posts: list[_PostParts] = []
+    found: dict[Element, _PostParts] = {}  # a post's div -> its parts (the divs stay alive: the same objects)
     pager = heading = None
     locked = False
-    known = _PAGE_CLASSES
-    for el in root.iter("div", "h2", "a") if may_be_locked else root.iter("div", "h2"):
-        cls = el.get("class")
+    page_known, post_known = _PAGE_CLASSES, _POST_CLASSES
+    for el in root.iter(*_PAGE_TAGS_AND_LINKS) if may_be_locked else root.iter(*_PAGE_TAGS):
         tag = el.tag
         if tag == "a":
             locked = locked or _locked_button(el)
             continue
+        cls = el.get("class")
         if not cls:
             continue
-        # a page's few hundred divs repeat a few dozen class attributes: most name nothing looked for
-        bits = known.get(cls)
-        if bits is None:
-            bits = _page_part_classes(cls)
-        if not bits:
+        if tag == "div" or tag == "h2":
+            # a page's few hundred divs repeat a few dozen class attributes: most name nothing looked for
+            bits = page_known.get(cls)
+            if bits is None:
+                bits = _page_part_classes(cls)
+            if tag == "h2":
+                if heading is None and bits & _HEADING:
+                    heading = el
+                continue
+            if bits & _POST:
+                if _POST_ID.fullmatch(el.get("id") or ""):
+                    post = _PostParts(el, nested=bool(_posts_around(el.getparent(), found)))
+                    posts.append(post)
+                    found[el] = post
+            elif pager is None and bits & _PAGER:
+                pager = el
+        if not found:  # before the first post: no post to be a part of
             continue
-        if tag == "h2":
-            if heading is None and bits & _HEADING:
-                heading = el
-        elif bits & _POST:
-            if _POST_ID.fullmatch(el.get("id") or ""):
-                posts.append(el)
-        elif pager is None and bits & _PAGER:
-            pager = el
+        said = post_known.get(cls)
+        if said is None:
+            said = _post_part_classes(cls)
+        if said:
+            for post in _posts_around(el, found):
+                post.take(el, tag, said)
     return posts, pager, heading, locked
+
+
+_PAGE_TAGS = ("div", "h2", "p", "dl", "form")
+_PAGE_TAGS_AND_LINKS = (*_PAGE_TAGS, "a")
+
+
+def _posts_around(el: Element | None, found: dict[Element, _PostParts]) -> list[_PostParts]:
+    """The posts whose subtree holds `el` (itself included), nearest first: its ancestors that are posts. A
+    post that is no other's ends the walk up (its `nested` says whether another holds it)."""
+    around: list[_PostParts] = []
+    while el is not None:
+        post = found.get(el)
+        if post is not None:
+            around.append(post)
+            if not post.nested:
+                break
+        el = el.getparent()
+    return around
+
+
+class _PostParts:
+    """A post's div and what its subtree (the div itself included) holds: its first `p.author`,
+    `div.content`, edit `div.notice` (not the soft-delete notice), `dl.postprofile`, and who may see it."""
+
+    __slots__ = ("div", "parts", "deleted", "unapproved", "nested")
+
+    def __init__(self, div: Element, *, nested: bool) -> None:
+        self.div = div
+        self.parts: dict[str, Element] = {}
+        self.deleted = has_class(div, "deleted")
+        self.unapproved = False
+        self.nested = nested  # inside another post's div
+
+    def take(self, el: Element, tag: str, said: _PostClasses) -> None:
+        """An element of the post's subtree whose class attribute says something (`_post_part_classes`)."""
+        approve_form, deleted_notice, unapproved_notice, names = said
+        if tag == "form":
+            self.unapproved = self.unapproved or approve_form
+            return
+        self.deleted = self.deleted or deleted_notice
+        self.unapproved = self.unapproved or unapproved_notice
+        for name in names:
+            if name not in self.parts:
+                self.parts[name] = el
+
+    @property
+    def visibility(self) -> Visibility:
+        # a soft-deleted post carries the same moderation form as one waiting for approval
+        return "deleted" if self.deleted else "unapproved" if self.unapproved else "public"
 
 
 _POST, _PAGER, _HEADING = 1, 2, 4
@@ -451,35 +513,6 @@ def _pagination(box: Element | None) -> tuple[int, int, str | None]:
     return page, max(numbers, default=page), next_href
 
 
-def _post_parts(div: Element) -> tuple[dict[str, Element], Visibility]:
-    """One pass over a post: its first `p.author`, `div.content`, edit `div.notice` (not the
-    soft-delete notice), `dl.postprofile`, and who may see it."""
-    parts: dict[str, Element] = {}
-    deleted = has_class(div, "deleted")
-    unapproved = False
-    known = _POST_CLASSES
-    for el in div.iter("p", "div", "dl", "form"):
-        cls = el.get("class")
-        if not cls:
-            continue
-        said = known.get(cls)
-        if said is None:
-            said = _post_part_classes(cls)
-        if not said:  # most of a post's class attributes: nothing looked for
-            continue
-        approve_form, deleted_notice, unapproved_notice, names = said
-        if el.tag == "form":
-            unapproved = unapproved or approve_form
-            continue
-        deleted = deleted or deleted_notice
-        unapproved = unapproved or unapproved_notice
-        for name in names:
-            if name not in parts:
-                parts[name] = el
-    # a soft-deleted post carries the same moderation form as one waiting for approval
-    return parts, "deleted" if deleted else "unapproved" if unapproved else "public"
-
-
 _PostClasses: TypeAlias = tuple[bool, bool, bool, tuple[str, ...]]
 _POST_CLASSES: dict[str, _PostClasses | tuple[()]] = {}  # class attribute -> `_post_part_classes` of it
 
@@ -487,7 +520,7 @@ _POST_CLASSES: dict[str, _PostClasses | tuple[()]] = {}  # class attribute -> `_
 def _post_part_classes(classes: str) -> _PostClasses | tuple[()]:
     """What a class attribute inside a post says (each distinct one split once: every post repeats them):
     a moderation form (`mcp_approve`), a soft-delete or an approval notice (`p.post-notice`), and the
-    parts `_post_parts` keeps that it names, in order (not the soft-delete notice's `notice`); `()` when it
+    parts `_PostParts` keeps that it names, in order (not the soft-delete notice's `notice`); `()` when it
     says none of these."""
     names = classes.split()
     notice = "post-notice" in names
@@ -503,7 +536,7 @@ def _post_part_classes(classes: str) -> _PostClasses | tuple[()]:
 
 
 def _post(
-    div: Element,
+    found: _PostParts,
     topic_id: int | None,
     viewtopic: str,
     page: int,
@@ -511,8 +544,8 @@ def _post(
     now: datetime | None,
     on_body: BodyReader | None = None,
 ) -> Post:
-    post_id = int(div.get("id")[1:])
-    parts, visibility = _post_parts(div)
+    post_id = int(found.div.get("id")[1:])
+    parts, visibility = found.parts, found.visibility
     author_p, content = parts.get("author"), parts.get("content")
     if author_p is None or content is None:
         raise ParseError(N_("post {post_id}: no author line (p.author) or no body (div.content)"), post_id=post_id)
