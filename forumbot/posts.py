@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -40,6 +40,28 @@ class Post(Frozen):
     # edit by a moderator without a reason, nor by the author of the topic's last post): set by the
     # page cache, which is the only one that can know.
     changed_since_read: bool = False
+
+    @classmethod
+    def parsed(cls, **values: Any) -> Post:
+        """A post a forum parser made of values of the fields' own types (exact `int`s and `str`s, an aware
+        `datetime`, a `Visibility`), without validation: the object `Post(**values)` makes (the same fields
+        in the same order, the same given names), for a third of its cost. Post has no validator that would
+        change or refuse such values; anything else goes through `Post(...)`."""
+        post = cls.__new__(cls)
+        fields = dict(_POST_DEFAULTS)
+        fields.update(values)
+        if len(fields) != len(_POST_DEFAULTS) or not _POST_REQUIRED.issubset(values):
+            return cls(**values)  # a name that is no field, a field missing: refused as validation refuses it
+        _set(post, "__dict__", fields)
+        _set(post, "__pydantic_fields_set__", set(values))
+        _set(post, "__pydantic_extra__", None)
+        _set(post, "__pydantic_private__", None)
+        return post
+
+
+_POST_DEFAULTS = {name: field.default for name, field in Post.model_fields.items()}  # required ones: filled in
+_POST_REQUIRED = frozenset(name for name, field in Post.model_fields.items() if field.is_required())
+_set = object.__setattr__  # a frozen model's fields are set once, as pydantic sets them
 
 
 class TopicPage(Frozen):

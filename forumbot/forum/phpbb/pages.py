@@ -554,7 +554,7 @@ def _post(
         user = _username(parts.get("postprofile"))
     edit = _edit_notice(parts.get("notice"))
     body = handed_over(content, on_body)
-    return Post(
+    return Post.parsed(
         post_id=post_id,
         topic_id=topic_id,
         author=text_of(user) if user is not None else "",
