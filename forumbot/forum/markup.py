@@ -221,7 +221,10 @@ def closes_html(source: str | bytes) -> bool:
 def first_by_id(root: Element, tag: str, ident: str) -> Element | None:
     """The page's `tag#ident`, found through the parser's table of ids (a search of a big page's elements in
     Python takes a thousand times longer)."""
-    return next((el for el in root.xpath("id($ident)", ident=ident) if el.tag == tag), None)
+    return next((el for el in _BY_ID(root, ident=ident) if el.tag == tag), None)
+
+
+_BY_ID = etree.XPath("id($ident)")  # compiled once: `root.xpath` compiles its expression at every call
 
 
 def expected_count(page: int, pages: int, per_page: int | None, total: int | None) -> int | None:

@@ -497,15 +497,17 @@ def _pagination(box: Element | None) -> tuple[int, int, str | None]:
     if box is None:
         return 1, 1, None
     page, numbers, next_href = None, [], None
-    for li in box.iter("li"):
-        label = text_of(li)
+    for el in box.iter("li", "a"):  # one pass for both
+        if el.tag == "a":
+            if el.get("rel") == "next":
+                next_href = el.get("href")
+            continue
+        # `text_of`'s label, without collapsing the spaces inside it: a label with any is no number either way
+        label = "".join(el.itertext()).strip()
         if label.isdigit():
             numbers.append(int(label))
-            if has_class(li, "active"):
+            if has_class(el, "active"):
                 page = int(label)
-    for a in box.iter("a"):
-        if a.get("rel") == "next":
-            next_href = a.get("href")
     if page is None:
         strong = [int(s.text) for s in box.iter("strong") if (s.text or "").strip().isdigit()]
         page = strong[0] if strong else 1
