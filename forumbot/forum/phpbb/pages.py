@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import TypeAlias
 
@@ -55,7 +56,6 @@ from forumbot.forum.markup import (
     iter_class,
     page_label,
     page_problems,
-    parse_each,
     parse_html,
     query_int,
     serialize,
@@ -300,7 +300,9 @@ def parse_topic_page(
     body with its element (see `BodyReader`)."""
     root = parse_html(html)
     tz = tz or UTC
-    now = page_clock(page_now(root, tz), now)
+    told = now
+    # Only a post without a `<time datetime>` (phpBB 3.0) reads the board's clock: it is looked for then, once.
+    clock = functools.cache(lambda: page_clock(page_now(root, tz), told))
     found, pager, heading, locked = _page_parts(root, may_be_locked=_may_show_lock(html))
     damage = page_problems(root, url)
     if not found:
@@ -311,20 +313,26 @@ def parse_topic_page(
     page, page_count, next_href = _pagination(pager)
     topic_id = _topic_id(root, heading)
     link_base = absolute(base, "./viewtopic.php") or "./viewtopic.php"
-    where = url or _titled(root) or page_label(root, url)
-    posts, problems = parse_each(found, lambda post: _post(post, topic_id, link_base, page, tz, now, on_body), where)
+    where = functools.cache(lambda: url or _titled(root) or page_label(root, url))  # named when a post fails
+    posts: list[Post] = []
+    problems: list[str] = []
+    for post in found:  # as `parse_each` reads them, the page named only for a problem
+        try:
+            posts.append(_post(post, topic_id, link_base, page, tz, clock, on_body))
+        except ParseError as exc:
+            problems.append(f"{where()}: {exc}")
     if not posts:
-        raise ParseError(N_("{where}: no readable post: {names}"), where=where, names="; ".join(damage + problems))
+        raise ParseError(N_("{where}: no readable post: {names}"), where=where(), names="; ".join([*damage, *problems]))
     return TopicPage(
         dialect=NAME,
         topic_id=topic_id,
         title=text_of(heading) if heading is not None else collapse(root.findtext(".//title")),
         page=page,
         page_count=max(page_count, page),
-        posts=posts,
+        posts=tuple(posts),
         next_url=absolute(base, next_href),
         url=url,
-        problems=damage + problems,
+        problems=(*damage, *problems),
         locked=locked,
     )
 
@@ -543,7 +551,7 @@ def _post(
     viewtopic: str,
     page: int,
     tz: tzinfo,
-    now: datetime | None,
+    clock: Callable[[], datetime | None],
     on_body: BodyReader | None = None,
 ) -> Post:
     post_id = int(found.div.get("id")[1:])
@@ -561,7 +569,7 @@ def _post(
         topic_id=topic_id,
         author=text_of(user) if user is not None else "",
         author_id=query_int(user.get("href"), "u") if user is not None else None,
-        time=_post_time(author_p, stamp, post_id, tz, now),
+        time=_post_time(author_p, stamp, post_id, tz, clock),
         content_html=body,
         permalink=f"{viewtopic}?p={post_id}#p{post_id}",
         page=page,
@@ -612,13 +620,16 @@ def _is_username_class(classes: str) -> bool:
     return any(name in classes.split() for name in _USERNAME_CLASSES)
 
 
-def _post_time(author_p: Element, stamp: Element | None, post_id: int, tz: tzinfo, now: datetime | None) -> datetime:
-    """The post's time: its `<time datetime>` (`stamp`, the author line's first), else the line's text."""
+def _post_time(
+    author_p: Element, stamp: Element | None, post_id: int, tz: tzinfo, clock: Callable[[], datetime | None]
+) -> datetime:
+    """The post's time: its `<time datetime>` (`stamp`, the author line's first), else the line's text read
+    against the board's clock."""
     moment = stamp.get("datetime") if stamp is not None else None
     if moment:
         return datetime.fromisoformat(moment)
     text = text_of(author_p).rpartition("»")[2]
-    span = parse_forum_interval(text, tz, now)
+    span = parse_forum_interval(text, tz, clock())
     if span is None:
         raise ParseError(N_("post {post_id}: no post time (no <time>, text {text!r})"), post_id=post_id, text=text)
     return span[0]
