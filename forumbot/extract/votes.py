@@ -229,7 +229,12 @@ def _enter(el: etree._Element, ctx: _Ctx) -> _Ctx | None:
     kind = _tag_kind(tag)
     if kind & _SKIP:
         return None
-    classes = el.get("class")
+    return _context(kind, el.get("class"), el.get("color") if kind & _FONT else None, el.get("style"), ctx)
+
+
+def _context(kind: int, classes: str | None, color: str | None, style: str | None, ctx: _Ctx) -> _Ctx | None:
+    """The context inside an element of that kind (not `_SKIP`) with these attributes (`color`: a `font`'s),
+    or None when its content is not post text."""
     skip, quote, spoiler = _class_flags(classes) if classes else (False, False, False)
     if skip:
         return None
@@ -240,10 +245,9 @@ def _enter(el: etree._Element, ctx: _Ctx) -> _Ctx | None:
         ctx = _Ctx(ctx.color, ctx.red, ctx.bold, ctx.quoted, True)
     if kind & _BOLD:
         ctx = _Ctx(ctx.color, ctx.red, True, ctx.quoted, ctx.spoiler)
-    if kind & _FONT and el.get("color"):
-        color = el.get("color", "").strip()
+    if kind & _FONT and color:
+        color = color.strip()
         ctx = _Ctx(color, is_red(color), ctx.bold, ctx.quoted, ctx.spoiler)
-    style = el.get("style")
     return _apply_style(style, ctx) if style else ctx
 
 
@@ -597,10 +601,12 @@ def _runs_of(root: etree._Element) -> list[Fragment]:
                     kind = _kind_of(tag)
                 if kind & _SKIP:
                     inner = None
-                elif kind & _CHANGES_CONTEXT or child.get("class") is not None or child.get("style") is not None:
-                    inner = _enter(child, ctx)
                 else:
-                    inner = ctx
+                    classes, style = child.get("class"), child.get("style")
+                    if classes is None and style is None and not kind & _CHANGES_CONTEXT:
+                        inner = ctx
+                    else:
+                        inner = _context(kind, classes, child.get("color") if kind & _FONT else None, style, ctx)
                 if inner is not None:
                     if len(child):
                         element, opened, breaks = child, inner, kind & _BREAK  # opened by the outer loop
@@ -903,7 +909,13 @@ class VoteScan:
     def read(self, posts: Iterable[Post], fragments: Mapping[int, Sequence[Fragment]] | None = None) -> None:
         """Read `posts` (in any order: they are read by time, then id; a post given twice is read once,
         its later copy), each after every post read before. `fragments`: as in `extract_votes`."""
-        unique = {p.post_id: p for p in reversed(list(posts)) if p.author.strip().casefold() not in self._skipped}
+        skipped = self._skipped
+        given = reversed(list(posts))
+        unique = (
+            {p.post_id: p for p in given if p.author.strip().casefold() not in skipped}
+            if skipped
+            else {p.post_id: p for p in given}
+        )
         ordered = sorted(unique.values(), key=lambda p: (p.time, p.post_id))
         if not ordered:
             return

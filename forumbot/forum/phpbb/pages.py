@@ -606,7 +606,7 @@ def _username_and_stamp(author_p: Element) -> tuple[Element | None, Element | No
             continue
         if user is None:
             cls = el.get("class")
-            if cls and _is_username_class(cls):
+            if cls and _username_class(cls):
                 user = el
                 if stamp is not None:
                     break
@@ -618,6 +618,20 @@ def _username_and_stamp(author_p: Element) -> tuple[Element | None, Element | No
 @functools.lru_cache(maxsize=1024)
 def _is_username_class(classes: str) -> bool:
     return any(name in classes.split() for name in _USERNAME_CLASSES)
+
+
+def _username_class(classes: str) -> bool:
+    """`_is_username_class` through a plain dict: every post's author line repeats a few class attributes."""
+    said = _USERNAME_CLASS.get(classes)
+    if said is None:
+        said = _is_username_class(classes)
+        if len(_USERNAME_CLASS) >= _KNOWN_CLASSES:
+            _USERNAME_CLASS.clear()
+        _USERNAME_CLASS[classes] = said
+    return said
+
+
+_USERNAME_CLASS: dict[str, bool] = {}
 
 
 def _post_time(
