@@ -47,7 +47,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeAlias
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -540,10 +540,26 @@ def _kind_of(tag: object) -> int:
     return kind
 
 
+_ContextKey: TypeAlias = tuple[int, str | None, str | None, str | None, _Ctx]
+# `_context` of its arguments: bodies repeat a few marked elements (a colour, a bold tag, a quote) in a few
+# contexts, and the context inside one is read from here instead of made again.
+_CONTEXTS: dict[_ContextKey, _Ctx | None] = {}
+_UNKNOWN = _Ctx("", False, False, False, False)  # not in `_CONTEXTS` yet
+
+
+def _known_context(key: _ContextKey) -> _Ctx | None:
+    inner = _context(*key)
+    if len(_CONTEXTS) >= 4096:
+        _CONTEXTS.clear()
+    _CONTEXTS[key] = inner
+    return inner
+
+
 def _runs_of(root: etree._Element) -> list[Fragment]:
     """The fragments of a body: `_walk` with `_Runs` folded into one loop (the same events in the same order,
-    the same runs), without a call per event. An element with no class, style or meaning of its own (a
-    `br`, most `span`s) keeps its parent's context without `_enter`."""
+    the same runs), without a call per break, nor per text that is neither red nor bold and has no run to
+    end. An element with no class, style or meaning of its own (a `br`, most `span`s) keeps its parent's
+    context without `_enter`; the context inside the others is looked up (`_CONTEXTS`)."""
     fragments: list[Fragment] = []
     opened = _enter(root, _ROOT)
     if opened is None:
@@ -581,14 +597,14 @@ def _runs_of(root: etree._Element) -> list[Fragment]:
                 run, parts = ctx, [t]
         space = False
 
-    kinds = _TAG_KINDS
+    kinds, contexts = _TAG_KINDS, _CONTEXTS
     levels: list[tuple[Iterator[etree._Element], _Ctx, int, etree._Element]] = []
     element: etree._Element | None = root
     breaks = _tag_kind(root.tag) & _BREAK  # a str: `_enter` refuses comments and instructions
     while element is not None:
         if breaks and run is not None:
             close()
-        if element.text:
+        if element.text and (run is not None or opened.red or opened.bold):
             text(element.text, opened)
         levels.append((iter(element), opened, breaks, element))
         element = None
@@ -606,7 +622,10 @@ def _runs_of(root: etree._Element) -> list[Fragment]:
                     if classes is None and style is None and not kind & _CHANGES_CONTEXT:
                         inner = ctx
                     else:
-                        inner = _context(kind, classes, child.get("color") if kind & _FONT else None, style, ctx)
+                        key = (kind, classes, child.get("color") if kind & _FONT else None, style, ctx)
+                        inner = contexts.get(key, _UNKNOWN)
+                        if inner is _UNKNOWN:
+                            inner = _known_context(key)
                 if inner is not None:
                     if len(child):
                         element, opened, breaks = child, inner, kind & _BREAK  # opened by the outer loop
@@ -614,18 +633,20 @@ def _runs_of(root: etree._Element) -> list[Fragment]:
                     leaf_breaks = kind & _BREAK  # a leaf: open and close it here
                     if leaf_breaks and run is not None:
                         close()
-                    if child.text:
+                    if child.text and (run is not None or inner.red or inner.bold):
                         text(child.text, inner)
                     if leaf_breaks and run is not None:
                         close()
-                if child.tail:
+                if child.tail and (run is not None or ctx.red or ctx.bold):
                     text(child.tail, ctx)
             else:
                 levels.pop()
                 if owner_breaks and run is not None:
                     close()
                 if levels and owner.tail:  # the root's tail is not the body's
-                    text(owner.tail, levels[-1][1])
+                    outer = levels[-1][1]
+                    if run is not None or outer.red or outer.bold:
+                        text(owner.tail, outer)
     close()
     return fragments
 
