@@ -393,7 +393,12 @@ def _page_parts(
                 continue
             if bits & _POST:
                 if _POST_ID.fullmatch(el.get("id") or ""):
-                    post = _PostParts(el, nested=bool(_posts_around(el.getparent(), found)))
+                    parent = el.getparent()
+                    if posts and parent is not None and posts[-1].parent is parent:  # the last post's sibling
+                        nested = posts[-1].nested  # inside the same posts, if any
+                    else:
+                        nested = bool(_posts_around(parent, found))
+                    post = _PostParts(el, parent, nested=nested)
                     posts.append(post)
                     found[el] = post
             elif pager is None and bits & _PAGER:
@@ -431,10 +436,11 @@ class _PostParts:
     """A post's div and what its subtree (the div itself included) holds: its first `p.author`,
     `div.content`, edit `div.notice` (not the soft-delete notice), `dl.postprofile`, and who may see it."""
 
-    __slots__ = ("div", "parts", "deleted", "unapproved", "nested")
+    __slots__ = ("div", "parent", "parts", "deleted", "unapproved", "nested")
 
-    def __init__(self, div: Element, *, nested: bool) -> None:
+    def __init__(self, div: Element, parent: Element | None, *, nested: bool) -> None:
         self.div = div
+        self.parent = parent  # kept: lxml hands out the same object for it while it is alive
         self.parts: dict[str, Element] = {}
         self.deleted = has_class(div, "deleted")
         self.unapproved = False
@@ -488,7 +494,7 @@ def _canonical(root: Element) -> str | None:
 
 
 def _topic_id(root: Element, heading: Element | None) -> int | None:
-    link = heading.find(".//a") if heading is not None else None
+    link = next(heading.iter("a"), None) if heading is not None else None  # `find(".//a")`, without ElementPath
     topic_id = query_int(link.get("href"), "t") if link is not None else None
     if topic_id is None:
         topic_id = query_int(_canonical(root), "t")
