@@ -43,6 +43,7 @@ from forumbot.forum.ipb3 import pages as ipb3  # noqa: E402
 from forumbot.forum.markup import parse_html, serialize  # noqa: E402
 from forumbot.forum.phpbb import pages as phpbb  # noqa: E402
 from forumbot.posts import Post, TopicPage  # noqa: E402
+from tests.extract.walk_reference import _Runs  # noqa: E402  (the two-layer walk, kept beside its test)
 
 FIXTURES = ROOT / "fixtures"
 
@@ -52,7 +53,7 @@ FIXTURES = ROOT / "fixtures"
 
 def lexbor_fragments(body: LexborNode) -> list[V.Fragment]:
     """`votes._fragments` of a body, walked on lexbor's tree: the same contexts, runs and breaks."""
-    runs = V._Runs()
+    runs = _Runs()
     opened = _enter(body, V._ROOT)
     if opened is not None:
         _walk(body, opened, runs)
@@ -83,7 +84,7 @@ def _enter(node: LexborNode, ctx: V._Ctx) -> V._Ctx | None:
     return V._apply_style(style, ctx) if style else ctx
 
 
-def _walk(node: LexborNode, ctx: V._Ctx, runs: V._Runs) -> None:
+def _walk(node: LexborNode, ctx: V._Ctx, runs: _Runs) -> None:
     breaks = V._tag_kind(node.tag) & V._BREAK
     if breaks:
         runs.close()

@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from lxml import html as lxml_html
 
 from forumbot.errors import ParseError
-from forumbot.extract.votes import _reference_fragments, _runs_of
+from forumbot.extract.votes import _runs_of
 from forumbot.forum.markup import Element
 from forumbot.forum.phpbb.pages import parse_topic_page
 
 from .test_bodies_read_from_the_page import IPB, PAGES, parse_invision
+from .walk_reference import _reference_fragments
 
 
 def compared_bodies(path: Path) -> list[int]:
