@@ -20,6 +20,7 @@ from forumbot.host import games
 from forumbot.host.publish import publish
 from forumbot.host.watch import DUEL_REASON, PassReport, watch_once
 from forumbot.store import Store
+from tests.watch.watch_support import served_board
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # the day ends at 23:00 Moscow, 13 hours later
@@ -83,13 +84,7 @@ class Duel:
 
 @pytest.fixture
 def duel(tmp_path: Path) -> Iterator[Duel]:
-    board = Board()
-    board.add_user("host_bot", "pw", moderator=True)
-    board.add_user("Модератор", "pw", moderator=True)
-    for nick in PLAYERS:
-        board.add_user(nick, "pw")
-    forum = board.add_forum("Мафия")
-    with BoardServer(board) as server:
+    with served_board(PLAYERS) as (board, server, forum):
         yield Duel(tmp_path, board, server, forum)
 
 

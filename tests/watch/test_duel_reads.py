@@ -21,6 +21,7 @@ from forumbot.forum.registry import open_client
 from forumbot.host import games
 from forumbot.host.watch import DUEL_REASON, watch_once
 from forumbot.store import Store
+from tests.watch.watch_support import served_board
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # the day ends at 23:00 Moscow, 13 hours later
@@ -34,14 +35,8 @@ ENDING = 3 + 2 * (WHOLE + 1)  # the pass that ends the day: its new pages, the c
 
 @pytest.fixture
 def served() -> Iterator[tuple[Board, BoardServer, int]]:
-    board = Board()
-    board.add_user("host_bot", "pw", moderator=True)
-    board.add_user("Модератор", "pw", moderator=True)
-    for nick in PLAYERS:
-        board.add_user(nick, "pw")
-    forum = board.add_forum("Мафия")
-    with BoardServer(board, posts_per_page=PER_PAGE) as server:
-        yield board, server, forum
+    with served_board(PLAYERS, posts_per_page=PER_PAGE) as served:
+        yield served
 
 
 class BigDuel:

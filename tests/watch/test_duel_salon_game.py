@@ -22,6 +22,7 @@ from forumbot.host import games
 from forumbot.host.publish import publish
 from forumbot.host.watch import DUEL_REASON, PassReport, watch_once
 from forumbot.store import Store
+from tests.watch.watch_support import served_board
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # the first deadline is hours away: only the duel ends a day
@@ -85,13 +86,7 @@ class Salon:
 
 @pytest.fixture
 def salon(tmp_path: Path) -> Iterator[Salon]:
-    board = Board()
-    board.add_user("host_bot", "pw", moderator=True)
-    board.add_user("Модератор", "pw", moderator=True)
-    for nick in PLAYERS:
-        board.add_user(nick, "pw")
-    forum = board.add_forum("Мафия")
-    with BoardServer(board) as server:
+    with served_board(PLAYERS) as (board, server, forum):
         yield Salon(tmp_path, board, server, forum)
 
 

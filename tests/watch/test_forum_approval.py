@@ -26,6 +26,7 @@ from forumbot.host.publish import publish
 from forumbot.host.watch import PassReport, watch_once
 from forumbot.render.moderators import audit_summary
 from forumbot.store import Store
+from tests.watch.watch_support import served_board
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # 10:00 in Moscow; the day ends at 23:00 there
@@ -95,12 +96,7 @@ class Table:
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Table]:
-    board = Board()
-    board.add_user("host_bot", "pw", moderator=True)
-    for nick in (MODERATOR, STRANGER, *PLAYERS):
-        board.add_user(nick, "pw")
-    forum = board.add_forum("Мафия")
-    with BoardServer(board) as server:
+    with served_board(PLAYERS, moderators=(), others=(MODERATOR, STRANGER)) as (board, server, forum):
         yield Table(tmp_path, board, server, forum)
 
 

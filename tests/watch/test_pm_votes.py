@@ -19,6 +19,7 @@ from forumbot.forum.registry import open_client
 from forumbot.host import games
 from forumbot.host.watch import vote_channels, watch_once
 from forumbot.store import Store
+from tests.watch.watch_support import served_board
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # the day ends at 23:00 Moscow (20:00 UTC)
@@ -47,13 +48,8 @@ class Recorder:
 
 @pytest.fixture
 def served() -> Iterator[tuple[Board, BoardServer, int]]:
-    board = Board()
-    board.add_user("host_bot", "pw", moderator=True)
-    for nick in PLAYERS:
-        board.add_user(nick, "pw")
-    forum = board.add_forum("Мафия")
-    with BoardServer(board) as server:
-        yield board, server, forum
+    with served_board(PLAYERS, moderators=()) as served:
+        yield served
 
 
 def play(

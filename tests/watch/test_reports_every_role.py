@@ -26,6 +26,7 @@ from forumbot.host.publish import publish
 from forumbot.host.watch import watch_once
 from forumbot.render.phrases import role_name
 from forumbot.store import Store
+from tests.watch.watch_support import served_board
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)
@@ -110,13 +111,7 @@ class Game:
 
 @pytest.fixture
 def game(tmp_path: Path) -> Iterator[Game]:
-    board = Board()
-    board.add_user("host_bot", "pw", moderator=True)
-    board.add_user("Модератор", "pw", moderator=True)
-    for nick in PLAYERS:
-        board.add_user(nick, "pw")
-    forum = board.add_forum("Мафия")
-    with BoardServer(board) as server:
+    with served_board(PLAYERS) as (board, server, forum):
         yield Game(tmp_path, board, server, forum)
 
 

@@ -20,6 +20,7 @@ from forumbot.forum.registry import open_client
 from forumbot.host import games
 from forumbot.host.watch import PassReport, watch_once
 from forumbot.store import Store
+from tests.watch.watch_support import served_board
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 START = datetime(2026, 12, 1, 7, 0, tzinfo=UTC)  # 10:00 Moscow; the day ends at 23:00 Moscow (20:00 UTC)
@@ -114,14 +115,8 @@ class Game:
 
 @pytest.fixture
 def served() -> Iterator[tuple[Board, BoardServer, int]]:
-    board = Board()
-    board.add_user("host_bot", "pw", moderator=True)
-    board.add_user("Модератор", "pw", moderator=True)
-    for nick in PLAYERS:
-        board.add_user(nick, "pw")
-    forum = board.add_forum("Мафия")
-    with BoardServer(board) as server:
-        yield board, server, forum
+    with served_board(PLAYERS) as served:
+        yield served
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import pytest
 from fakeboard import Board, BoardServer
 from forumbot.store import Store
 from tests.watch.test_watch import PLAYERS, START, Game
+from tests.watch.watch_support import served_board
 
 pytestmark = pytest.mark.real_sleep(reason="the client logs in on the real clock: phpBB's one-second form rule waits")
 PER_PAGE = 25
@@ -19,14 +20,8 @@ BIG_DAY = 1000  # posts already in the topic: 40 pages
 
 @pytest.fixture
 def board() -> Iterator[tuple[Board, BoardServer, int]]:
-    board = Board()
-    board.add_user("host_bot", "pw", moderator=True)
-    board.add_user("Модератор", "pw", moderator=True)
-    for nick in PLAYERS:
-        board.add_user(nick, "pw")
-    forum = board.add_forum("Мафия")
-    with BoardServer(board, posts_per_page=PER_PAGE) as server:
-        yield board, server, forum
+    with served_board(PLAYERS, posts_per_page=PER_PAGE) as served:
+        yield served
 
 
 class BigDay(Game):
