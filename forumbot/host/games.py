@@ -720,14 +720,15 @@ def _decide(entry: VoteRow | OrderRow, override: OverrideRow, *, counted: bool) 
 
 def _post_decided(vote_audit: list[VoteRow], post_id: str, override: OverrideRow, *, lifted: bool) -> None:
     """The rows of a post the host decided on carry the decision: those it voided (ignored), and those it made
-    valid when the post was void (`lifted`: counted now, or replaced by the voter's later vote like any valid
-    one). A post counted that counted already is left as it is."""
+    count when the post was void (`lifted`). A row it made valid that the voter's later vote replaced says
+    so ("superseded"), as `_mark_replaced` leaves such a row; a post counted that counted already is left as
+    it is."""
     for entry in vote_audit:
         if str(entry.post_id) != post_id:
             continue
         if entry.reason == "ignored":
             _decide(entry, override, counted=False)
-        elif lifted and override.kind == "count_post" and (entry.counted or entry.reason == "superseded"):
+        elif lifted and override.kind == "count_post" and entry.counted:
             entry.decided = override
 
 

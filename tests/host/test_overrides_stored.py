@@ -237,7 +237,7 @@ def test_a_post_the_host_counts_is_valid_and_a_later_vote_of_its_author_still_re
     votes, audit = decided_day(posts, decision)
     assert [(v.voter, v.targets) for v in votes][-1] == ("Анна", ("Вера",))
     assert [(r.post_id, r.counted, r.reason, r.decided) for r in audit] == [
-        (1, False, "superseded", decision),
+        (1, False, "superseded", None),  # valid now, and replaced: the moderators read "superseded"
         (2, True, None, None),
     ]
 
