@@ -28,7 +28,6 @@ from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
 import httpx
-from lxml import etree
 
 from forumbot.errors import N_, ConfigError, ForumbotError, ForumError, LoginFailed, PageCutShort, ParseError
 from forumbot.forum.dialect import Opening, PageKind, UrlTable
@@ -528,21 +527,6 @@ def later_pages(second: str, count: int) -> list[str]:
     if step < 1 or (m[1] == "page" and int(m[2]) != 2):
         return []
     return [second[: m.start(2)] + str(first + (n - 1) * step) + second[m.end(2) :] for n in range(2, count + 1)]
-
-
-_BY_ID = etree.XPath("id($ident)")
-
-
-def may_hold(root: Element, tag: str, ident: str) -> bool:
-    """Whether the page may hold a `tag` element whose id is `ident`: False only when it surely holds none.
-    libxml2 keeps a table of a parsed page's ids (lxml's `collect_ids`), so the answer costs a lookup, not a
-    walk of the whole tree (some 0.3 ms a topic page); the table keeps the first element of an id, and an
-    anchor's name too, so a first element of another tag is followed by the walk. A page check whose subject
-    is such an element can skip the pages that hold none."""
-    found = _BY_ID(root, ident=ident)
-    if found and found[0].tag == tag:
-        return True
-    return bool(found) and any(element.get("id") == ident for element in root.iter(tag))
 
 
 def login_error(page: Page) -> str:

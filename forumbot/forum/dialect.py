@@ -77,6 +77,8 @@ class Opening:
 
 
 ReaderFactory = Callable[["ClientSettings", Opening], "ForumClient"]
+
+
 class WriterFactory(Protocol):
     """Makes an engine's poster for a client; the flood interval in seconds when the config knows it
     (left out: the writer's own default, or what it learns from the board)."""

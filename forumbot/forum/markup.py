@@ -227,6 +227,18 @@ def first_by_id(root: Element, tag: str, ident: str) -> Element | None:
 _BY_ID = etree.XPath("id($ident)")  # compiled once: `root.xpath` compiles its expression at every call
 
 
+def may_hold(root: Element, tag: str, ident: str) -> bool:
+    """Whether the page may hold a `tag` element whose id is `ident`: False only when it surely holds none.
+    libxml2 keeps a table of a parsed page's ids (lxml's `collect_ids`), so the answer costs a lookup, not a
+    walk of the whole tree (some 0.3 ms a topic page); the table keeps the first element of an id, and an
+    anchor's name too, so a first element of another tag is followed by the walk. A page check whose subject
+    is such an element can skip the pages that hold none."""
+    found = _BY_ID(root, ident=ident)
+    if found and found[0].tag == tag:
+        return True
+    return bool(found) and any(element.get("id") == ident for element in root.iter(tag))
+
+
 def expected_count(page: int, pages: int, per_page: int | None, total: int | None) -> int | None:
     """How many items (posts, rows) page `page` of `pages` holds when a page holds `per_page` and all pages
     `total` (None: the page does not say enough to tell): a page before the last is full, the last holds

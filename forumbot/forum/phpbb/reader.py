@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, tzinfo
 
 from forumbot.errors import N_, ConfigError, ForumError, LoginFailed, ParseError
-from forumbot.forum.client import HttpForumClient, login_error, may_hold, offset_text, zone_named
+from forumbot.forum.client import HttpForumClient, login_error, offset_text, zone_named
 from forumbot.forum.dialect import PageKind, UrlTable
 from forumbot.forum.http import ForumHttp, Page
-from forumbot.forum.markup import BodyReader, browser_fields, find_form, submit_buttons
+from forumbot.forum.markup import BodyReader, browser_fields, find_form, may_hold, submit_buttons
 from forumbot.forum.phpbb import NAME, pages
 from forumbot.forum.phpbb.forms import FORM_MIN_AGE, PREFERENCES
 from forumbot.posts import PmSummary, Preferences, PrivateMessage, TopicPage

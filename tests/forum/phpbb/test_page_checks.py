@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from forumbot.errors import ParseError
-from forumbot.forum.client import may_hold
-from forumbot.forum.markup import parse_html
+from forumbot.forum.markup import may_hold, parse_html
 from forumbot.forum.phpbb import pages
 from forumbot.forum.phpbb.reader import PhpbbClient
 
